@@ -1,0 +1,194 @@
+// broadphase: every overlapping pair among axis-aligned boxes, exactly once.
+//
+// The front door. Include this one header:
+//
+//   broadphase::Boxes boxes;                  // struct of arrays
+//   boxes.assign_rows(data, n);               // minx miny minz maxx maxy maxz per row
+//   std::vector<broadphase::Pair> pairs;
+//   broadphase::Report r = broadphase::find_pairs(boxes, pairs);
+//
+// find_pairs picks an algorithm from cheap statistics of the input (see
+// choose_algorithm); Options::algorithm overrides it. A PairFinder kept
+// between frames reuses its memory: after the first frame of a given size
+// a rebuild allocates nothing. An Index answers box queries against a set.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "boxes.hpp"
+#include "brute_force.hpp"
+#include "hybrid_grid.hpp"
+#include "options.hpp"
+#include "pairs.hpp"
+#include "sweep_and_prune.hpp"
+#include "uniform_grid.hpp"
+
+namespace broadphase {
+
+/// Picks the algorithm for one set from a sample of it. O(sample).
+///
+/// The rule, from the measurements in docs/benchmarks/ (see README):
+/// - fewer than 64 boxes: brute force (no structure pays for itself);
+/// - otherwise the hybrid grid, which was fastest or within a few percent of
+///   the fastest on every built-in scene, clustered and mixed sizes included.
+template <class T, int D>
+Algorithm choose_algorithm(const BasicBoxes<T, D>& boxes) {
+    if (boxes.size() < 64) return Algorithm::brute_force;
+    return Algorithm::hybrid_grid;
+}
+
+/// Picks the algorithm for a two-set query.
+template <class T, int D>
+Algorithm choose_algorithm(const BasicBoxes<T, D>& a, const BasicBoxes<T, D>& b) {
+    if (a.size() < 16 || b.size() < 16 || a.size() * b.size() < 4096) return Algorithm::brute_force;
+    return Algorithm::sweep_and_prune;
+}
+
+/// Finds pairs frame after frame, keeping every algorithm's memory between
+/// calls. Not thread-safe: use one per thread.
+template <class T, int D>
+class BasicPairFinder {
+public:
+    /// All pairs (a < b) within `boxes` into `out` (replaced). O(n) to O(n log n)
+    /// plus the pairs for the grids and sweep; O(n^2) for brute force.
+    Report find_pairs(const BasicBoxes<T, D>& boxes, std::vector<Pair>& out, const Options& options = {}) {
+        last_ = resolve(options.algorithm, boxes);
+        return dispatch(last_, [&](auto& algo) { return algo.find_pairs(boxes, out, options); });
+    }
+
+    /// All pairs (index in a, index in b) between two sets into `out` (replaced).
+    Report find_pairs(const BasicBoxes<T, D>& a, const BasicBoxes<T, D>& b, std::vector<Pair>& out,
+                      const Options& options = {}) {
+        last_ = options.algorithm == Algorithm::automatic ? choose_algorithm(a, b) : options.algorithm;
+        return dispatch(last_, [&](auto& algo) { return algo.find_pairs(a, b, out, options); });
+    }
+
+    /// Streams pairs within `boxes` to f(a, b); f may return false to stop.
+    /// Nothing is stored, so any number of pairs can pass through.
+    template <class F>
+    Report for_each_pair(const BasicBoxes<T, D>& boxes, F&& f, const Options& options = {}) {
+        last_ = resolve(options.algorithm, boxes);
+        return dispatch(last_, [&](auto& algo) { return algo.for_each_pair(boxes, f); });
+    }
+
+    /// Streams pairs between two sets to f(a_index, b_index).
+    template <class F>
+    Report for_each_pair(const BasicBoxes<T, D>& a, const BasicBoxes<T, D>& b, F&& f, const Options& options = {}) {
+        last_ = options.algorithm == Algorithm::automatic ? choose_algorithm(a, b) : options.algorithm;
+        return dispatch(last_, [&](auto& algo) { return algo.for_each_pair(a, b, f); });
+    }
+
+    /// The algorithm the last call used.
+    Algorithm last_algorithm() const { return last_; }
+
+private:
+    static Algorithm resolve(Algorithm a, const BasicBoxes<T, D>& boxes) {
+        return a == Algorithm::automatic ? choose_algorithm(boxes) : a;
+    }
+
+    template <class F>
+    Report dispatch(Algorithm a, F&& f) {
+        switch (a) {
+            case Algorithm::brute_force: return f(brute_);
+            case Algorithm::sweep_and_prune: return f(sweep_);
+            case Algorithm::uniform_grid: return f(grid_);
+            case Algorithm::hybrid_grid:
+            case Algorithm::automatic: break;
+        }
+        return f(hybrid_);
+    }
+
+    Algorithm last_ = Algorithm::automatic;
+    BasicBruteForce<T, D> brute_;
+    BasicSweepAndPrune<T, D> sweep_;
+    BasicUniformGrid<T, D> grid_;
+    BasicHybridGrid<T, D> hybrid_;
+};
+
+using PairFinder = BasicPairFinder<float, 3>;
+
+/// All pairs (a < b) within `boxes` into `out` (replaced). One-shot: keep a
+/// PairFinder to reuse memory between frames.
+template <class T, int D>
+Report find_pairs(const BasicBoxes<T, D>& boxes, std::vector<Pair>& out, const Options& options = {}) {
+    BasicPairFinder<T, D> finder;
+    return finder.find_pairs(boxes, out, options);
+}
+
+/// All pairs (index in a, index in b) between two sets into `out` (replaced).
+template <class T, int D>
+Report find_pairs(const BasicBoxes<T, D>& a, const BasicBoxes<T, D>& b, std::vector<Pair>& out,
+                  const Options& options = {}) {
+    BasicPairFinder<T, D> finder;
+    return finder.find_pairs(a, b, out, options);
+}
+
+/// A built set that answers box queries: one box (the indices it overlaps)
+/// or a batch (pairs of query index, built index). Const queries are safe to
+/// run from many threads at once.
+template <class T, int D>
+class BasicIndex {
+public:
+    /// Builds over `boxes` (copied). `automatic` picks the sweep, whose
+    /// queries cost O(log n + the boxes overlapping the query on one axis).
+    Report build(const BasicBoxes<T, D>& boxes, Algorithm algorithm = Algorithm::automatic) {
+        algo_ = algorithm == Algorithm::automatic
+                    ? (boxes.size() < 64 ? Algorithm::brute_force : Algorithm::uniform_grid)
+                    : algorithm;
+        return dispatch([&](auto& a) { return a.build(boxes); });
+    }
+
+    /// Indices of the built boxes overlapping q into `out` (replaced); returns the count.
+    std::size_t query(const BasicBox<T, D>& q, std::vector<std::uint32_t>& out) const {
+        return dispatch([&](const auto& a) { return a.query(q, out); });
+    }
+
+    /// Calls f(index) for each built box overlapping q.
+    template <class F>
+    void for_each_hit(const BasicBox<T, D>& q, F&& f) const {
+        dispatch([&](const auto& a) {
+            a.for_each_hit(q, f);
+            return 0;
+        });
+    }
+
+    /// Pairs (query index, built index) for every query box into `out` (replaced).
+    Report query_batch(const BasicBoxes<T, D>& queries, std::vector<Pair>& out, const Options& options = {}) const {
+        return dispatch([&](const auto& a) { return a.query_batch(queries, out, options); });
+    }
+
+    Algorithm algorithm() const { return algo_; }
+
+private:
+    template <class F>
+    auto dispatch(F&& f) {
+        switch (algo_) {
+            case Algorithm::brute_force: return f(brute_);
+            case Algorithm::sweep_and_prune: return f(sweep_);
+            case Algorithm::hybrid_grid: return f(hybrid_);
+            default: break;
+        }
+        return f(grid_);
+    }
+    template <class F>
+    auto dispatch(F&& f) const {
+        switch (algo_) {
+            case Algorithm::brute_force: return f(brute_);
+            case Algorithm::sweep_and_prune: return f(sweep_);
+            case Algorithm::hybrid_grid: return f(hybrid_);
+            default: break;
+        }
+        return f(grid_);
+    }
+
+    Algorithm algo_ = Algorithm::brute_force;
+    BasicBruteForce<T, D> brute_;
+    BasicSweepAndPrune<T, D> sweep_;
+    BasicUniformGrid<T, D> grid_;
+    BasicHybridGrid<T, D> hybrid_;
+};
+
+using Index = BasicIndex<float, 3>;
+
+}  // namespace broadphase

@@ -1,0 +1,221 @@
+// The public surface every algorithm shares, written once.
+//
+// An algorithm derives from AlgorithmBase<Derived, T, D> and provides, for
+// valid boxes only (the base removes invalid ones and maps indices back):
+//   template <class Sink> void self_impl(const BasicBoxes<T,D>&, Sink&);
+//   template <class Sink> void cross_impl(const BasicBoxes<T,D>& a, const BasicBoxes<T,D>& b, Sink&);
+//   void build_impl(const BasicBoxes<T,D>&);
+//   template <class Emit> void query_impl(const BasicBox<T,D>&, Emit&&) const;  // emit(index)
+// and may override query_batch_impl when it has a faster batch path.
+#pragma once
+
+#include <new>
+#include <vector>
+
+#include "../boxes.hpp"
+#include "../options.hpp"
+#include "../pairs.hpp"
+#include "working_set.hpp"
+
+namespace broadphase {
+namespace detail {
+
+template <class Derived, class T, int D>
+class AlgorithmBase {
+public:
+    using boxes_type = BasicBoxes<T, D>;
+    using box_type = BasicBox<T, D>;
+
+    /// All overlapping pairs (a < b) within `boxes`, replacing `out`'s contents.
+    Report find_pairs(const boxes_type& boxes, std::vector<Pair>& out, const Options& options = {}) {
+        out.clear();
+        VectorSink sink(out, options.max_pairs);
+        Report r = run_self(boxes, sink);
+        if (options.sorted) sort_pairs(out);
+        return r;
+    }
+
+    /// Streams every pair within `boxes` to f(a, b) (return false to stop).
+    template <class F>
+    Report for_each_pair(const boxes_type& boxes, F&& f) {
+        CallbackSink<std::remove_reference_t<F>> sink(f);
+        return run_self(boxes, sink);
+    }
+
+    /// All pairs (index in a, index in b) between two sets, replacing `out`.
+    Report find_pairs(const boxes_type& a, const boxes_type& b, std::vector<Pair>& out, const Options& options = {}) {
+        out.clear();
+        VectorSink sink(out, options.max_pairs);
+        Report r = run_cross(a, b, sink);
+        if (options.sorted) sort_pairs(out);
+        return r;
+    }
+
+    /// Streams every pair between two sets to f(a_index, b_index).
+    template <class F>
+    Report for_each_pair(const boxes_type& a, const boxes_type& b, F&& f) {
+        CallbackSink<std::remove_reference_t<F>> sink(f);
+        return run_cross(a, b, sink);
+    }
+
+    /// Builds the structure over `boxes` for later queries; copies what it
+    /// needs, so `boxes` may change afterwards. Reuses memory between builds.
+    Report build(const boxes_type& boxes) {
+        Report r;
+        built_ = false;
+        if (boxes.size() > max_boxes) {
+            r.status = Status::too_many_boxes;
+            return r;
+        }
+        try {
+            built_set_.prepare(boxes);
+            r.invalid_a = built_set_.invalid();
+            derived().build_impl(built_set_.boxes());
+            built_ = true;
+        } catch (const std::bad_alloc&) {
+            r.status = Status::out_of_memory;
+        }
+        return r;
+    }
+
+    /// True after a successful build().
+    bool built() const { return built_; }
+
+    /// Indices of the built boxes overlapping q, replacing `out`. An invalid q
+    /// overlaps nothing. Safe to call from many threads at once.
+    std::size_t query(const box_type& q, std::vector<std::uint32_t>& out) const {
+        out.clear();
+        for_each_hit(q, [&](std::uint32_t i) { out.push_back(i); });
+        return out.size();
+    }
+
+    /// Calls f(index) for every built box overlapping q.
+    template <class F>
+    void for_each_hit(const box_type& q, F&& f) const {
+        if (!built_ || !q.valid()) return;
+        if (built_set_.identity()) derived().query_impl(q, [&](std::uint32_t i) { f(i); });
+        else derived().query_impl(q, [&](std::uint32_t i) { f(built_set_.original(i)); });
+    }
+
+    /// Pairs (query index, built index) for a batch of query boxes, replacing `out`.
+    Report query_batch(const boxes_type& queries, std::vector<Pair>& out, const Options& options = {}) const {
+        out.clear();
+        VectorSink sink(out, options.max_pairs);
+        Report r = run_batch(queries, sink);
+        if (options.sorted) sort_pairs(out);
+        return r;
+    }
+
+    /// Streams (query index, built index) pairs of a batch to f.
+    template <class F>
+    Report for_each_batch_hit(const boxes_type& queries, F&& f) const {
+        CallbackSink<std::remove_reference_t<F>> sink(f);
+        return run_batch(queries, sink);
+    }
+
+protected:
+    /// Default batch path: one query per box. Algorithms may do better.
+    template <class Sink>
+    void query_batch_impl(const boxes_type& queries, Sink& sink) const {
+        const std::size_t n = queries.size();
+        for (std::size_t i = 0; i < n && !sink.stopped(); ++i) {
+            const auto qi = static_cast<std::uint32_t>(i);
+            derived().query_impl(queries[i], [&](std::uint32_t j) { sink(qi, j); });
+        }
+    }
+
+private:
+    Derived& derived() { return static_cast<Derived&>(*this); }
+    const Derived& derived() const { return static_cast<const Derived&>(*this); }
+
+    template <class Sink>
+    static void finish(Report& r, const Sink& sink) {
+        r.pairs = sink.count();
+        if (r.status == Status::ok) r.status = sink.status();
+    }
+
+    template <class Sink>
+    Report run_self(const boxes_type& boxes, Sink& sink) {
+        Report r;
+        if (boxes.size() > max_boxes) {
+            r.status = Status::too_many_boxes;
+            return r;
+        }
+        try {
+            set_a_.prepare(boxes);
+            r.invalid_a = set_a_.invalid();
+            if (set_a_.identity()) {
+                derived().self_impl(set_a_.boxes(), sink);
+            } else {
+                RemapSink<Sink> remap(sink, &set_a_.map(), &set_a_.map());
+                derived().self_impl(set_a_.boxes(), remap);
+            }
+        } catch (const std::bad_alloc&) {
+            r.status = Status::out_of_memory;
+        }
+        finish(r, sink);
+        return r;
+    }
+
+    template <class Sink>
+    Report run_cross(const boxes_type& a, const boxes_type& b, Sink& sink) {
+        Report r;
+        if (a.size() > max_boxes || b.size() > max_boxes) {
+            r.status = Status::too_many_boxes;
+            return r;
+        }
+        try {
+            set_a_.prepare(a);
+            set_b_.prepare(b);
+            r.invalid_a = set_a_.invalid();
+            r.invalid_b = set_b_.invalid();
+            if (set_a_.identity() && set_b_.identity()) {
+                derived().cross_impl(set_a_.boxes(), set_b_.boxes(), sink);
+            } else {
+                RemapSink<Sink> remap(sink, set_a_.identity() ? nullptr : &set_a_.map(),
+                                      set_b_.identity() ? nullptr : &set_b_.map());
+                derived().cross_impl(set_a_.boxes(), set_b_.boxes(), remap);
+            }
+        } catch (const std::bad_alloc&) {
+            r.status = Status::out_of_memory;
+        }
+        finish(r, sink);
+        return r;
+    }
+
+    template <class Sink>
+    Report run_batch(const boxes_type& queries, Sink& sink) const {
+        Report r;
+        if (queries.size() > max_boxes) {
+            r.status = Status::too_many_boxes;
+            return r;
+        }
+        if (!built_) {
+            finish(r, sink);
+            return r;
+        }
+        try {
+            WorkingSet<T, D> qs;  // local: const queries may run on many threads
+            qs.prepare(queries);
+            r.invalid_a = qs.invalid();
+            const std::vector<std::uint32_t>* qmap = qs.identity() ? nullptr : &qs.map();
+            const std::vector<std::uint32_t>* bmap = built_set_.identity() ? nullptr : &built_set_.map();
+            if (!qmap && !bmap) {
+                derived().query_batch_impl(qs.boxes(), sink);
+            } else {
+                RemapSink<Sink> remap(sink, qmap, bmap);
+                derived().query_batch_impl(qs.boxes(), remap);
+            }
+        } catch (const std::bad_alloc&) {
+            r.status = Status::out_of_memory;
+        }
+        finish(r, sink);
+        return r;
+    }
+
+    WorkingSet<T, D> set_a_, set_b_, built_set_;
+    bool built_ = false;
+};
+
+}  // namespace detail
+}  // namespace broadphase

@@ -1,0 +1,163 @@
+// The one SIMD kernel every algorithm shares: test one box against a run of
+// boxes stored as struct-of-arrays, several boxes per instruction.
+//
+// Intrinsics are used because GCC will not vectorise float comparisons
+// without -fno-trapping-math, which users do not pass. The widest instruction
+// set the compiler was told about is picked (AVX-512, AVX, SSE2); anything
+// else, and every scalar type but float, takes the portable scalar loop.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "../boxes.hpp"
+
+#if defined(__AVX512F__) || defined(__AVX__) || defined(__SSE2__) || defined(_M_X64)
+#include <immintrin.h>
+#endif
+
+namespace broadphase {
+namespace detail {
+
+inline int count_trailing_zeros(std::uint32_t x) {
+#if defined(__GNUC__)
+    return __builtin_ctz(x);
+#else
+    int n = 0;
+    while (!(x & 1u)) { x >>= 1; ++n; }
+    return n;
+#endif
+}
+
+/// Pointers to the min and max arrays of D axes.
+template <class T, int D>
+struct SoaView {
+    const T* lo[D];
+    const T* hi[D];
+    std::size_t n = 0;
+
+    static SoaView of(const BasicBoxes<T, D>& b) {
+        SoaView v;
+        for (int k = 0; k < D; ++k) {
+            v.lo[k] = b.min(k);
+            v.hi[k] = b.max(k);
+        }
+        v.n = b.size();
+        return v;
+    }
+    bool overlaps(std::size_t j, const BasicBox<T, D>& q) const {
+        for (int k = 0; k < D; ++k)
+            if (hi[k][j] < q.min[k] || q.max[k] < lo[k][j]) return false;
+        return true;
+    }
+};
+
+namespace simd {
+
+#if defined(__AVX512F__)
+constexpr int width = 16;
+struct Batch { __m512 v; };
+struct Mask { __mmask16 m; };
+inline Batch load(const float* p) { return {_mm512_loadu_ps(p)}; }
+inline Batch splat(float x) { return {_mm512_set1_ps(x)}; }
+inline Mask le(Batch a, Batch b) { return {_mm512_cmp_ps_mask(a.v, b.v, _CMP_LE_OQ)}; }
+inline Mask operator&(Mask a, Mask b) { return {static_cast<__mmask16>(a.m & b.m)}; }
+inline std::uint32_t bits(Mask a) { return a.m; }
+#elif defined(__AVX__)
+constexpr int width = 8;
+struct Batch { __m256 v; };
+struct Mask { __m256 v; };
+inline Batch load(const float* p) { return {_mm256_loadu_ps(p)}; }
+inline Batch splat(float x) { return {_mm256_set1_ps(x)}; }
+inline Mask le(Batch a, Batch b) { return {_mm256_cmp_ps(a.v, b.v, _CMP_LE_OQ)}; }
+inline Mask operator&(Mask a, Mask b) { return {_mm256_and_ps(a.v, b.v)}; }
+inline std::uint32_t bits(Mask a) { return static_cast<std::uint32_t>(_mm256_movemask_ps(a.v)); }
+#elif defined(__SSE2__) || defined(_M_X64)
+constexpr int width = 4;
+struct Batch { __m128 v; };
+struct Mask { __m128 v; };
+inline Batch load(const float* p) { return {_mm_loadu_ps(p)}; }
+inline Batch splat(float x) { return {_mm_set1_ps(x)}; }
+inline Mask le(Batch a, Batch b) { return {_mm_cmple_ps(a.v, b.v)}; }
+inline Mask operator&(Mask a, Mask b) { return {_mm_and_ps(a.v, b.v)}; }
+inline std::uint32_t bits(Mask a) { return static_cast<std::uint32_t>(_mm_movemask_ps(a.v)); }
+#else
+#define BROADPHASE_NO_SIMD 1
+constexpr int width = 1;
+#endif
+
+}  // namespace simd
+
+/// Bit j-begin set for every j in [begin, begin + simd::width) whose box
+/// overlaps q. Requires begin + width <= v.n.
+#ifndef BROADPHASE_NO_SIMD
+template <int D>
+inline std::uint32_t overlap_bits(const SoaView<float, D>& v, std::size_t j, const BasicBox<float, D>& q) {
+    using namespace simd;
+    Mask m = le(load(v.lo[0] + j), splat(q.max[0])) & le(splat(q.min[0]), load(v.hi[0] + j));
+    for (int k = 1; k < D; ++k)
+        m = m & le(load(v.lo[k] + j), splat(q.max[k])) & le(splat(q.min[k]), load(v.hi[k] + j));
+    return bits(m);
+}
+#endif
+
+/// Calls emit(j) for every j in [begin, end) whose box overlaps q, in
+/// increasing j. O(end - begin) box tests, width at a time.
+template <class T, int D, class Emit>
+inline void scan_overlaps(const SoaView<T, D>& v, std::size_t begin, std::size_t end, const BasicBox<T, D>& q,
+                          Emit&& emit) {
+    std::size_t j = begin;
+#ifndef BROADPHASE_NO_SIMD
+    if constexpr (std::is_same_v<T, float>) {
+        for (; j + simd::width <= end; j += simd::width) {
+            std::uint32_t m = overlap_bits<D>(v, j, q);
+            while (m) {
+                emit(j + static_cast<std::size_t>(count_trailing_zeros(m)));
+                m &= m - 1;
+            }
+        }
+    }
+#endif
+    for (; j < end; ++j)
+        if (v.overlaps(j, q)) emit(j);
+}
+
+/// Sweep form: boxes [begin, end) are sorted by min on `axis`; calls emit(j)
+/// for every overlapping j, stopping at the first box whose min on `axis`
+/// exceeds q.max there (all later ones do too). Cost: the boxes scanned.
+template <class T, int D, class Emit>
+inline void sweep_overlaps(const SoaView<T, D>& v, std::size_t begin, std::size_t end, int axis,
+                           const BasicBox<T, D>& q, Emit&& emit) {
+    const T limit = q.max[axis];
+    const T* sweep_lo = v.lo[axis];
+    std::size_t j = begin;
+#ifndef BROADPHASE_NO_SIMD
+    if constexpr (std::is_same_v<T, float>) {
+        for (; j + simd::width <= end; j += simd::width) {
+            std::uint32_t m = overlap_bits<D>(v, j, q);
+            while (m) {
+                emit(j + static_cast<std::size_t>(count_trailing_zeros(m)));
+                m &= m - 1;
+            }
+            if (sweep_lo[j + simd::width - 1] > limit) return;
+        }
+    }
+#endif
+    for (; j < end && !(sweep_lo[j] > limit); ++j)
+        if (v.overlaps(j, q)) emit(j);
+}
+
+/// Box j of a view as a value.
+template <class T, int D>
+inline BasicBox<T, D> box_at(const SoaView<T, D>& v, std::size_t j) {
+    BasicBox<T, D> b;
+    for (int k = 0; k < D; ++k) {
+        b.min[k] = v.lo[k][j];
+        b.max[k] = v.hi[k][j];
+    }
+    return b;
+}
+
+}  // namespace detail
+}  // namespace broadphase

@@ -1,0 +1,87 @@
+// Cheap statistics of a box set, from a fixed-stride sample: where the
+// centres spread, how big boxes are. Algorithms use them to pick a sweep
+// axis or a cell size; the automatic choice uses them to pick an algorithm.
+// Non-finite values are left out, so infinite slabs do not spoil them.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <vector>
+
+#include "simd.hpp"
+
+namespace broadphase {
+namespace detail {
+
+template <int D>
+struct SceneStats {
+    std::size_t n = 0;
+    std::size_t sampled = 0;
+    std::array<double, D> center_var{};     ///< variance of box centres per axis
+    std::array<double, D> center_lo{};      ///< 1st percentile of centres per axis
+    std::array<double, D> center_hi{};      ///< 99th percentile of centres per axis
+    std::array<double, D> extent_median{};  ///< median box extent per axis
+    std::array<double, D> extent_p99{};     ///< 99th percentile box extent per axis
+
+    /// The axis along which boxes are most spread out relative to their size:
+    /// the best sweep axis (fewest boxes overlapping on it alone).
+    int sparsest_axis() const {
+        int best = 0;
+        double best_score = -1;
+        for (int k = 0; k < D; ++k) {
+            const double e = extent_median[k] + 1e-30;
+            const double score = center_var[k] / (e * e);
+            if (score > best_score) best_score = score, best = k;
+        }
+        return best;
+    }
+};
+
+/// Reusable memory for scene_stats.
+struct StatsScratch {
+    std::vector<double> centers, extents;
+};
+
+/// Samples up to `max_sample` boxes at a fixed stride. O(sample log sample).
+template <class T, int D>
+SceneStats<D> scene_stats(const SoaView<T, D>& v, StatsScratch& scratch, std::size_t max_sample = 4096) {
+    SceneStats<D> s;
+    s.n = v.n;
+    if (v.n == 0) return s;
+    const std::size_t m = std::min(v.n, max_sample);
+    const double stride = static_cast<double>(v.n) / static_cast<double>(m);
+    std::vector<double>& centers = scratch.centers;
+    std::vector<double>& extents = scratch.extents;
+    for (int k = 0; k < D; ++k) {
+        centers.clear();
+        extents.clear();
+        for (std::size_t t = 0; t < m; ++t) {
+            const auto i = static_cast<std::size_t>(static_cast<double>(t) * stride);
+            const double lo = static_cast<double>(v.lo[k][i]), hi = static_cast<double>(v.hi[k][i]);
+            const double c = 0.5 * (lo + hi), e = hi - lo;
+            if (std::isfinite(c)) centers.push_back(c);
+            extents.push_back(std::isfinite(e) ? e : HUGE_VAL);
+        }
+        s.sampled = m;
+        if (!centers.empty()) {
+            double mean = 0;
+            for (double c : centers) mean += c;
+            mean /= static_cast<double>(centers.size());
+            double var = 0;
+            for (double c : centers) var += (c - mean) * (c - mean);
+            s.center_var[k] = var / static_cast<double>(centers.size());
+            std::sort(centers.begin(), centers.end());
+            s.center_lo[k] = centers[centers.size() / 100];
+            s.center_hi[k] = centers[centers.size() - 1 - centers.size() / 100];
+        }
+        std::sort(extents.begin(), extents.end());
+        s.extent_median[k] = extents[extents.size() / 2];
+        s.extent_p99[k] = extents[extents.size() - 1 - extents.size() / 100];
+    }
+    return s;
+}
+
+}  // namespace detail
+}  // namespace broadphase

@@ -1,0 +1,95 @@
+// The boxes an algorithm actually works on: the caller's boxes when all are
+// valid (no copy), else a compacted copy of the valid ones plus the map back
+// to the caller's indices. The map is increasing, so i < j survives it.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "../boxes.hpp"
+#include "simd.hpp"
+
+namespace broadphase {
+namespace detail {
+
+/// True when every box in [begin, end) is valid. O(n), SIMD.
+template <class T, int D>
+inline bool all_valid(const SoaView<T, D>& v, std::size_t begin, std::size_t end) {
+    std::size_t i = begin;
+#ifndef BROADPHASE_NO_SIMD
+    if constexpr (std::is_same_v<T, float>) {
+        constexpr std::uint32_t full = (simd::width >= 32) ? ~0u : ((1u << simd::width) - 1u);
+        for (; i + simd::width <= end; i += simd::width) {
+            simd::Mask m = simd::le(simd::load(v.lo[0] + i), simd::load(v.hi[0] + i));
+            for (int k = 1; k < D; ++k) m = m & simd::le(simd::load(v.lo[k] + i), simd::load(v.hi[k] + i));
+            if (simd::bits(m) != full) return false;
+        }
+    }
+#endif
+    for (; i < end; ++i)
+        for (int k = 0; k < D; ++k)
+            if (!(v.lo[k][i] <= v.hi[k][i])) return false;
+    return true;
+}
+
+template <class T, int D>
+class WorkingSet {
+public:
+    /// Looks at `in`; when some boxes are invalid, copies the valid ones.
+    /// O(n); allocates only when invalid boxes are present.
+    void prepare(const BasicBoxes<T, D>& in) {
+        invalid_.clear();
+        map_.clear();
+        const SoaView<T, D> v = SoaView<T, D>::of(in);
+        if (all_valid(v, 0, in.size())) {
+            src_ = &in;
+            return;
+        }
+        compact_.clear();
+        for (std::size_t i = 0; i < in.size(); ++i) {
+            bool ok = true;
+            for (int k = 0; k < D; ++k) ok = ok && (v.lo[k][i] <= v.hi[k][i]);
+            if (ok) {
+                compact_.push_back(in[i]);
+                map_.push_back(static_cast<std::uint32_t>(i));
+            } else {
+                invalid_.push_back(static_cast<std::uint32_t>(i));
+            }
+        }
+        src_ = &compact_;
+    }
+
+    /// The valid boxes (valid until the caller's boxes change).
+    const BasicBoxes<T, D>& boxes() const { return *src_; }
+    /// True when indices need no mapping.
+    bool identity() const { return invalid_.empty(); }
+    /// Caller's index of working index i.
+    std::uint32_t original(std::uint32_t i) const { return invalid_.empty() ? i : map_[i]; }
+    const std::vector<std::uint32_t>& map() const { return map_; }
+    /// Caller's indices of the invalid boxes, increasing.
+    const std::vector<std::uint32_t>& invalid() const { return invalid_; }
+
+private:
+    const BasicBoxes<T, D>* src_ = nullptr;
+    BasicBoxes<T, D> compact_;
+    std::vector<std::uint32_t> map_;
+    std::vector<std::uint32_t> invalid_;
+};
+
+/// Sink adapter that maps working indices back to the caller's.
+template <class Sink>
+class RemapSink {
+public:
+    RemapSink(Sink& s, const std::vector<std::uint32_t>* map_a, const std::vector<std::uint32_t>* map_b)
+        : s_(s), a_(map_a), b_(map_b) {}
+    void operator()(std::uint32_t a, std::uint32_t b) { s_(a_ ? (*a_)[a] : a, b_ ? (*b_)[b] : b); }
+    bool stopped() const { return s_.stopped(); }
+
+private:
+    Sink& s_;
+    const std::vector<std::uint32_t>* a_;
+    const std::vector<std::uint32_t>* b_;
+};
+
+}  // namespace detail
+}  // namespace broadphase

@@ -1,0 +1,53 @@
+// Options shared by every query: which algorithm, output order, pair budget.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "pairs.hpp"
+
+namespace broadphase {
+
+/// The pair-finding algorithms. `automatic` picks one from cheap statistics
+/// of the input (see choose_algorithm in broadphase.hpp).
+enum class Algorithm {
+    automatic,
+    brute_force,
+    sweep_and_prune,
+    uniform_grid,
+    hybrid_grid,
+};
+
+/// Name used by the CLI and the docs ("brute_force", "sweep_and_prune", ...).
+inline const char* to_string(Algorithm a) {
+    switch (a) {
+        case Algorithm::automatic: return "auto";
+        case Algorithm::brute_force: return "brute_force";
+        case Algorithm::sweep_and_prune: return "sweep_and_prune";
+        case Algorithm::uniform_grid: return "uniform_grid";
+        case Algorithm::hybrid_grid: return "hybrid_grid";
+    }
+    return "unknown";
+}
+
+/// Parses a name from to_string (also "auto"); false if unknown.
+inline bool parse_algorithm(const std::string& name, Algorithm& out) {
+    for (Algorithm a : {Algorithm::automatic, Algorithm::brute_force, Algorithm::sweep_and_prune,
+                        Algorithm::uniform_grid, Algorithm::hybrid_grid}) {
+        if (name == to_string(a)) {
+            out = a;
+            return true;
+        }
+    }
+    return false;
+}
+
+struct Options {
+    Algorithm algorithm = Algorithm::automatic;
+    /// Sort the output by (a, b). Without it the order is still the same on every run.
+    bool sorted = false;
+    /// Stop with Status::pair_budget_exceeded after this many pairs.
+    std::uint64_t max_pairs = no_budget;
+};
+
+}  // namespace broadphase

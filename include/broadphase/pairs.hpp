@@ -1,0 +1,132 @@
+// Pairs, sinks and the report every query returns.
+//
+// A sink receives pairs one at a time as sink(a, b) and may ask the
+// algorithm to stop (stopped()). Algorithms poll stopped() at coarse points
+// (per box or per cell), so a sink must tolerate a few pairs after it asked.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace broadphase {
+
+/// An overlapping pair: within one set a < b; between two sets a indexes
+/// the first set and b the second.
+struct Pair {
+    std::uint32_t a = 0;
+    std::uint32_t b = 0;
+};
+inline bool operator==(const Pair& x, const Pair& y) { return x.a == y.a && x.b == y.b; }
+inline bool operator!=(const Pair& x, const Pair& y) { return !(x == y); }
+inline bool operator<(const Pair& x, const Pair& y) { return x.a != y.a ? x.a < y.a : x.b < y.b; }
+
+/// Sorts pairs by (a, b): the canonical order. O(K log K).
+inline void sort_pairs(std::vector<Pair>& pairs) { std::sort(pairs.begin(), pairs.end()); }
+
+/// Why a call stopped.
+enum class Status {
+    ok,                    ///< every pair was delivered
+    pair_budget_exceeded,  ///< more pairs than Options::max_pairs; the output is incomplete
+    stopped_by_callback,   ///< the callback returned false; the output is incomplete
+    too_many_boxes,        ///< more boxes than 32-bit indices allow; nothing was done
+    out_of_memory,         ///< an allocation failed; the output is incomplete
+};
+
+/// Human-readable name of a status.
+inline const char* to_string(Status s) {
+    switch (s) {
+        case Status::ok: return "ok";
+        case Status::pair_budget_exceeded: return "pair budget exceeded";
+        case Status::stopped_by_callback: return "stopped by callback";
+        case Status::too_many_boxes: return "too many boxes for 32-bit indices";
+        case Status::out_of_memory: return "out of memory";
+    }
+    return "unknown";
+}
+
+/// What a call did: its status, how many pairs it delivered, and which
+/// boxes it skipped as invalid (NaN, or min > max on some axis), by index
+/// in the caller's arrays. invalid_a is for the first set (or the query
+/// boxes of a batch query), invalid_b for the second set of a two-set call.
+struct Report {
+    Status status = Status::ok;
+    std::uint64_t pairs = 0;
+    std::vector<std::uint32_t> invalid_a;
+    std::vector<std::uint32_t> invalid_b;
+
+    bool ok() const { return status == Status::ok; }
+    std::size_t invalid_count() const { return invalid_a.size() + invalid_b.size(); }
+};
+
+/// Largest number of boxes in one set: indices are 32-bit and one value is
+/// kept free as a sentinel.
+constexpr std::uint64_t max_boxes = std::numeric_limits<std::uint32_t>::max() - 1;
+
+/// Unlimited pair budget.
+constexpr std::uint64_t no_budget = std::numeric_limits<std::uint64_t>::max();
+
+/// Appends pairs to a vector, up to a budget. Past the budget it keeps
+/// nothing more and asks the algorithm to stop.
+class VectorSink {
+public:
+    explicit VectorSink(std::vector<Pair>& out, std::uint64_t budget = no_budget)
+        : out_(out), limit_(budget == no_budget ? no_budget : out.size() + budget), start_(out.size()) {}
+
+    void operator()(std::uint32_t a, std::uint32_t b) {
+        if (out_.size() < limit_) out_.push_back(Pair{a, b});
+        else over_ = true;
+    }
+    bool stopped() const { return over_; }
+    Status status() const { return over_ ? Status::pair_budget_exceeded : Status::ok; }
+    std::uint64_t count() const { return out_.size() - start_; }
+
+private:
+    std::vector<Pair>& out_;
+    std::uint64_t limit_;
+    std::size_t start_;
+    bool over_ = false;
+};
+
+/// Streams pairs to a callable f(a, b), storing nothing. If f returns bool,
+/// false stops the search (Status::stopped_by_callback).
+template <class F>
+class CallbackSink {
+public:
+    explicit CallbackSink(F& f) : f_(f) {}
+
+    void operator()(std::uint32_t a, std::uint32_t b) {
+        if (stop_) return;
+        ++count_;
+        if constexpr (std::is_same_v<decltype(std::declval<F&>()(a, b)), bool>) {
+            if (!f_(a, b)) stop_ = true;
+        } else {
+            f_(a, b);
+        }
+    }
+    bool stopped() const { return stop_; }
+    Status status() const { return stop_ ? Status::stopped_by_callback : Status::ok; }
+    std::uint64_t count() const { return count_; }
+
+private:
+    F& f_;
+    std::uint64_t count_ = 0;
+    bool stop_ = false;
+};
+
+/// Counts pairs and keeps none.
+class CountSink {
+public:
+    void operator()(std::uint32_t, std::uint32_t) { ++count_; }
+    bool stopped() const { return false; }
+    Status status() const { return Status::ok; }
+    std::uint64_t count() const { return count_; }
+
+private:
+    std::uint64_t count_ = 0;
+};
+
+}  // namespace broadphase

@@ -1,0 +1,251 @@
+// Built-in scenes: deterministic box sets (fixed seeds, the same on every
+// platform) used by the CLI, the tests and the benchmarks alike.
+//
+// The seed article's challenge scenes use the AABB of its 5x5x5 point cloud
+// around a centre c: [c-2.5, c+1.5] on every axis.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "boxes.hpp"
+
+namespace broadphase {
+namespace scenes {
+
+/// Small deterministic generator (splitmix64): same numbers everywhere,
+/// unlike the standard distributions.
+class Random {
+public:
+    explicit Random(std::uint64_t seed) : s_(seed) {}
+    std::uint64_t next() {
+        std::uint64_t z = (s_ += 0x9E3779B97F4A7C15ull);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        return z ^ (z >> 31);
+    }
+    /// Uniform in [0, 1).
+    double unit() { return static_cast<double>(next() >> 11) * (1.0 / 9007199254740992.0); }
+    /// Uniform in [lo, hi).
+    double uniform(double lo, double hi) { return lo + (hi - lo) * unit(); }
+    /// Uniform integer in [0, n).
+    std::uint64_t below(std::uint64_t n) { return next() % n; }
+
+private:
+    std::uint64_t s_;
+};
+
+inline Box cube(double cx, double cy, double cz, double lo_off, double hi_off) {
+    Box b;
+    b.min = {float(cx + lo_off), float(cy + lo_off), float(cz + lo_off)};
+    b.max = {float(cx + hi_off), float(cy + hi_off), float(cz + hi_off)};
+    return b;
+}
+
+/// The seed's point-cloud AABB around c.
+inline Box cloud_box(double cx, double cy, double cz) { return cube(cx, cy, cz, -2.5, 1.5); }
+
+/// n cloud boxes with centres uniform in [0,sx)x[0,sy)x[0,sz), then the seed's
+/// three far outliers ("teapot in stadium") at 9000, 9001, 9002.
+inline Boxes seed_scene(std::size_t n, double sx, double sy, double sz, std::uint64_t seed) {
+    Boxes out;
+    out.reserve(n + 3);
+    Random r(seed);
+    for (std::size_t i = 0; i < n; ++i) {
+        const double x = r.uniform(0, sx), y = r.uniform(0, sy), z = r.uniform(0, sz);
+        out.push_back(cloud_box(x, y, z));
+    }
+    for (int k = 0; k < 3; ++k) out.push_back(cloud_box(9000 + k, 9000 + k, 9000 + k));
+    return out;
+}
+
+/// 20,001 boxes in [0,900)^3 plus 3 far ones: few overlaps (challenge 3).
+inline Boxes sparse20k() { return seed_scene(20001, 900, 900, 900, 1); }
+/// 20,001 boxes in [0,150)^3 plus 3 far ones: about 29,000 pairs (challenge 3).
+inline Boxes dense20k() { return seed_scene(20001, 150, 150, 150, 2); }
+/// 40,001 boxes in [0,1500)x[0,150)^2 plus 3 far ones (challenge 4).
+inline Boxes stretched40k() { return seed_scene(40001, 1500, 150, 150, 3); }
+
+/// 16 clusters of 2,500 boxes, each cluster a 150-cube, far apart (challenge 4).
+inline Boxes clusters40k() {
+    Boxes out;
+    out.reserve(40000);
+    Random r(4);
+    for (int j = 0; j < 16; ++j) {
+        for (int i = 0; i < 2500; ++i) {
+            const double x = (j % 2) * 5000 + r.unit() * 150;
+            const double y = ((j / 2) % 2) * 5000 + r.unit() * 150;
+            const double z = (j / 4) * 2500 + r.unit() * 150;
+            out.push_back(cloud_box(x, y, z));
+        }
+    }
+    return out;
+}
+
+/// n boxes 4 wide, centres uniform in a cube of side 900*cbrt(n/20000): the
+/// density of sparse20k at any size.
+inline Boxes uniform(std::size_t n, std::uint64_t seed = 5) {
+    Boxes out;
+    out.reserve(n);
+    Random r(seed);
+    const double side = 900.0 * std::cbrt(static_cast<double>(n) / 20000.0);
+    for (std::size_t i = 0; i < n; ++i) {
+        const double x = r.uniform(0, side), y = r.uniform(0, side), z = r.uniform(0, side);
+        out.push_back(cube(x, y, z, -2.0, 2.0));
+    }
+    return out;
+}
+
+/// n copies of one box: n(n-1)/2 pairs.
+inline Boxes identical(std::size_t n) {
+    Boxes out;
+    out.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) out.push_back(cube(10, 10, 10, -2, 2));
+    return out;
+}
+
+/// n boxes of mixed sizes: edge lengths log-uniform over 0.25..64 (most
+/// small, a tail of large), a few thin slabs 900 long, in [0,900)^3.
+inline Boxes mixed(std::size_t n, std::uint64_t seed = 6) {
+    Boxes out;
+    out.reserve(n);
+    Random r(seed);
+    for (std::size_t i = 0; i < n; ++i) {
+        Box b;
+        const bool slab = (i % 1000) == 999;
+        for (int k = 0; k < 3; ++k) {
+            const double c = r.uniform(0, 900);
+            const double e = slab && k != int(i % 3) ? 900.0 : std::exp(r.uniform(std::log(0.25), std::log(64.0)));
+            b.min[k] = float(c - e / 2);
+            b.max[k] = float(c + e / 2);
+        }
+        out.push_back(b);
+    }
+    return out;
+}
+
+/// Adversarial: n boxes on a lattice of unit cubes touching face to face.
+inline Boxes lattice(std::size_t side) {
+    Boxes out;
+    for (std::size_t x = 0; x < side; ++x)
+        for (std::size_t y = 0; y < side; ++y)
+            for (std::size_t z = 0; z < side; ++z) out.push_back(cube(double(x), double(y), double(z), 0, 1));
+    return out;
+}
+
+/// Adversarial: zero-size boxes (points), many coincident, on a coarse lattice.
+inline Boxes points(std::size_t n, std::uint64_t seed = 7) {
+    Boxes out;
+    Random r(seed);
+    for (std::size_t i = 0; i < n; ++i) {
+        const double x = double(r.below(8)), y = double(r.below(8)), z = double(r.below(8));
+        out.push_back(cube(x, y, z, 0, 0));
+    }
+    return out;
+}
+
+/// Adversarial: random boxes with a chosen centre offset and spread (use a
+/// 1e7 offset, negative coordinates, or huge and tiny sizes together).
+inline Boxes random_boxes(std::size_t n, std::uint64_t seed, double offset = 0, double spread = 100,
+                          double min_size = 0, double max_size = 10) {
+    Boxes out;
+    out.reserve(n);
+    Random r(seed);
+    for (std::size_t i = 0; i < n; ++i) {
+        Box b;
+        for (int k = 0; k < 3; ++k) {
+            const double c = offset + r.uniform(-spread, spread);
+            const double e = r.uniform(min_size, max_size);
+            b.min[k] = float(c - e / 2);
+            b.max[k] = float(c + e / 2);
+        }
+        out.push_back(b);
+    }
+    return out;
+}
+
+/// Adversarial: random boxes plus infinite slabs (a ground plane from -inf
+/// to +inf in x and y), huge boxes, and far outliers.
+inline Boxes slabs_and_outliers(std::size_t n, std::uint64_t seed = 8) {
+    Boxes out = random_boxes(n, seed, 0, 100, 0, 8);
+    const float inf = std::numeric_limits<float>::infinity();
+    Box ground;
+    ground.min = {-inf, -inf, -1};
+    ground.max = {inf, inf, 1};
+    out.push_back(ground);
+    Box all;
+    all.min = {-inf, -inf, -inf};
+    all.max = {inf, inf, inf};
+    out.push_back(all);
+    Box wall;
+    wall.min = {-5, -inf, -inf};
+    wall.max = {-5, inf, inf};
+    out.push_back(wall);
+    out.push_back(cube(0, 0, 0, -1000, 1000));
+    out.push_back(cube(1e6, 1e6, 1e6, -1, 1));
+    out.push_back(cube(-1e6, 0, 1e6, -1, 1));
+    out.push_back(cube(3e30, 3e30, 3e30, -1e29, 1e29));
+    return out;
+}
+
+/// Adversarial: valid random boxes with invalid ones (NaN, min > max) mixed in.
+inline Boxes with_invalid(std::size_t n, std::uint64_t seed = 9) {
+    Boxes out = random_boxes(n, seed, 0, 50, 0, 10);
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    Random r(seed + 100);
+    for (std::size_t i = 0; i < out.size(); i += 7) {
+        Box b = out[i];
+        const int k = int(r.below(3));
+        if (r.below(2)) b.min[k] = nan;
+        else std::swap(b.min[k], b.max[k]), b.min[k] += 1.0f;
+        out.set(i, b);
+    }
+    return out;
+}
+
+/// Names accepted by make_scene.
+inline std::vector<std::string> scene_names() {
+    return {"sparse20k", "dense20k", "stretched40k", "clusters40k", "mixed20k", "uniform:N", "identical:N"};
+}
+
+/// One-line description of a named scene.
+inline std::string describe(const std::string& name) {
+    if (name == "sparse20k") return "20,001 boxes 4 wide in [0,900)^3 + 3 far outliers (challenge 3)";
+    if (name == "dense20k") return "20,001 boxes 4 wide in [0,150)^3 + 3 far outliers (challenge 3)";
+    if (name == "stretched40k") return "40,001 boxes in [0,1500)x[0,150)^2 + 3 far outliers (challenge 4)";
+    if (name == "clusters40k") return "16 clusters of 2,500 boxes, 150-cubes 2,500-5,000 apart (challenge 4)";
+    if (name == "mixed20k") return "20,000 boxes, sizes log-uniform 0.25..64, thin 900-long slabs, in [0,900)^3";
+    if (name == "uniform:N") return "N boxes 4 wide at sparse20k's density (cube side 900*cbrt(N/20000))";
+    if (name == "identical:N") return "N copies of one box: N(N-1)/2 pairs";
+    return "";
+}
+
+/// Fills `out` with the named scene ("dense20k", "uniform:100000", ...).
+/// False when the name is unknown or its count malformed.
+inline bool make_scene(const std::string& name, Boxes& out) {
+    auto count = [&](const std::string& prefix, std::size_t& n) {
+        if (name.compare(0, prefix.size(), prefix) != 0) return false;
+        const std::string digits = name.substr(prefix.size());
+        if (digits.empty() || digits.size() > 12) return false;
+        for (char c : digits)
+            if (c < '0' || c > '9') return false;
+        n = static_cast<std::size_t>(std::stoull(digits));
+        return true;
+    };
+    std::size_t n = 0;
+    if (name == "sparse20k") out = sparse20k();
+    else if (name == "dense20k") out = dense20k();
+    else if (name == "stretched40k") out = stretched40k();
+    else if (name == "clusters40k") out = clusters40k();
+    else if (name == "mixed20k") out = mixed(20000);
+    else if (count("uniform:", n)) out = uniform(n);
+    else if (count("identical:", n)) out = identical(n);
+    else return false;
+    return true;
+}
+
+}  // namespace scenes
+}  // namespace broadphase

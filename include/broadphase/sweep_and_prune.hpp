@@ -1,0 +1,170 @@
+// Sweep and prune, in the style of box pruning.
+//
+// Sort the boxes by their min on one axis (the one where boxes are most
+// spread out relative to their size), then sweep: box i is tested only
+// against the boxes after it whose min on that axis is <= its max there,
+// the other axes SIMD-width boxes at a time. Sorting is a stable radix sort
+// of float keys, so the order, and the output, is the same on every run.
+//
+// Cost: O(n) sort + the boxes that overlap on the sweep axis alone. It needs
+// no cell size and no bounds, so it copes with any size mix; it loses to the
+// grids when many boxes overlap on the sweep axis but not on the others
+// (a dense slab, or large boxes spanning the sweep axis).
+//
+// Two sets: both sorted on one axis, then each box of either set sweeps the
+// other set's boxes that start at or after it (ties go to set A), so each
+// pair is met once. Queries: the prefix maximum of the sorted maxima lets a
+// binary search skip every box that ends before the query starts.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "boxes.hpp"
+#include "detail/algorithm_base.hpp"
+#include "detail/radix_sort.hpp"
+#include "detail/simd.hpp"
+#include "detail/stats.hpp"
+
+namespace broadphase {
+
+template <class T, int D>
+class BasicSweepAndPrune : public detail::AlgorithmBase<BasicSweepAndPrune<T, D>, T, D> {
+    friend class detail::AlgorithmBase<BasicSweepAndPrune<T, D>, T, D>;
+    using View = detail::SoaView<T, D>;
+
+public:
+    /// Forces the sweep axis (0..D-1); -1 (the default) picks it from the data.
+    void set_axis(int axis) { forced_axis_ = axis; }
+
+private:
+    /// Boxes sorted by min on `axis`, struct of arrays, with their input ids.
+    struct Sorted {
+        BasicBoxes<T, D> boxes;
+        std::vector<std::uint32_t> ids;
+        View view() const { return View::of(boxes); }
+    };
+
+    int pick_axis(const View& v) {
+        if (forced_axis_ >= 0 && forced_axis_ < D) return forced_axis_;
+        return detail::scene_stats(v, stats_scratch_).sparsest_axis();
+    }
+
+    /// Sorts `in` by min on `axis` into `out`. O(n), no allocation once warm.
+    void sort_into(const View& in, int axis, Sorted& out) {
+        const std::size_t n = in.n;
+        keys_.resize(n);
+        out.ids.resize(n);
+        if constexpr (std::is_same_v<T, float>) {
+            for (std::size_t i = 0; i < n; ++i) {
+                keys_[i] = detail::float_key(in.lo[axis][i]);
+                out.ids[i] = static_cast<std::uint32_t>(i);
+            }
+            detail::radix_sort(keys_, out.ids, radix_);
+        } else {
+            for (std::size_t i = 0; i < n; ++i) out.ids[i] = static_cast<std::uint32_t>(i);
+            std::stable_sort(out.ids.begin(), out.ids.end(),
+                             [&](std::uint32_t a, std::uint32_t b) { return in.lo[axis][a] < in.lo[axis][b]; });
+        }
+        out.boxes.resize(n);
+        for (int k = 0; k < D; ++k) {
+            T* lo = out.boxes.min(k);
+            T* hi = out.boxes.max(k);
+            const T* src_lo = in.lo[k];
+            const T* src_hi = in.hi[k];
+            for (std::size_t i = 0; i < n; ++i) {
+                const std::uint32_t id = out.ids[i];
+                lo[i] = src_lo[id];
+                hi[i] = src_hi[id];
+            }
+        }
+    }
+
+    template <class Sink>
+    void self_impl(const BasicBoxes<T, D>& boxes, Sink& sink) {
+        const View in = View::of(boxes);
+        const int axis = pick_axis(in);
+        sort_into(in, axis, a_);
+        const View v = a_.view();
+        const std::uint32_t* ids = a_.ids.data();
+        for (std::size_t i = 0; i + 1 < v.n; ++i) {
+            const std::uint32_t a = ids[i];
+            detail::sweep_overlaps(v, i + 1, v.n, axis, detail::box_at(v, i), [&](std::size_t j) {
+                const std::uint32_t b = ids[j];
+                if (a < b) sink(a, b);
+                else sink(b, a);
+            });
+            if ((i & 255) == 0 && sink.stopped()) return;
+        }
+    }
+
+    /// Pairs between sorted sets: each box sweeps the other set from the
+    /// first box that starts at (B) or after (A) it.
+    template <class Sink>
+    static void sweep_sets(const Sorted& sa, const Sorted& sb, int axis, Sink& sink) {
+        const View va = sa.view(), vb = sb.view();
+        const T* alo = va.lo[axis];
+        const T* blo = vb.lo[axis];
+        std::size_t start = 0;
+        for (std::size_t i = 0; i < va.n && !sink.stopped(); ++i) {
+            while (start < vb.n && blo[start] < alo[i]) ++start;  // first b with lo >= a.lo
+            const std::uint32_t a = sa.ids[i];
+            detail::sweep_overlaps(vb, start, vb.n, axis, detail::box_at(va, i),
+                                   [&](std::size_t j) { sink(a, sb.ids[j]); });
+        }
+        start = 0;
+        for (std::size_t j = 0; j < vb.n && !sink.stopped(); ++j) {
+            while (start < va.n && !(blo[j] < alo[start])) ++start;  // first a with lo > b.lo
+            const std::uint32_t b = sb.ids[j];
+            detail::sweep_overlaps(va, start, va.n, axis, detail::box_at(vb, j),
+                                   [&](std::size_t i) { sink(sa.ids[i], b); });
+        }
+    }
+
+    template <class Sink>
+    void cross_impl(const BasicBoxes<T, D>& a, const BasicBoxes<T, D>& b, Sink& sink) {
+        const View va = View::of(a), vb = View::of(b);
+        if (va.n == 0 || vb.n == 0) return;
+        const int axis = pick_axis(va.n >= vb.n ? va : vb);
+        sort_into(va, axis, a_);
+        sort_into(vb, axis, b_);
+        sweep_sets(a_, b_, axis, sink);
+    }
+
+    void build_impl(const BasicBoxes<T, D>& boxes) {
+        const View in = View::of(boxes);
+        built_axis_ = pick_axis(in);
+        sort_into(in, built_axis_, built_);
+        const std::size_t n = in.n;
+        prefix_max_.resize(n);
+        const T* hi = built_.boxes.max(built_axis_);
+        T m = n ? hi[0] : T();
+        for (std::size_t i = 0; i < n; ++i) {
+            m = std::max(m, hi[i]);
+            prefix_max_[i] = m;
+        }
+    }
+
+    template <class Emit>
+    void query_impl(const BasicBox<T, D>& q, Emit&& emit) const {
+        const View v = built_.view();
+        // Boxes before `first` all end before q starts on the sweep axis.
+        const std::size_t first = static_cast<std::size_t>(
+            std::lower_bound(prefix_max_.begin(), prefix_max_.end(), q.min[built_axis_]) - prefix_max_.begin());
+        detail::sweep_overlaps(v, first, v.n, built_axis_, q, [&](std::size_t j) { emit(built_.ids[j]); });
+    }
+
+    int forced_axis_ = -1;
+    int built_axis_ = 0;
+    Sorted a_, b_, built_;
+    std::vector<T> prefix_max_;
+    std::vector<std::uint32_t> keys_;
+    detail::RadixScratch radix_;
+    detail::StatsScratch stats_scratch_;
+};
+
+/// Sweep and prune over 3-D float boxes.
+using SweepAndPrune = BasicSweepAndPrune<float, 3>;
+
+}  // namespace broadphase
