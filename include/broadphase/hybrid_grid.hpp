@@ -1,8 +1,42 @@
-// TEMPORARY placeholder: being written. Same interface as the other algorithms.
+// Hybrid grid: a grid on all axes but one, and a sweep along the remaining
+// axis inside each cell.
+//
+// The sweep axis is the one where boxes are most spread out relative to
+// their size (as in sweep and prune). Boxes are radix-sorted by their min on
+// it, then binned into the cells of the other axes by counting sort, which
+// keeps each cell in sweep order. Inside a cell, box i is tested only
+// against the boxes after it that start before it ends, SIMD-width at a
+// time. Pairs are reported in their owner cell (see detail/cell_grid.hpp).
+//
+// Cost: O(n) sort and binning, plus the boxes that overlap on the sweep axis
+// within a cell. Cells can hold many boxes since the sweep prunes within
+// them, so one cell size suits uneven densities and mixed sizes far better
+// than the uniform grid; against a plain sweep it prunes the two other axes
+// too. Measured the fastest on clustered, dense and mixed scenes here.
 #pragma once
-#include "sweep_and_prune.hpp"
+
+#include "detail/grid_algorithm.hpp"
+
 namespace broadphase {
+
+struct HybridGridPolicy {
+    template <class T, int D>
+    static typename detail::CellGrid<T, D>::Params params(const detail::SoaView<T, D>& v,
+                                                           detail::StatsScratch& scratch) {
+        typename detail::CellGrid<T, D>::Params p;
+        const int sweep = D > 1 ? detail::scene_stats(v, scratch).sparsest_axis() : 0;
+        p.sweep_axis = sweep;
+        p.axis_mask = ((1u << D) - 1) & ~(1u << sweep);
+        p.boxes_per_cell = 24;
+        p.max_cells = 9;
+        return p;
+    }
+};
+
 template <class T, int D>
-class BasicHybridGrid : public BasicSweepAndPrune<T, D> {};
+using BasicHybridGrid = detail::GridAlgorithm<T, D, HybridGridPolicy>;
+
+/// Hybrid grid over 3-D float boxes.
 using HybridGrid = BasicHybridGrid<float, 3>;
+
 }  // namespace broadphase

@@ -64,6 +64,12 @@ inline Batch splat(float x) { return {_mm512_set1_ps(x)}; }
 inline Mask le(Batch a, Batch b) { return {_mm512_cmp_ps_mask(a.v, b.v, _CMP_LE_OQ)}; }
 inline Mask operator&(Mask a, Mask b) { return {static_cast<__mmask16>(a.m & b.m)}; }
 inline std::uint32_t bits(Mask a) { return a.m; }
+/// Clamp (x - o) * s to [-lim, lim], then truncate to int32, for `width` floats.
+inline void scale_clamp_trunc(const float* x, float o, float s, float lim, std::int32_t* out) {
+    __m512 t = _mm512_mul_ps(_mm512_sub_ps(_mm512_loadu_ps(x), _mm512_set1_ps(o)), _mm512_set1_ps(s));
+    t = _mm512_min_ps(_mm512_max_ps(t, _mm512_set1_ps(-lim)), _mm512_set1_ps(lim));
+    _mm512_storeu_si512(reinterpret_cast<void*>(out), _mm512_cvttps_epi32(t));
+}
 #elif defined(__AVX__)
 constexpr int width = 8;
 struct Batch { __m256 v; };
@@ -73,6 +79,11 @@ inline Batch splat(float x) { return {_mm256_set1_ps(x)}; }
 inline Mask le(Batch a, Batch b) { return {_mm256_cmp_ps(a.v, b.v, _CMP_LE_OQ)}; }
 inline Mask operator&(Mask a, Mask b) { return {_mm256_and_ps(a.v, b.v)}; }
 inline std::uint32_t bits(Mask a) { return static_cast<std::uint32_t>(_mm256_movemask_ps(a.v)); }
+inline void scale_clamp_trunc(const float* x, float o, float s, float lim, std::int32_t* out) {
+    __m256 t = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x), _mm256_set1_ps(o)), _mm256_set1_ps(s));
+    t = _mm256_min_ps(_mm256_max_ps(t, _mm256_set1_ps(-lim)), _mm256_set1_ps(lim));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm256_cvttps_epi32(t));
+}
 #elif defined(__SSE2__) || defined(_M_X64)
 constexpr int width = 4;
 struct Batch { __m128 v; };
@@ -82,6 +93,11 @@ inline Batch splat(float x) { return {_mm_set1_ps(x)}; }
 inline Mask le(Batch a, Batch b) { return {_mm_cmple_ps(a.v, b.v)}; }
 inline Mask operator&(Mask a, Mask b) { return {_mm_and_ps(a.v, b.v)}; }
 inline std::uint32_t bits(Mask a) { return static_cast<std::uint32_t>(_mm_movemask_ps(a.v)); }
+inline void scale_clamp_trunc(const float* x, float o, float s, float lim, std::int32_t* out) {
+    __m128 t = _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(x), _mm_set1_ps(o)), _mm_set1_ps(s));
+    t = _mm_min_ps(_mm_max_ps(t, _mm_set1_ps(-lim)), _mm_set1_ps(lim));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm_cvttps_epi32(t));
+}
 #else
 #define BROADPHASE_NO_SIMD 1
 constexpr int width = 1;
@@ -146,6 +162,27 @@ inline void sweep_overlaps(const SoaView<T, D>& v, std::size_t begin, std::size_
 #endif
     for (; j < end && !(sweep_lo[j] > limit); ++j)
         if (v.overlaps(j, q)) emit(j);
+}
+
+/// out[i] = trunc(clamp((x[i] - o) * s, -lim, lim)): a monotone map of x to
+/// integers (truncation is monotone too), the grids' cell coordinate. The
+/// SIMD and scalar paths round identically (no multiply-add to contract),
+/// so a coordinate maps to the same cell however it is computed. O(n).
+template <class T>
+inline std::int32_t scale_clamp_trunc(T x, T o, T s, T lim) {
+    T t = (x - o) * s;
+    t = t > -lim ? t : -lim;
+    t = t < lim ? t : lim;
+    return static_cast<std::int32_t>(t);
+}
+template <class T>
+inline void scale_clamp_trunc(const T* x, std::size_t n, T o, T s, T lim, std::int32_t* out) {
+    std::size_t i = 0;
+#ifndef BROADPHASE_NO_SIMD
+    if constexpr (std::is_same_v<T, float>)
+        for (; i + simd::width <= n; i += simd::width) simd::scale_clamp_trunc(x + i, o, s, lim, out + i);
+#endif
+    for (; i < n; ++i) out[i] = scale_clamp_trunc(x[i], o, s, lim);
 }
 
 /// Box j of a view as a value.

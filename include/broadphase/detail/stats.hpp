@@ -8,6 +8,7 @@
 #include <array>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "simd.hpp"
@@ -39,14 +40,21 @@ struct SceneStats {
     }
 };
 
+/// The k-th smallest value (partially reorders v). O(v.size()).
+inline double nth(std::vector<double>& v, std::size_t k) {
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
+    return v[k];
+}
+
 /// Reusable memory for scene_stats.
 struct StatsScratch {
     std::vector<double> centers, extents;
+    std::vector<std::uint64_t> keys;
 };
 
 /// Samples up to `max_sample` boxes at a fixed stride. O(sample log sample).
 template <class T, int D>
-SceneStats<D> scene_stats(const SoaView<T, D>& v, StatsScratch& scratch, std::size_t max_sample = 4096) {
+SceneStats<D> scene_stats(const SoaView<T, D>& v, StatsScratch& scratch, std::size_t max_sample = 1024) {
     SceneStats<D> s;
     s.n = v.n;
     if (v.n == 0) return s;
@@ -72,13 +80,11 @@ SceneStats<D> scene_stats(const SoaView<T, D>& v, StatsScratch& scratch, std::si
             double var = 0;
             for (double c : centers) var += (c - mean) * (c - mean);
             s.center_var[k] = var / static_cast<double>(centers.size());
-            std::sort(centers.begin(), centers.end());
-            s.center_lo[k] = centers[centers.size() / 100];
-            s.center_hi[k] = centers[centers.size() - 1 - centers.size() / 100];
+            s.center_lo[k] = nth(centers, centers.size() / 100);
+            s.center_hi[k] = nth(centers, centers.size() - 1 - centers.size() / 100);
         }
-        std::sort(extents.begin(), extents.end());
-        s.extent_median[k] = extents[extents.size() / 2];
-        s.extent_p99[k] = extents[extents.size() - 1 - extents.size() / 100];
+        s.extent_median[k] = nth(extents, extents.size() / 2);
+        s.extent_p99[k] = nth(extents, extents.size() - 1 - extents.size() / 100);
     }
     return s;
 }

@@ -1,0 +1,436 @@
+// The grid machinery the uniform and hybrid grids share.
+//
+// Cells are cubes of side h on some of the axes (all of them for the
+// uniform grid; all but the sweep axis for the hybrid). Each box goes into
+// every cell it touches. Cells are hashed into a table of buckets and boxes
+// are placed by counting sort: count per bucket, prefix sum, scatter, all
+// into flat arrays reused between frames. No world bounds: cell coordinates
+// come from the data and are clamped, which keeps overlapping boxes in a
+// common cell (floor and clamp are monotone), so far outliers cost nothing
+// and are never dropped.
+//
+// Each pair is reported once, in its owner cell: the cell holding the max of
+// the two boxes' min corners. Each entry carries, per grid axis, a bit
+// saying "my box starts in this cell on this axis"; two boxes sharing a cell
+// own the pair there iff on every axis at least one of them starts there.
+// No hash set, no de-duplication pass.
+//
+// Boxes touching more than `max_cells` cells are "large": they stay out of
+// the table and are matched against it like queries (the cells they cover,
+// or a linear scan when that is cheaper), and against each other by sweep
+// and prune. So a few huge boxes, or infinite slabs, cost little.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "../boxes.hpp"
+#include "simd.hpp"
+#include "stats.hpp"
+
+namespace broadphase {
+namespace detail {
+
+template <class T, int D>
+class CellGrid {
+    static_assert(D >= 1 && D <= 3, "hashed cells pack at most 3 axes");
+    using View = SoaView<T, D>;
+
+public:
+    static constexpr int coord_bits = 20;
+    static constexpr std::int64_t coord_limit = (std::int64_t(1) << (coord_bits - 1)) - 1;
+    static constexpr int flag_shift = 60;
+
+    struct Params {
+        std::uint32_t axis_mask = (1u << D) - 1;  ///< which axes are gridded
+        int sweep_axis = -1;                      ///< >= 0: buckets are sorted by min on this axis
+        double boxes_per_cell = 8;                ///< target occupancy
+        std::uint64_t max_cells = 27;             ///< boxes touching more cells are "large"
+    };
+
+    /// Chooses the cell size from the data, then bins every box. `order`
+    /// (optional) is the order in which boxes are placed; counting sort is
+    /// stable, so each bucket keeps it (the hybrid passes sweep order).
+    void build(const View& v, const Params& p, const std::uint32_t* order, StatsScratch& stats_scratch) {
+        params_ = p;
+        naxes_ = 0;
+        for (int k = 0; k < D; ++k)
+            if (p.axis_mask & (1u << k)) axes_[naxes_++] = k;
+        all_flags_ = (1u << naxes_) - 1;
+        choose_cell_size(v, stats_scratch);
+        place(v, order);
+    }
+
+    /// Every pair within the built boxes, ids as given at build, a < b.
+    template <class Sink>
+    void self_pairs(const View& v, Sink& sink) const {
+        const View e = entries_view();
+        const std::size_t nb = starts_.size() - 1;
+        for (std::size_t b = 0; b < nb; ++b) {
+            const std::size_t s = starts_[b], end = starts_[b + 1];
+            for (std::size_t i = s; i + 1 < end; ++i) {
+                const std::uint64_t ki = keys_[i];
+                const std::uint32_t a = ids_[i];
+                auto hit = [&](std::size_t j) {
+                    const std::uint64_t kj = keys_[j];
+                    if (same_cell(ki, kj) && owns(ki, kj)) {
+                        const std::uint32_t bj = ids_[j];
+                        if (a < bj) sink(a, bj);
+                        else sink(bj, a);
+                    }
+                };
+                if (params_.sweep_axis >= 0) sweep_overlaps(e, i + 1, end, params_.sweep_axis, box_at(e, i), hit);
+                else scan_padded(e, i + 1, end, box_at(e, i), hit);
+            }
+            if ((b & 63) == 0 && sink.stopped()) return;
+        }
+        large_pairs(v, sink);
+    }
+
+    /// Calls emit(id) once for every built box (in the table or large) overlapping q.
+    template <class Emit>
+    void query(const View& v, const BasicBox<T, D>& q, Emit&& emit) const {
+        query_table(v, q, emit);
+        for (std::size_t t = 0; t < large_ids_.size(); ++t) {
+            const std::uint32_t id = large_ids_[t];
+            if (v.overlaps(id, q)) emit(id);
+        }
+    }
+
+    /// Ids of the large boxes, increasing.
+    const std::vector<std::uint32_t>& large() const { return large_ids_; }
+    T cell_size() const { return h_; }
+
+private:
+    // ---- cell coordinates and keys ----------------------------------------
+
+    /// Cell coordinate of x on an axis, offset to be positive: trunc of
+    /// (x - origin) / h clamped, plus coord_limit + 1. Monotone in x, and the
+    /// same whether computed here or in bulk (see scale_clamp_trunc).
+    int cell_of(T x, int axis) const {
+        return scale_clamp_trunc(x, origin_[axis], inv_h_, T(coord_limit)) + int(coord_limit + 1);
+    }
+    static std::uint64_t pack(const int* c, int naxes) {
+        std::uint64_t key = 0;
+        for (int a = 0; a < naxes; ++a)
+            key |= static_cast<std::uint64_t>(c[a]) << (a * coord_bits);
+        return key;
+    }
+    std::uint32_t bucket_of(std::uint64_t cell_key) const {
+        return static_cast<std::uint32_t>((cell_key * 0x9E3779B97F4A7C15ull) >> (64 - table_bits_));
+    }
+    static bool same_cell(std::uint64_t a, std::uint64_t b) {
+        return ((a ^ b) & ((std::uint64_t(1) << flag_shift) - 1)) == 0;
+    }
+    bool owns(std::uint64_t a, std::uint64_t b) const {
+        return (((a | b) >> flag_shift) & all_flags_) == all_flags_;
+    }
+
+    /// Cell span of q on the grid axes; returns the number of cells.
+    std::uint64_t span(const BasicBox<T, D>& q, int* lo, int* hi) const {
+        std::uint64_t cells = 1;
+        for (int a = 0; a < naxes_; ++a) {
+            const int k = axes_[a];
+            lo[a] = cell_of(q.min[k], k);
+            hi[a] = cell_of(q.max[k], k);
+            cells *= static_cast<std::uint64_t>(hi[a] - lo[a] + 1);
+        }
+        return cells;
+    }
+
+    /// Visits every cell of a span: f(cell coords, start flags).
+    template <class F>
+    void for_each_cell(const int* lo, const int* hi, F&& f) const {
+        int c[3] = {lo[0], naxes_ > 1 ? lo[1] : 0, naxes_ > 2 ? lo[2] : 0};
+        for (;;) {
+            std::uint32_t flags = 0;
+            for (int a = 0; a < naxes_; ++a)
+                if (c[a] == lo[a]) flags |= 1u << a;
+            f(c, flags);
+            int a = 0;
+            for (; a < naxes_; ++a) {
+                if (c[a] < hi[a]) {
+                    ++c[a];
+                    break;
+                }
+                c[a] = lo[a];
+            }
+            if (a == naxes_) return;
+        }
+    }
+
+    // ---- cell size ----------------------------------------------------------
+
+    /// Cell side from the data: at least the median box extent (so a typical
+    /// box touches at most two cells per axis), shrunk from the bounding
+    /// volume's share per box until a sample says cells hold about
+    /// boxes_per_cell boxes (clustered scenes need smaller cells than their
+    /// bounds suggest).
+    void choose_cell_size(const View& v, StatsScratch& scratch) {
+        const SceneStats<D> s = scene_stats(v, scratch);
+        double h_min = 0, volume = 1;
+        for (int k = 0; k < D; ++k) origin_[k] = static_cast<T>(s.center_lo[k]);
+        for (int a = 0; a < naxes_; ++a) {
+            const int k = axes_[a];
+            const double e = std::isfinite(s.extent_median[k]) ? s.extent_median[k] : 0.0;
+            h_min = std::max(h_min, e);
+            volume *= std::max(s.center_hi[k] - s.center_lo[k], 0.0) + e;
+        }
+        const double n = static_cast<double>(std::max<std::size_t>(v.n, 1));
+        double h = std::max(h_min, std::pow(volume * params_.boxes_per_cell / n, 1.0 / naxes_));
+        h = refine_cell_size(v, h, h_min, scratch);
+        if (!(h > 0) || !std::isfinite(h) || h < 1e-30) h = 1;
+        h_ = static_cast<T>(h);
+        inv_h_ = static_cast<T>(1.0 / h);
+        if (!(inv_h_ > T(0)) || !std::isfinite(static_cast<double>(inv_h_))) inv_h_ = T(1), h_ = T(1);
+    }
+
+    /// Estimates, from a sample of box centres, how many boxes a box shares
+    /// its cell with, and shrinks h while that is well above the target.
+    double refine_cell_size(const View& v, double h, double h_min, StatsScratch& scratch) {
+        const std::size_t m = std::min<std::size_t>(v.n, 1024);
+        if (m < 16) return h;
+        std::vector<std::uint64_t>& keys = scratch.keys;
+        const double stride = static_cast<double>(v.n) / static_cast<double>(m);
+        for (int iter = 0; iter < 6; ++iter) {
+            keys.clear();
+            for (std::size_t t = 0; t < m; ++t) {
+                const auto i = static_cast<std::size_t>(static_cast<double>(t) * stride);
+                std::uint64_t key = 0;
+                for (int a = 0; a < naxes_; ++a) {
+                    const int k = axes_[a];
+                    double c = 0.5 * (static_cast<double>(v.lo[k][i]) + static_cast<double>(v.hi[k][i]));
+                    if (!std::isfinite(c)) c = 0;
+                    double cell = std::floor((c - static_cast<double>(origin_[k])) / h);
+                    cell = std::min(std::max(cell, -1e6), 1e6);
+                    key = key * 2097152u + static_cast<std::uint64_t>(cell + 1e6);
+                }
+                keys.push_back(key);
+            }
+            std::sort(keys.begin(), keys.end());
+            double same = 0;  // ordered pairs of sample boxes sharing a cell
+            for (std::size_t i = 0; i < m;) {
+                std::size_t j = i;
+                while (j < m && keys[j] == keys[i]) ++j;
+                const double c = static_cast<double>(j - i);
+                same += c * (c - 1);
+                i = j;
+            }
+            const double scale = (static_cast<double>(v.n) - 1) / (static_cast<double>(m) - 1);
+            const double occupancy = 1 + same / static_cast<double>(m) * scale;
+            if (occupancy <= 2 * params_.boxes_per_cell || h <= h_min) break;
+            const double shrink = std::pow(occupancy / params_.boxes_per_cell, 1.0 / naxes_);
+            h = std::max(h_min, h / std::min(shrink, 8.0));
+        }
+        return h;
+    }
+
+    // ---- placement (counting sort) ------------------------------------------
+
+    /// Visits the cells of a box binned as (min cell key, packed span):
+    /// f(cell key, start flags). Keys are linear in the coordinates, so
+    /// stepping a cell is an add.
+    template <class F>
+    void for_each_binned_cell(std::uint64_t key, std::uint32_t span, F&& f) const {
+        const std::uint32_t dx = span & 255u, dy = (span >> 8) & 255u, dz = (span >> 16) & 255u;
+        for (std::uint32_t z = 0; z <= dz; ++z)
+            for (std::uint32_t y = 0; y <= dy; ++y)
+                for (std::uint32_t x = 0; x <= dx; ++x) {
+                    const std::uint64_t k = key + x + (std::uint64_t(y) << coord_bits) + (std::uint64_t(z) << (2 * coord_bits));
+                    const std::uint32_t flags = (x == 0 ? 1u : 0u) | (y == 0 ? 2u : 0u) | (z == 0 ? 4u : 0u);
+                    f(k, flags & all_flags_);
+                }
+    }
+
+    /// Cell coordinates of every box in bulk (SIMD), then per box its min
+    /// cell key and span, or "large".
+    std::uint64_t bin_boxes(const View& v) {
+        const std::size_t n = v.n;
+        const std::int32_t off = static_cast<std::int32_t>(coord_limit + 1);
+        for (int a = 0; a < naxes_; ++a) {
+            const int k = axes_[a];
+            cell_lo_[a].resize(n);
+            cell_hi_[a].resize(n);
+            scale_clamp_trunc(v.lo[k], n, origin_[k], inv_h_, T(coord_limit), cell_lo_[a].data());
+            scale_clamp_trunc(v.hi[k], n, origin_[k], inv_h_, T(coord_limit), cell_hi_[a].data());
+        }
+        box_key_.resize(n);
+        box_span_.resize(n);
+        large_ids_.clear();
+        std::uint64_t total = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            std::uint64_t cells = 1, key = 0;
+            std::uint32_t packed = 0;
+            for (int a = 0; a < naxes_; ++a) {
+                const std::int32_t lo = cell_lo_[a][i], d = cell_hi_[a][i] - lo;
+                cells *= static_cast<std::uint64_t>(d) + 1;
+                key |= static_cast<std::uint64_t>(lo + off) << (a * coord_bits);
+                packed |= static_cast<std::uint32_t>(std::min(d, 255)) << (8 * a);
+            }
+            if (cells > params_.max_cells) {
+                large_ids_.push_back(static_cast<std::uint32_t>(i));
+                packed = large_span;
+            } else {
+                total += cells;
+            }
+            box_key_[i] = key;
+            box_span_[i] = packed;
+        }
+        return total;
+    }
+
+    void place(const View& v, const std::uint32_t* order) {
+        const std::size_t n = v.n;
+        entries_ = static_cast<std::size_t>(bin_boxes(v));
+        table_bits_ = 4;
+        while ((std::size_t(1) << table_bits_) < entries_ && table_bits_ < 30) ++table_bits_;
+        const std::size_t nb = std::size_t(1) << table_bits_;
+        starts_.assign(nb + 1, 0);
+        const std::uint64_t* box_key = box_key_.data();
+        const std::uint32_t* box_span = box_span_.data();
+        std::uint32_t* count = starts_.data() + 1;
+        for (std::size_t i = 0; i < n; ++i) {
+            const std::uint32_t sp = box_span[i];
+            if (sp == 0) ++count[bucket_of(box_key[i])];
+            else if (sp != large_span)
+                for_each_binned_cell(box_key[i], sp, [&](std::uint64_t k, std::uint32_t) { ++count[bucket_of(k)]; });
+        }
+        for (std::size_t b = 0; b < nb; ++b) starts_[b + 1] += starts_[b];
+        cursor_.assign(starts_.begin(), starts_.end() - 1);
+        const std::size_t padded = entries_ + simd::width;
+        T* elo[D];
+        T* ehi[D];
+        for (int k = 0; k < D; ++k) {
+            e_lo_[k].resize(padded);
+            e_hi_[k].resize(padded);
+            elo[k] = e_lo_[k].data();
+            ehi[k] = e_hi_[k].data();
+        }
+        ids_.resize(entries_);
+        keys_.resize(entries_);
+        std::uint32_t* ids = ids_.data();
+        std::uint64_t* keys = keys_.data();
+        std::uint32_t* cursor = cursor_.data();
+        const View src = v;
+        auto put = [&](std::size_t i, std::uint64_t key, std::uint32_t flags) {
+            const std::uint32_t at = cursor[bucket_of(key)]++;
+            for (int k = 0; k < D; ++k) {
+                elo[k][at] = src.lo[k][i];
+                ehi[k][at] = src.hi[k][i];
+            }
+            ids[at] = static_cast<std::uint32_t>(i);
+            keys[at] = key | (static_cast<std::uint64_t>(flags) << flag_shift);
+        };
+        for (std::size_t t = 0; t < n; ++t) {
+            const std::size_t i = order ? order[t] : t;
+            const std::uint32_t sp = box_span[i];
+            if (sp == 0) put(i, box_key[i], all_flags_);
+            else if (sp != large_span)
+                for_each_binned_cell(box_key[i], sp, [&](std::uint64_t k, std::uint32_t f) { put(i, k, f); });
+        }
+        if (!large_ids_.empty()) {
+            is_large_.assign(n, 0);
+            for (std::uint32_t id : large_ids_) is_large_[id] = 1;
+        } else {
+            is_large_.clear();
+        }
+    }
+
+    View entries_view() const {
+        View e;
+        for (int k = 0; k < D; ++k) {
+            e.lo[k] = e_lo_[k].data();
+            e.hi[k] = e_hi_[k].data();
+        }
+        e.n = entries_;
+        return e;
+    }
+
+    /// Like scan_overlaps, but reads whole SIMD batches past `end` (the entry
+    /// arrays are padded) and masks the extra lanes: buckets are short.
+    template <class Emit>
+    static void scan_padded(const View& e, std::size_t begin, std::size_t end, const BasicBox<T, D>& q, Emit&& emit) {
+#ifndef BROADPHASE_NO_SIMD
+        if constexpr (std::is_same_v<T, float>) {
+            for (std::size_t j = begin; j < end; j += simd::width) {
+                std::uint32_t m = overlap_bits<D>(e, j, q);
+                if (end - j < static_cast<std::size_t>(simd::width)) m &= (1u << (end - j)) - 1u;
+                while (m) {
+                    emit(j + static_cast<std::size_t>(count_trailing_zeros(m)));
+                    m &= m - 1;
+                }
+            }
+            return;
+        }
+#endif
+        scan_overlaps(e, begin, end, q, emit);
+    }
+
+    // ---- queries and large boxes ---------------------------------------------
+
+    /// Calls emit(id) for every table box overlapping q, each once: a box is
+    /// reported in the cell that is the max of its and q's min cells.
+    template <class Emit>
+    void query_table(const View& v, const BasicBox<T, D>& q, Emit&& emit) const {
+        if (entries_ == 0) return;
+        int lo[3], hi[3];
+        const std::uint64_t cells = span(q, lo, hi);
+        if (cells > std::max<std::uint64_t>(64, entries_ / 4)) {
+            // Cheaper to look at every box once than at every covered cell.
+            scan_overlaps(v, 0, v.n, q, [&](std::size_t j) {
+                if (is_large_.empty() || !is_large_[j]) emit(static_cast<std::uint32_t>(j));
+            });
+            return;
+        }
+        const View e = entries_view();
+        for_each_cell(lo, hi, [&](const int* c, std::uint32_t qflags) {
+            const std::uint64_t cell = pack(c, naxes_);
+            const std::uint32_t b = bucket_of(cell);
+            const std::uint64_t qkey = cell | (static_cast<std::uint64_t>(qflags) << flag_shift);
+            scan_padded(e, starts_[b], starts_[b + 1], q, [&](std::size_t j) {
+                if (same_cell(keys_[j], qkey) && owns(keys_[j], qkey)) emit(ids_[j]);
+            });
+        });
+    }
+
+    /// Pairs involving large boxes: against the table, then among themselves.
+    template <class Sink>
+    void large_pairs(const View& v, Sink& sink) const {
+        const std::size_t nl = large_ids_.size();
+        for (std::size_t t = 0; t < nl && !sink.stopped(); ++t) {
+            const std::uint32_t a = large_ids_[t];
+            const BasicBox<T, D> q = box_at(v, a);
+            query_table(v, q, [&](std::uint32_t b) {
+                if (a < b) sink(a, b);
+                else sink(b, a);
+            });
+            // Large against the large after it.
+            for (std::size_t u = t + 1; u < nl; ++u)
+                if (v.overlaps(large_ids_[u], q)) sink(a, large_ids_[u]);
+        }
+    }
+
+    Params params_;
+    int axes_[3] = {0, 0, 0};
+    int naxes_ = 0;
+    std::uint32_t all_flags_ = 0;
+    T origin_[D] = {};
+    T h_ = T(1), inv_h_ = T(1);
+    int table_bits_ = 4;
+    std::size_t entries_ = 0;
+    std::vector<std::uint32_t> starts_, cursor_;
+    std::vector<T> e_lo_[D], e_hi_[D];
+    std::vector<std::uint32_t> ids_;
+    std::vector<std::uint64_t> keys_;
+    std::vector<std::uint32_t> large_ids_;
+    std::vector<std::uint8_t> is_large_;
+    std::vector<std::int32_t> cell_lo_[3], cell_hi_[3];  // per box and grid axis
+    std::vector<std::uint64_t> box_key_;   // per box: key of its min cell
+    std::vector<std::uint32_t> box_span_;  // per box: cells - 1 per axis, 8 bits each
+    static constexpr std::uint32_t large_span = ~0u;
+};
+
+}  // namespace detail
+}  // namespace broadphase

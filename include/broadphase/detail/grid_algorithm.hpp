@@ -1,0 +1,103 @@
+// One algorithm class over CellGrid, shared by the uniform and the hybrid
+// grid; a policy says which axes are gridded and whether buckets are swept.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "../boxes.hpp"
+#include "algorithm_base.hpp"
+#include "cell_grid.hpp"
+#include "radix_sort.hpp"
+#include "stats.hpp"
+
+namespace broadphase {
+namespace detail {
+
+template <class T, int D, class Policy>
+class GridAlgorithm : public AlgorithmBase<GridAlgorithm<T, D, Policy>, T, D> {
+    friend class AlgorithmBase<GridAlgorithm<T, D, Policy>, T, D>;
+    using View = SoaView<T, D>;
+    using Grid = CellGrid<T, D>;
+
+public:
+    /// Target boxes per cell; 0 (the default) keeps the policy's tuned value.
+    void set_boxes_per_cell(double n) { boxes_per_cell_ = n; }
+
+    /// The cell side chosen by the last build or pair search.
+    T cell_size() const { return last_cell_size_; }
+
+private:
+    /// Bins `v` into `grid`: the policy picks the gridded axes; when it
+    /// sweeps, boxes are placed in order of their min on the sweep axis.
+    void bin(const View& v, Grid& grid) {
+        typename Grid::Params p = Policy::template params<T, D>(v, stats_scratch_);
+        if (boxes_per_cell_ > 0) p.boxes_per_cell = boxes_per_cell_;
+        const std::uint32_t* order = nullptr;
+        if (p.sweep_axis >= 0) {
+            sort_by_min(v, p.sweep_axis);
+            order = order_.data();
+        }
+        grid.build(v, p, order, stats_scratch_);
+        last_cell_size_ = grid.cell_size();
+    }
+
+    void sort_by_min(const View& v, int axis) {
+        keys_.resize(v.n);
+        order_.resize(v.n);
+        for (std::size_t i = 0; i < v.n; ++i) order_[i] = static_cast<std::uint32_t>(i);
+        if constexpr (std::is_same_v<T, float>) {
+            for (std::size_t i = 0; i < v.n; ++i) keys_[i] = float_key(v.lo[axis][i]);
+            radix_sort(keys_, order_, radix_);
+        } else {
+            std::stable_sort(order_.begin(), order_.end(),
+                             [&](std::uint32_t a, std::uint32_t b) { return v.lo[axis][a] < v.lo[axis][b]; });
+        }
+    }
+
+    template <class Sink>
+    void self_impl(const BasicBoxes<T, D>& boxes, Sink& sink) {
+        const View v = View::of(boxes);
+        bin(v, grid_);
+        grid_.self_pairs(v, sink);
+    }
+
+    /// Two sets: bin the larger, query it with each box of the smaller.
+    template <class Sink>
+    void cross_impl(const BasicBoxes<T, D>& a, const BasicBoxes<T, D>& b, Sink& sink) {
+        const View va = View::of(a), vb = View::of(b);
+        if (va.n == 0 || vb.n == 0) return;
+        const bool bin_a = va.n >= vb.n;
+        const View& binned = bin_a ? va : vb;
+        const View& queries = bin_a ? vb : va;
+        bin(binned, grid_);
+        for (std::size_t i = 0; i < queries.n && !sink.stopped(); ++i) {
+            const auto qi = static_cast<std::uint32_t>(i);
+            grid_.query(binned, box_at(queries, i), [&](std::uint32_t j) {
+                if (bin_a) sink(j, qi);
+                else sink(qi, j);
+            });
+        }
+    }
+
+    void build_impl(const BasicBoxes<T, D>& boxes) {
+        built_ = boxes;
+        bin(View::of(built_), built_grid_);
+    }
+
+    template <class Emit>
+    void query_impl(const BasicBox<T, D>& q, Emit&& emit) const {
+        built_grid_.query(View::of(built_), q, emit);
+    }
+
+    double boxes_per_cell_ = 0;
+    T last_cell_size_ = T(0);
+    Grid grid_, built_grid_;
+    BasicBoxes<T, D> built_;
+    std::vector<std::uint32_t> keys_, order_;
+    RadixScratch radix_;
+    StatsScratch stats_scratch_;
+};
+
+}  // namespace detail
+}  // namespace broadphase
