@@ -27,7 +27,8 @@ struct HybridGridPolicy {
         const int sweep = D > 1 ? detail::scene_stats(v, scratch).sparsest_axis() : 0;
         p.sweep_axis = sweep;
         p.axis_mask = ((1u << D) - 1) & ~(1u << sweep);
-        p.boxes_per_cell = 24;
+        p.boxes_per_cell = 512;
+        p.min_cell_extents = 4;
         p.max_cells = 9;
         return p;
     }

@@ -26,6 +26,7 @@ struct UniformGridPolicy {
         p.sweep_axis = -1;
         p.boxes_per_cell = 8;
         p.max_cells = 27;
+        p.min_cell_extents = 2;
         return p;
     }
 };

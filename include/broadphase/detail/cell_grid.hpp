@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "../boxes.hpp"
+#include "box_record.hpp"
 #include "simd.hpp"
 #include "stats.hpp"
 
@@ -37,6 +38,7 @@ template <class T, int D>
 class CellGrid {
     static_assert(D >= 1 && D <= 3, "hashed cells pack at most 3 axes");
     using View = SoaView<T, D>;
+    using Record = BoxRecord<T>;
 
 public:
     static constexpr int coord_bits = 20;
@@ -48,6 +50,7 @@ public:
         int sweep_axis = -1;                      ///< >= 0: buckets are sorted by min on this axis
         double boxes_per_cell = 8;                ///< target occupancy
         std::uint64_t max_cells = 27;             ///< boxes touching more cells are "large"
+        double min_cell_extents = 1;              ///< cell side >= this many median box extents
     };
 
     /// Chooses the cell size from the data, then bins every box. `order`
@@ -64,25 +67,44 @@ public:
     }
 
     /// Every pair within the built boxes, ids as given at build, a < b.
+    /// Buckets of a few boxes are tested record against record; longer ones
+    /// are first copied to struct-of-arrays and tested SIMD-width at a time.
     template <class Sink>
-    void self_pairs(const View& v, Sink& sink) const {
-        const View e = entries_view();
+    void self_pairs(const View& v, Sink& sink) {
         const std::size_t nb = starts_.size() - 1;
+        const Record* rec = records_.data();
+        const std::uint64_t* keys = keys_.data();
+        const int sweep = params_.sweep_axis;
         for (std::size_t b = 0; b < nb; ++b) {
             const std::size_t s = starts_[b], end = starts_[b + 1];
-            for (std::size_t i = s; i + 1 < end; ++i) {
-                const std::uint64_t ki = keys_[i];
-                const std::uint32_t a = ids_[i];
-                auto hit = [&](std::size_t j) {
-                    const std::uint64_t kj = keys_[j];
-                    if (same_cell(ki, kj) && owns(ki, kj)) {
-                        const std::uint32_t bj = ids_[j];
-                        if (a < bj) sink(a, bj);
-                        else sink(bj, a);
+            if (end - s < 2) continue;
+            auto report = [&](std::size_t i, std::size_t j) {
+                const std::uint64_t ki = keys[i], kj = keys[j];
+                if (same_cell(ki, kj) && owns(ki, kj)) {
+                    const std::uint32_t a = rec[i].id, bj = rec[j].id;
+                    if (a < bj) sink(a, bj);
+                    else sink(bj, a);
+                }
+            };
+            if (end - s >= soa_min) {
+                const View bv = bucket_soa(s, end);
+                for (std::size_t i = 0; i + 1 < bv.n; ++i) {
+                    auto hit = [&](std::size_t j) { report(s + i, s + j); };
+                    if (sweep >= 0) sweep_overlaps(bv, i + 1, bv.n, sweep, box_at(bv, i), hit);
+                    else scan_overlaps_padded(bv, i + 1, bv.n, box_at(bv, i), hit);
+                }
+            } else {
+                for (std::size_t i = s; i + 1 < end; ++i) {
+                    const RecordProbe<T> probe(rec[i]);
+                    if (sweep >= 0) {
+                        const T limit = rec[i].hi[sweep];
+                        for (std::size_t j = i + 1; j < end && !(rec[j].lo[sweep] > limit); ++j)
+                            if (probe.overlaps(rec[j])) report(i, j);
+                    } else {
+                        for (std::size_t j = i + 1; j < end; ++j)
+                            if (probe.overlaps(rec[j])) report(i, j);
                     }
-                };
-                if (params_.sweep_axis >= 0) sweep_overlaps(e, i + 1, end, params_.sweep_axis, box_at(e, i), hit);
-                else scan_padded(e, i + 1, end, box_at(e, i), hit);
+                }
             }
             if ((b & 63) == 0 && sink.stopped()) return;
         }
@@ -175,7 +197,7 @@ private:
         for (int a = 0; a < naxes_; ++a) {
             const int k = axes_[a];
             const double e = std::isfinite(s.extent_median[k]) ? s.extent_median[k] : 0.0;
-            h_min = std::max(h_min, e);
+            h_min = std::max(h_min, e * params_.min_cell_extents);
             volume *= std::max(s.center_hi[k] - s.center_lo[k], 0.0) + e;
         }
         const double n = static_cast<double>(std::max<std::size_t>(v.n, 1));
@@ -190,7 +212,7 @@ private:
     /// Estimates, from a sample of box centres, how many boxes a box shares
     /// its cell with, and shrinks h while that is well above the target.
     double refine_cell_size(const View& v, double h, double h_min, StatsScratch& scratch) {
-        const std::size_t m = std::min<std::size_t>(v.n, 1024);
+        const std::size_t m = std::min<std::size_t>(v.n, 512);
         if (m < 16) return h;
         std::vector<std::uint64_t>& keys = scratch.keys;
         const double stride = static_cast<double>(v.n) / static_cast<double>(m);
@@ -248,7 +270,6 @@ private:
     /// cell key and span, or "large".
     std::uint64_t bin_boxes(const View& v) {
         const std::size_t n = v.n;
-        const std::int32_t off = static_cast<std::int32_t>(coord_limit + 1);
         for (int a = 0; a < naxes_; ++a) {
             const int k = axes_[a];
             cell_lo_[a].resize(n);
@@ -259,24 +280,45 @@ private:
         box_key_.resize(n);
         box_span_.resize(n);
         large_ids_.clear();
+        switch (naxes_) {
+            case 1: return key_boxes<1>(n);
+            case 2: return key_boxes<2>(n);
+            default: return key_boxes<3>(n);
+        }
+    }
+
+    /// Per box: min cell key and span from the bulk coordinates; NA = number
+    /// of grid axes, fixed at compile time so the loop unrolls.
+    template <int NA>
+    std::uint64_t key_boxes(std::size_t n) {
+        const std::int32_t* clo[3];
+        const std::int32_t* chi[3];
+        for (int a = 0; a < NA; ++a) {
+            clo[a] = cell_lo_[a].data();
+            chi[a] = cell_hi_[a].data();
+        }
+        constexpr std::int32_t off = static_cast<std::int32_t>(coord_limit + 1);
+        const std::uint64_t max_cells = params_.max_cells;
+        std::uint64_t* box_key = box_key_.data();
+        std::uint32_t* box_span = box_span_.data();
         std::uint64_t total = 0;
         for (std::size_t i = 0; i < n; ++i) {
             std::uint64_t cells = 1, key = 0;
             std::uint32_t packed = 0;
-            for (int a = 0; a < naxes_; ++a) {
-                const std::int32_t lo = cell_lo_[a][i], d = cell_hi_[a][i] - lo;
+            for (int a = 0; a < NA; ++a) {
+                const std::int32_t lo = clo[a][i], d = chi[a][i] - lo;
                 cells *= static_cast<std::uint64_t>(d) + 1;
                 key |= static_cast<std::uint64_t>(lo + off) << (a * coord_bits);
-                packed |= static_cast<std::uint32_t>(std::min(d, 255)) << (8 * a);
+                packed |= static_cast<std::uint32_t>(d < 255 ? d : 255) << (8 * a);
             }
-            if (cells > params_.max_cells) {
+            box_key[i] = key;
+            if (cells > max_cells) {
                 large_ids_.push_back(static_cast<std::uint32_t>(i));
                 packed = large_span;
             } else {
                 total += cells;
             }
-            box_key_[i] = key;
-            box_span_[i] = packed;
+            box_span[i] = packed;
         }
         return total;
     }
@@ -299,32 +341,30 @@ private:
         }
         for (std::size_t b = 0; b < nb; ++b) starts_[b + 1] += starts_[b];
         cursor_.assign(starts_.begin(), starts_.end() - 1);
-        const std::size_t padded = entries_ + simd::width;
-        T* elo[D];
-        T* ehi[D];
-        for (int k = 0; k < D; ++k) {
-            e_lo_[k].resize(padded);
-            e_hi_[k].resize(padded);
-            elo[k] = e_lo_[k].data();
-            ehi[k] = e_hi_[k].data();
-        }
-        ids_.resize(entries_);
+        records_.resize(entries_);
         keys_.resize(entries_);
-        std::uint32_t* ids = ids_.data();
+        Record* rec = records_.data();
         std::uint64_t* keys = keys_.data();
         std::uint32_t* cursor = cursor_.data();
         const View src = v;
         auto put = [&](std::size_t i, std::uint64_t key, std::uint32_t flags) {
             const std::uint32_t at = cursor[bucket_of(key)]++;
-            for (int k = 0; k < D; ++k) {
-                elo[k][at] = src.lo[k][i];
-                ehi[k][at] = src.hi[k][i];
-            }
-            ids[at] = static_cast<std::uint32_t>(i);
+            rec[at] = record_of(src, i, static_cast<std::uint32_t>(i));
             keys[at] = key | (static_cast<std::uint64_t>(flags) << flag_shift);
         };
+        constexpr std::size_t ahead = 16;  // prefetch the slots boxes ahead will write
         for (std::size_t t = 0; t < n; ++t) {
             const std::size_t i = order ? order[t] : t;
+#if defined(__GNUC__)
+            if (t + ahead < n) {
+                const std::size_t f = order ? order[t + ahead] : t + ahead;
+                if (box_span[f] != large_span) {
+                    const std::uint32_t at = cursor[bucket_of(box_key[f])];
+                    __builtin_prefetch(rec + at, 1);
+                    __builtin_prefetch(keys + at, 1);
+                }
+            }
+#endif
             const std::uint32_t sp = box_span[i];
             if (sp == 0) put(i, box_key[i], all_flags_);
             else if (sp != large_span)
@@ -338,34 +378,29 @@ private:
         }
     }
 
-    View entries_view() const {
-        View e;
-        for (int k = 0; k < D; ++k) {
-            e.lo[k] = e_lo_[k].data();
-            e.hi[k] = e_hi_[k].data();
-        }
-        e.n = entries_;
-        return e;
-    }
+    static constexpr std::size_t soa_min = 8;
 
-    /// Like scan_overlaps, but reads whole SIMD batches past `end` (the entry
-    /// arrays are padded) and masks the extra lanes: buckets are short.
-    template <class Emit>
-    static void scan_padded(const View& e, std::size_t begin, std::size_t end, const BasicBox<T, D>& q, Emit&& emit) {
-#ifndef BROADPHASE_NO_SIMD
-        if constexpr (std::is_same_v<T, float>) {
-            for (std::size_t j = begin; j < end; j += simd::width) {
-                std::uint32_t m = overlap_bits<D>(e, j, q);
-                if (end - j < static_cast<std::size_t>(simd::width)) m &= (1u << (end - j)) - 1u;
-                while (m) {
-                    emit(j + static_cast<std::size_t>(count_trailing_zeros(m)));
-                    m &= m - 1;
-                }
+    /// Copies the records of one bucket to struct-of-arrays scratch, padded
+    /// so SIMD batches may read past the end.
+    View bucket_soa(std::size_t s, std::size_t end) {
+        const std::size_t m = end - s;
+        View bv;
+        for (int k = 0; k < D; ++k) {
+            if (soa_lo_[k].size() < m + simd::width) {
+                soa_lo_[k].resize(m + simd::width);
+                soa_hi_[k].resize(m + simd::width);
             }
-            return;
+            T* lo = soa_lo_[k].data();
+            T* hi = soa_hi_[k].data();
+            for (std::size_t t = 0; t < m; ++t) {
+                lo[t] = records_[s + t].lo[k];
+                hi[t] = records_[s + t].hi[k];
+            }
+            bv.lo[k] = lo;
+            bv.hi[k] = hi;
         }
-#endif
-        scan_overlaps(e, begin, end, q, emit);
+        bv.n = m;
+        return bv;
     }
 
     // ---- queries and large boxes ---------------------------------------------
@@ -375,7 +410,7 @@ private:
     template <class Emit>
     void query_table(const View& v, const BasicBox<T, D>& q, Emit&& emit) const {
         if (entries_ == 0) return;
-        int lo[3], hi[3];
+        int lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
         const std::uint64_t cells = span(q, lo, hi);
         if (cells > std::max<std::uint64_t>(64, entries_ / 4)) {
             // Cheaper to look at every box once than at every covered cell.
@@ -384,14 +419,15 @@ private:
             });
             return;
         }
-        const View e = entries_view();
+        const Record qr = record_of(q);
+        const RecordProbe<T> probe(qr);
         for_each_cell(lo, hi, [&](const int* c, std::uint32_t qflags) {
             const std::uint64_t cell = pack(c, naxes_);
             const std::uint32_t b = bucket_of(cell);
             const std::uint64_t qkey = cell | (static_cast<std::uint64_t>(qflags) << flag_shift);
-            scan_padded(e, starts_[b], starts_[b + 1], q, [&](std::size_t j) {
-                if (same_cell(keys_[j], qkey) && owns(keys_[j], qkey)) emit(ids_[j]);
-            });
+            for (std::size_t j = starts_[b], end = starts_[b + 1]; j < end; ++j)
+                if (probe.overlaps(records_[j]) && same_cell(keys_[j], qkey) && owns(keys_[j], qkey))
+                    emit(records_[j].id);
         });
     }
 
@@ -421,8 +457,8 @@ private:
     int table_bits_ = 4;
     std::size_t entries_ = 0;
     std::vector<std::uint32_t> starts_, cursor_;
-    std::vector<T> e_lo_[D], e_hi_[D];
-    std::vector<std::uint32_t> ids_;
+    std::vector<Record> records_;  // per entry, grouped by bucket
+    std::vector<T> soa_lo_[D], soa_hi_[D];  // one bucket as struct of arrays
     std::vector<std::uint64_t> keys_;
     std::vector<std::uint32_t> large_ids_;
     std::vector<std::uint8_t> is_large_;

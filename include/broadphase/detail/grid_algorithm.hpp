@@ -23,6 +23,8 @@ class GridAlgorithm : public AlgorithmBase<GridAlgorithm<T, D, Policy>, T, D> {
 public:
     /// Target boxes per cell; 0 (the default) keeps the policy's tuned value.
     void set_boxes_per_cell(double n) { boxes_per_cell_ = n; }
+    /// Smallest cell side in median box extents; 0 keeps the policy's value.
+    void set_min_cell_extents(double r) { min_cell_extents_ = r; }
 
     /// The cell side chosen by the last build or pair search.
     T cell_size() const { return last_cell_size_; }
@@ -33,6 +35,7 @@ private:
     void bin(const View& v, Grid& grid) {
         typename Grid::Params p = Policy::template params<T, D>(v, stats_scratch_);
         if (boxes_per_cell_ > 0) p.boxes_per_cell = boxes_per_cell_;
+        if (min_cell_extents_ > 0) p.min_cell_extents = min_cell_extents_;
         const std::uint32_t* order = nullptr;
         if (p.sweep_axis >= 0) {
             sort_by_min(v, p.sweep_axis);
@@ -91,6 +94,7 @@ private:
     }
 
     double boxes_per_cell_ = 0;
+    double min_cell_extents_ = 0;
     T last_cell_size_ = T(0);
     Grid grid_, built_grid_;
     BasicBoxes<T, D> built_;

@@ -139,6 +139,28 @@ inline void scan_overlaps(const SoaView<T, D>& v, std::size_t begin, std::size_t
         if (v.overlaps(j, q)) emit(j);
 }
 
+/// Like scan_overlaps, but reads whole SIMD batches past `end` (the caller
+/// pads the arrays by simd::width) and masks the extra lanes, so short runs
+/// need no scalar tail.
+template <class T, int D, class Emit>
+inline void scan_overlaps_padded(const SoaView<T, D>& v, std::size_t begin, std::size_t end, const BasicBox<T, D>& q,
+                                 Emit&& emit) {
+#ifndef BROADPHASE_NO_SIMD
+    if constexpr (std::is_same_v<T, float>) {
+        for (std::size_t j = begin; j < end; j += simd::width) {
+            std::uint32_t m = overlap_bits<D>(v, j, q);
+            if (end - j < static_cast<std::size_t>(simd::width)) m &= (1u << (end - j)) - 1u;
+            while (m) {
+                emit(j + static_cast<std::size_t>(count_trailing_zeros(m)));
+                m &= m - 1;
+            }
+        }
+        return;
+    }
+#endif
+    scan_overlaps(v, begin, end, q, emit);
+}
+
 /// Sweep form: boxes [begin, end) are sorted by min on `axis`; calls emit(j)
 /// for every overlapping j, stopping at the first box whose min on `axis`
 /// exceeds q.max there (all later ones do too). Cost: the boxes scanned.

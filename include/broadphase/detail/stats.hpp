@@ -54,7 +54,7 @@ struct StatsScratch {
 
 /// Samples up to `max_sample` boxes at a fixed stride. O(sample log sample).
 template <class T, int D>
-SceneStats<D> scene_stats(const SoaView<T, D>& v, StatsScratch& scratch, std::size_t max_sample = 1024) {
+SceneStats<D> scene_stats(const SoaView<T, D>& v, StatsScratch& scratch, std::size_t max_sample = 512) {
     SceneStats<D> s;
     s.n = v.n;
     if (v.n == 0) return s;
