@@ -28,6 +28,7 @@
 
 #include "../boxes.hpp"
 #include "box_record.hpp"
+#include "radix_sort.hpp"
 #include "simd.hpp"
 #include "stats.hpp"
 
@@ -53,17 +54,16 @@ public:
         double min_cell_extents = 1;              ///< cell side >= this many median box extents
     };
 
-    /// Chooses the cell size from the data, then bins every box. `order`
-    /// (optional) is the order in which boxes are placed; counting sort is
-    /// stable, so each bucket keeps it (the hybrid passes sweep order).
-    void build(const View& v, const Params& p, const std::uint32_t* order, StatsScratch& stats_scratch) {
+    /// Chooses the cell size from the data, then bins every box; with a
+    /// sweep axis, each bucket is then sorted by min on it.
+    void build(const View& v, const Params& p, StatsScratch& stats_scratch) {
         params_ = p;
         naxes_ = 0;
         for (int k = 0; k < D; ++k)
             if (p.axis_mask & (1u << k)) axes_[naxes_++] = k;
         all_flags_ = (1u << naxes_) - 1;
         choose_cell_size(v, stats_scratch);
-        place(v, order);
+        place(v);
     }
 
     /// Every pair within the built boxes, ids as given at build, a < b.
@@ -266,54 +266,52 @@ private:
                 }
     }
 
-    /// Cell coordinates of every box in bulk (SIMD), then per box its min
-    /// cell key and span, or "large".
+    /// Per box: its min cell key and span (or "large"), from cell coordinates
+    /// computed in chunks (SIMD) so no per-box coordinate arrays are kept.
+    /// Returns the number of table entries.
     std::uint64_t bin_boxes(const View& v) {
         const std::size_t n = v.n;
-        for (int a = 0; a < naxes_; ++a) {
-            const int k = axes_[a];
-            cell_lo_[a].resize(n);
-            cell_hi_[a].resize(n);
-            scale_clamp_trunc(v.lo[k], n, origin_[k], inv_h_, T(coord_limit), cell_lo_[a].data());
-            scale_clamp_trunc(v.hi[k], n, origin_[k], inv_h_, T(coord_limit), cell_hi_[a].data());
-        }
         box_key_.resize(n);
         box_span_.resize(n);
         large_ids_.clear();
-        switch (naxes_) {
-            case 1: return key_boxes<1>(n);
-            case 2: return key_boxes<2>(n);
-            default: return key_boxes<3>(n);
+        std::uint64_t total = 0;
+        for (std::size_t begin = 0; begin < n; begin += chunk) {
+            const std::size_t m = std::min(chunk, n - begin);
+            for (int a = 0; a < naxes_; ++a) {
+                const int k = axes_[a];
+                scale_clamp_trunc(v.lo[k] + begin, m, origin_[k], inv_h_, T(coord_limit), cell_lo_[a]);
+                scale_clamp_trunc(v.hi[k] + begin, m, origin_[k], inv_h_, T(coord_limit), cell_hi_[a]);
+            }
+            switch (naxes_) {
+                case 1: total += key_boxes<1>(begin, m); break;
+                case 2: total += key_boxes<2>(begin, m); break;
+                default: total += key_boxes<3>(begin, m); break;
+            }
         }
+        return total;
     }
 
-    /// Per box: min cell key and span from the bulk coordinates; NA = number
-    /// of grid axes, fixed at compile time so the loop unrolls.
+    /// Keys and spans of boxes [begin, begin + m) from the chunk's cell
+    /// coordinates; NA = number of grid axes, fixed so the loop unrolls.
     template <int NA>
-    std::uint64_t key_boxes(std::size_t n) {
-        const std::int32_t* clo[3];
-        const std::int32_t* chi[3];
-        for (int a = 0; a < NA; ++a) {
-            clo[a] = cell_lo_[a].data();
-            chi[a] = cell_hi_[a].data();
-        }
+    std::uint64_t key_boxes(std::size_t begin, std::size_t m) {
         constexpr std::int32_t off = static_cast<std::int32_t>(coord_limit + 1);
         const std::uint64_t max_cells = params_.max_cells;
-        std::uint64_t* box_key = box_key_.data();
-        std::uint32_t* box_span = box_span_.data();
+        std::uint64_t* box_key = box_key_.data() + begin;
+        std::uint32_t* box_span = box_span_.data() + begin;
         std::uint64_t total = 0;
-        for (std::size_t i = 0; i < n; ++i) {
+        for (std::size_t i = 0; i < m; ++i) {
             std::uint64_t cells = 1, key = 0;
             std::uint32_t packed = 0;
             for (int a = 0; a < NA; ++a) {
-                const std::int32_t lo = clo[a][i], d = chi[a][i] - lo;
+                const std::int32_t lo = cell_lo_[a][i], d = cell_hi_[a][i] - lo;
                 cells *= static_cast<std::uint64_t>(d) + 1;
                 key |= static_cast<std::uint64_t>(lo + off) << (a * coord_bits);
                 packed |= static_cast<std::uint32_t>(d < 255 ? d : 255) << (8 * a);
             }
             box_key[i] = key;
             if (cells > max_cells) {
-                large_ids_.push_back(static_cast<std::uint32_t>(i));
+                large_ids_.push_back(static_cast<std::uint32_t>(begin + i));
                 packed = large_span;
             } else {
                 total += cells;
@@ -323,58 +321,179 @@ private:
         return total;
     }
 
-    void place(const View& v, const std::uint32_t* order) {
+    /// Calls f(box, cell key, start flags) for every table entry, boxes in
+    /// input order or in `order`.
+    template <class F>
+    void for_each_entry(std::size_t n, F&& f, const std::uint32_t* order = nullptr) const {
+        const std::uint64_t* box_key = box_key_.data();
+        const std::uint32_t* box_span = box_span_.data();
+        for (std::size_t t = 0; t < n; ++t) {
+            const std::size_t i = order ? order[t] : t;
+            const std::uint32_t sp = box_span[i];
+            if (sp == 0) f(i, box_key[i], all_flags_);
+            else if (sp != large_span)
+                for_each_binned_cell(box_key[i], sp, [&](std::uint64_t k, std::uint32_t fl) { f(i, k, fl); });
+        }
+    }
+
+    /// Counting sort of the entries by bucket, in two cache-friendly steps
+    /// (MSD style): first into at most 2^partition_bits partitions (a few
+    /// sequential write streams), then each partition,
+    /// now small enough for the cache, by bucket in place. Stable: within a
+    /// bucket, entries keep input order.
+    void place(const View& v) {
         const std::size_t n = v.n;
         entries_ = static_cast<std::size_t>(bin_boxes(v));
         table_bits_ = 4;
         while ((std::size_t(1) << table_bits_) < entries_ && table_bits_ < 30) ++table_bits_;
         const std::size_t nb = std::size_t(1) << table_bits_;
-        starts_.assign(nb + 1, 0);
-        const std::uint64_t* box_key = box_key_.data();
-        const std::uint32_t* box_span = box_span_.data();
-        std::uint32_t* count = starts_.data() + 1;
-        for (std::size_t i = 0; i < n; ++i) {
-            const std::uint32_t sp = box_span[i];
-            if (sp == 0) ++count[bucket_of(box_key[i])];
-            else if (sp != large_span)
-                for_each_binned_cell(box_key[i], sp, [&](std::uint64_t k, std::uint32_t) { ++count[bucket_of(k)]; });
-        }
-        for (std::size_t b = 0; b < nb; ++b) starts_[b + 1] += starts_[b];
-        cursor_.assign(starts_.begin(), starts_.end() - 1);
         records_.resize(entries_);
         keys_.resize(entries_);
         Record* rec = records_.data();
         std::uint64_t* keys = keys_.data();
-        std::uint32_t* cursor = cursor_.data();
         const View src = v;
-        auto put = [&](std::size_t i, std::uint64_t key, std::uint32_t flags) {
-            const std::uint32_t at = cursor[bucket_of(key)]++;
-            rec[at] = record_of(src, i, static_cast<std::uint32_t>(i));
-            keys[at] = key | (static_cast<std::uint64_t>(flags) << flag_shift);
-        };
-        constexpr std::size_t ahead = 16;  // prefetch the slots boxes ahead will write
-        for (std::size_t t = 0; t < n; ++t) {
-            const std::size_t i = order ? order[t] : t;
-#if defined(__GNUC__)
-            if (t + ahead < n) {
-                const std::size_t f = order ? order[t + ahead] : t + ahead;
-                if (box_span[f] != large_span) {
-                    const std::uint32_t at = cursor[bucket_of(box_key[f])];
-                    __builtin_prefetch(rec + at, 1);
-                    __builtin_prefetch(keys + at, 1);
-                }
-            }
-#endif
-            const std::uint32_t sp = box_span[i];
-            if (sp == 0) put(i, box_key[i], all_flags_);
-            else if (sp != large_span)
-                for_each_binned_cell(box_key[i], sp, [&](std::uint64_t k, std::uint32_t f) { put(i, k, f); });
+        starts_.resize(nb + 1);
+        if (table_bits_ <= direct_bits) {
+            // Small enough for the cache: one counting sort, straight from the boxes.
+            std::fill(starts_.begin(), starts_.end(), 0u);
+            for_each_entry(n, [&](std::size_t, std::uint64_t key, std::uint32_t) { ++starts_[bucket_of(key) + 1]; });
+            for (std::size_t b = 0; b < nb; ++b) starts_[b + 1] += starts_[b];
+            cursor_.assign(starts_.begin(), starts_.end() - 1);
+            std::uint32_t* cursor = cursor_.data();
+            // With a sweep axis, place boxes in order of their min there:
+            // counting sort is stable, so every bucket comes out sorted.
+            const std::uint32_t* order = params_.sweep_axis >= 0 ? sweep_order(src, params_.sweep_axis) : nullptr;
+            for_each_entry(
+                n,
+                [&](std::size_t i, std::uint64_t key, std::uint32_t flags) {
+                    const std::uint32_t at = cursor[bucket_of(key)]++;
+                    rec[at] = record_of(src, i, static_cast<std::uint32_t>(i));
+                    keys[at] = key | (static_cast<std::uint64_t>(flags) << flag_shift);
+                },
+                order);
+        } else {
+            // Large: sort each bucket afterwards, in cache.
+            place_partitioned(src);
+            if (params_.sweep_axis >= 0) sort_buckets(params_.sweep_axis);
         }
         if (!large_ids_.empty()) {
             is_large_.assign(n, 0);
             for (std::uint32_t id : large_ids_) is_large_[id] = 1;
         } else {
             is_large_.clear();
+        }
+    }
+
+    /// Box indices sorted by min on `axis` (stable radix sort). O(n).
+    const std::uint32_t* sweep_order(const View& v, int axis) {
+        order_.resize(v.n);
+        sort_keys_.resize(v.n);
+        for (std::size_t i = 0; i < v.n; ++i) {
+            sort_keys_[i] = sort_key(v.lo[axis][i]);
+            order_[i] = static_cast<std::uint32_t>(i);
+        }
+        radix_sort(sort_keys_, order_, radix_);
+        return order_.data();
+    }
+
+    void place_partitioned(const View& src) {
+        const std::size_t n = src.n;
+        const std::size_t nb = std::size_t(1) << table_bits_;
+        const int local_bits = table_bits_ - partition_bits;
+        const int shift = local_bits;
+        const std::size_t np = nb >> local_bits;
+        Record* rec = records_.data();
+        std::uint64_t* keys = keys_.data();
+
+        // 1. Partition sizes, then scatter whole records into partitions.
+        pstart_.assign(np + 1, 0);
+        for_each_entry(n, [&](std::size_t, std::uint64_t key, std::uint32_t) { ++pstart_[(bucket_of(key) >> shift) + 1]; });
+        for (std::size_t p = 0; p < np; ++p) pstart_[p + 1] += pstart_[p];
+        cursor_.assign(pstart_.begin(), pstart_.end() - 1);
+        std::uint32_t* cursor = cursor_.data();
+        for_each_entry(n, [&](std::size_t i, std::uint64_t key, std::uint32_t flags) {
+            const std::uint32_t at = cursor[bucket_of(key) >> shift]++;
+            rec[at] = record_of(src, i, static_cast<std::uint32_t>(i));
+            keys[at] = key | (static_cast<std::uint64_t>(flags) << flag_shift);
+        });
+
+        // 2. Each partition by bucket, through a partition-sized scratch.
+        const std::size_t local_nb = std::size_t(1) << local_bits;
+        std::vector<std::uint32_t>& local = cursor_;
+        local.resize(std::max(local.size(), local_nb));
+        for (std::size_t p = 0; p < np; ++p) {
+            const std::size_t ps = pstart_[p], pe = pstart_[p + 1];
+            std::fill(local.begin(), local.begin() + static_cast<std::ptrdiff_t>(local_nb), 0u);
+            const std::uint32_t mask = static_cast<std::uint32_t>(local_nb - 1);
+            for (std::size_t j = ps; j < pe; ++j) ++local[bucket_of(keys[j]) & mask];
+            std::uint32_t sum = static_cast<std::uint32_t>(ps);
+            for (std::size_t b = 0; b < local_nb; ++b) {
+                const std::uint32_t c = local[b];
+                starts_[p * local_nb + b] = sum;
+                local[b] = sum - static_cast<std::uint32_t>(ps);
+                sum += c;
+            }
+            const std::size_t m = pe - ps;
+            if (m < 2) continue;
+            tmp_records_.resize(std::max(tmp_records_.size(), m));
+            tmp_keys_.resize(std::max(tmp_keys_.size(), m));
+            std::copy(rec + ps, rec + pe, tmp_records_.begin());
+            std::copy(keys + ps, keys + pe, tmp_keys_.begin());
+            for (std::size_t t = 0; t < m; ++t) {
+                const std::uint32_t at = static_cast<std::uint32_t>(ps) + local[bucket_of(tmp_keys_[t]) & mask]++;
+                rec[at] = tmp_records_[t];
+                keys[at] = tmp_keys_[t];
+            }
+        }
+        starts_[nb] = static_cast<std::uint32_t>(entries_);
+    }
+
+    /// Sorts each bucket by min on the sweep axis (stable: ties keep input
+    /// order), so the sweep inside a cell can stop early.
+    void sort_buckets(int axis) {
+        const std::size_t nb = starts_.size() - 1;
+        for (std::size_t b = 0; b < nb; ++b) {
+            const std::size_t s = starts_[b], e = starts_[b + 1];
+            const std::size_t m = e - s;
+            if (m < 2) continue;
+            if (m <= 16) {  // insertion sort
+                for (std::size_t i = s + 1; i < e; ++i) {
+                    const Record r = records_[i];
+                    const std::uint64_t k = keys_[i];
+                    std::size_t j = i;
+                    for (; j > s && r.lo[axis] < records_[j - 1].lo[axis]; --j) {
+                        records_[j] = records_[j - 1];
+                        keys_[j] = keys_[j - 1];
+                    }
+                    records_[j] = r;
+                    keys_[j] = k;
+                }
+                continue;
+            }
+            order_keys_.resize(m);
+            for (std::size_t t = 0; t < m; ++t)
+                order_keys_[t] = (static_cast<std::uint64_t>(sort_key(records_[s + t].lo[axis])) << 32) | t;
+            std::sort(order_keys_.begin(), order_keys_.end());
+            tmp_records_.resize(std::max(tmp_records_.size(), m));
+            tmp_keys_.resize(std::max(tmp_keys_.size(), m));
+            std::copy(records_.begin() + static_cast<std::ptrdiff_t>(s), records_.begin() + static_cast<std::ptrdiff_t>(e),
+                      tmp_records_.begin());
+            std::copy(keys_.begin() + static_cast<std::ptrdiff_t>(s), keys_.begin() + static_cast<std::ptrdiff_t>(e),
+                      tmp_keys_.begin());
+            for (std::size_t t = 0; t < m; ++t) {
+                const std::size_t from = static_cast<std::size_t>(order_keys_[t] & 0xFFFFFFFFu);
+                records_[s + t] = tmp_records_[from];
+                keys_[s + t] = tmp_keys_[from];
+            }
+        }
+    }
+
+    /// An order-preserving 32-bit key of a coordinate.
+    static std::uint32_t sort_key(T x) {
+        if constexpr (std::is_same_v<T, float>) {
+            return float_key(x);
+        } else {
+            return float_key(static_cast<float>(x));  // rounding is monotone: ties only
         }
     }
 
@@ -462,7 +581,14 @@ private:
     std::vector<std::uint64_t> keys_;
     std::vector<std::uint32_t> large_ids_;
     std::vector<std::uint8_t> is_large_;
-    std::vector<std::int32_t> cell_lo_[3], cell_hi_[3];  // per box and grid axis
+    static constexpr std::size_t chunk = 1024;
+    static constexpr int direct_bits = 16;    // tables up to 2^16 buckets: one pass
+    static constexpr int partition_bits = 7;  // at most 128 partitions: write streams stay in L1
+    std::int32_t cell_lo_[3][chunk], cell_hi_[3][chunk];  // one chunk of boxes
+    std::vector<std::uint32_t> pstart_, order_, sort_keys_;
+    RadixScratch radix_;
+    std::vector<Record> tmp_records_;
+    std::vector<std::uint64_t> tmp_keys_, order_keys_;
     std::vector<std::uint64_t> box_key_;   // per box: key of its min cell
     std::vector<std::uint32_t> box_span_;  // per box: cells - 1 per axis, 8 bits each
     static constexpr std::uint32_t large_span = ~0u;

@@ -8,7 +8,6 @@
 #include "../boxes.hpp"
 #include "algorithm_base.hpp"
 #include "cell_grid.hpp"
-#include "radix_sort.hpp"
 #include "stats.hpp"
 
 namespace broadphase {
@@ -30,32 +29,13 @@ public:
     T cell_size() const { return last_cell_size_; }
 
 private:
-    /// Bins `v` into `grid`: the policy picks the gridded axes; when it
-    /// sweeps, boxes are placed in order of their min on the sweep axis.
+    /// Bins `v` into `grid` on the axes the policy picks.
     void bin(const View& v, Grid& grid) {
         typename Grid::Params p = Policy::template params<T, D>(v, stats_scratch_);
         if (boxes_per_cell_ > 0) p.boxes_per_cell = boxes_per_cell_;
         if (min_cell_extents_ > 0) p.min_cell_extents = min_cell_extents_;
-        const std::uint32_t* order = nullptr;
-        if (p.sweep_axis >= 0) {
-            sort_by_min(v, p.sweep_axis);
-            order = order_.data();
-        }
-        grid.build(v, p, order, stats_scratch_);
+        grid.build(v, p, stats_scratch_);
         last_cell_size_ = grid.cell_size();
-    }
-
-    void sort_by_min(const View& v, int axis) {
-        keys_.resize(v.n);
-        order_.resize(v.n);
-        for (std::size_t i = 0; i < v.n; ++i) order_[i] = static_cast<std::uint32_t>(i);
-        if constexpr (std::is_same_v<T, float>) {
-            for (std::size_t i = 0; i < v.n; ++i) keys_[i] = float_key(v.lo[axis][i]);
-            radix_sort(keys_, order_, radix_);
-        } else {
-            std::stable_sort(order_.begin(), order_.end(),
-                             [&](std::uint32_t a, std::uint32_t b) { return v.lo[axis][a] < v.lo[axis][b]; });
-        }
     }
 
     template <class Sink>
@@ -98,8 +78,6 @@ private:
     T last_cell_size_ = T(0);
     Grid grid_, built_grid_;
     BasicBoxes<T, D> built_;
-    std::vector<std::uint32_t> keys_, order_;
-    RadixScratch radix_;
     StatsScratch stats_scratch_;
 };
 
