@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Runs the benchmarks and writes them, as CSV, where the docs expect them:
+#   docs/benchmarks/<machine>.csv      the Google Benchmark suite (bench/)
+#   docs/benchmarks/<machine>-cli.csv  `broadphase bench SCENE --algorithm all
+#                                      --verify --json` on the challenge scenes
+# <machine> comes from lscpu's model name and the CPU count, e.g.
+# amd-epyc-2core; MACHINE=name overrides it.
+# Extra arguments go to the suite, e.g.
+#   scripts/bench_csv.sh --benchmark_filter='find_pairs/sparse20k' --benchmark_min_time=0.05
+# (Google Benchmark 1.7: --benchmark_min_time takes plain seconds, no unit.)
+# The full suite takes several minutes: identical:20000 writes 199,990,000
+# pairs (1.6 GB) per frame.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+cd "$bp_repo_root"
+
+machine_name() {
+    local model cores
+    model="$(LC_ALL=C lscpu 2>/dev/null | sed -n 's/^Model name:[[:space:]]*//p' | head -n 1)"
+    if [ -z "$model" ]; then
+        model="$(sed -n 's/^model name[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo 2>/dev/null | head -n 1)"
+    fi
+    [ -n "$model" ] || model="unknown-cpu"
+    cores="$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)"
+    # "Intel(R) Xeon(R) Platinum 8375C CPU @ 2.90GHz" -> intel-xeon-platinum-8375c
+    printf '%s\n' "$model" | tr 'A-Z' 'a-z' |
+        sed -e 's/([^)]*)//g' -e 's/@.*$//' -e 's/ cpu\b//g' -e 's/ processor\b//g' \
+            -e 's/[0-9]*-core//g' -e 's/[^a-z0-9]\{1,\}/-/g' -e 's/^-//' -e 's/-$//' |
+        sed "s/\$/-${cores}core/"
+}
+
+bp_ensure_deps "${bp_deps[@]}"
+
+bp_log "release build (build/release)"
+bp_configure_release >/dev/null
+cmake --build build/release --parallel "$bp_jobs" --target broadphase_cli broadphase_bench
+
+machine="${MACHINE:-$(machine_name)}"
+mkdir -p docs/benchmarks
+suite_csv="docs/benchmarks/${machine}.csv"
+cli_csv="docs/benchmarks/${machine}-cli.csv"
+
+results="$(mktemp)"
+trap 'rm -f "$results"' EXIT
+
+# JSON, then CSV: Google Benchmark's own CSV reporter insists that every run
+# carries the same counters, and this suite's groups have different ones.
+bp_log "Google Benchmark suite -> $suite_csv"
+build/release/bench/broadphase_bench --benchmark_out="$results" --benchmark_out_format=json "$@"
+awk -f scripts/gbench_json_to_csv.awk "$results" >"$suite_csv"
+
+bp_log "CLI on the challenge scenes -> $cli_csv"
+: >"$results"
+for scene in sparse20k dense20k stretched40k clusters40k mixed20k; do
+    build/release/tools/broadphase bench "$scene" --algorithm all --verify --json >>"$results"
+done
+awk -v csv=1 -f scripts/summarize_bench.awk "$results" >"$cli_csv"
+
+bp_log "wrote $suite_csv and $cli_csv"

@@ -1,0 +1,61 @@
+# Shared by scripts/*.sh (sourced, not run). Bash only.
+#
+#   bp_repo_root            the repository root (from this file's location)
+#   bp_jobs                 parallel jobs: $JOBS, or the number of CPUs
+#   bp_ensure_deps PKG...   installs the Debian packages that are missing
+#   bp_configure_release    configures build/release (Release, CLI, tests, bench)
+#   bp_log MESSAGE          a visible progress line on stderr
+
+bp_repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+bp_jobs="${JOBS:-$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)}"
+
+bp_log() { printf '\n==> %s\n' "$*" >&2; }
+
+# What each package provides, so that a tool already on PATH (installed some
+# other way) counts as present.
+bp_have_pkg() {
+    case "$1" in
+        cmake) command -v cmake >/dev/null 2>&1 ;;
+        g++) command -v g++ >/dev/null 2>&1 || command -v c++ >/dev/null 2>&1 ;;
+        make) command -v make >/dev/null 2>&1 || command -v ninja >/dev/null 2>&1 ;;
+        *) dpkg -s "$1" >/dev/null 2>&1 ;;
+    esac
+}
+
+# Installs, with apt-get, whichever of the given Debian packages are missing.
+# apt-get update runs once, and only when something has to be installed.
+bp_ensure_deps() {
+    local missing=() pkg
+    for pkg in "$@"; do
+        bp_have_pkg "$pkg" || missing+=("$pkg")
+    done
+    [ "${#missing[@]}" -eq 0 ] && return 0
+
+    if ! command -v apt-get >/dev/null 2>&1; then
+        echo "error: missing ${missing[*]} and no apt-get to install them; install them by hand" >&2
+        return 1
+    fi
+    local sudo=()
+    if [ "$(id -u)" -ne 0 ]; then
+        if command -v sudo >/dev/null 2>&1; then
+            sudo=(sudo)
+        else
+            echo "error: missing ${missing[*]}; run as root or install sudo" >&2
+            return 1
+        fi
+    fi
+    bp_log "installing ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    "${sudo[@]}" apt-get update
+    "${sudo[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
+}
+
+# Everything the build, the tests and the benchmarks need.
+bp_deps=(cmake g++ make libgtest-dev libbenchmark-dev)
+
+# Options spelled out, so that a cache left by another configure cannot
+# quietly turn the tests or the CLI off.
+bp_configure_release() {
+    cmake -S "$bp_repo_root" -B "$bp_repo_root/build/release" -DCMAKE_BUILD_TYPE=Release \
+        -DBROADPHASE_BUILD_TOOLS=ON -DBROADPHASE_BUILD_TESTS=ON -DBROADPHASE_BUILD_BENCH=ON "$@"
+}
