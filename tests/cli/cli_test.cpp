@@ -1,0 +1,754 @@
+// End-to-end tests of the `broadphase` command-line tool.
+//
+// Each test writes its inputs to a fresh temporary directory, runs the built
+// executable (BROADPHASE_CLI_PATH) through the shell, and checks its exit
+// status, its stdout and stderr, and the files it wrote. The .npy and .csv
+// files are written and read here independently of the tool's own code, and
+// the expected pairs come from the library's brute force.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <random>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <broadphase/broadphase.hpp>
+#include <broadphase/scenes.hpp>
+
+#ifndef BROADPHASE_CLI_PATH
+#error "BROADPHASE_CLI_PATH must name the broadphase executable"
+#endif
+
+namespace {
+
+namespace fs = std::filesystem;
+using broadphase::Boxes;
+using broadphase::Pair;
+
+// ---------------------------------------------------------------- files
+
+std::string read_file(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+void write_file(const fs::path& p, const std::string& bytes) {
+    std::ofstream out(p, std::ios::binary);
+    out << bytes;
+}
+
+void append_le(std::string& out, std::uint64_t v, int bytes) {
+    for (int k = 0; k < bytes; ++k) out += static_cast<char>((v >> (8 * k)) & 0xff);
+}
+
+/// A .npy header of any version, padded so the data is 64-byte aligned.
+std::string npy_header(const std::string& descr, const std::string& shape, bool fortran = false, int major = 1) {
+    std::string dict = "{'descr': '" + descr + "', 'fortran_order': " + (fortran ? "True" : "False") +
+                       ", 'shape': " + shape + ", }";
+    const std::size_t prefix = 8 + (major == 1 ? 2 : 4);
+    dict.append((64 - (prefix + dict.size() + 1) % 64) % 64, ' ');
+    dict += '\n';
+    std::string out = "\x93NUMPY";
+    out += static_cast<char>(major);
+    out += '\0';
+    append_le(out, dict.size(), major == 1 ? 2 : 4);
+    return out + dict;
+}
+
+/// Rows (minx miny minz maxx maxy maxz) as little-endian float32 or float64 bytes.
+std::string row_bytes(const std::vector<double>& rows, bool float64) {
+    std::string out;
+    for (double v : rows) {
+        if (float64) {
+            std::uint64_t u;
+            std::memcpy(&u, &v, 8);
+            append_le(out, u, 8);
+        } else {
+            const float f = static_cast<float>(v);
+            std::uint32_t u;
+            std::memcpy(&u, &f, 4);
+            append_le(out, u, 4);
+        }
+    }
+    return out;
+}
+
+std::string npy_file(const std::vector<double>& rows, bool float64 = false, int major = 1) {
+    return npy_header(float64 ? "<f8" : "<f4", "(" + std::to_string(rows.size() / 6) + ", 6)", false, major) +
+           row_bytes(rows, float64);
+}
+
+std::string format_number(double v) {
+    if (std::isnan(v)) return "nan";
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    return buf;
+}
+
+std::string csv_file(const std::vector<double>& rows, bool header) {
+    std::string out = header ? "minx,miny,minz,maxx,maxy,maxz\n" : "";
+    for (std::size_t i = 0; i < rows.size(); i += 6) {
+        for (int c = 0; c < 6; ++c) out += (c ? ", " : "") + format_number(rows[i + c]);
+        out += '\n';
+    }
+    return out;
+}
+
+/// Reads a (K, 2) '<u4' .npy pair file, checking its header strictly.
+std::vector<Pair> read_npy_pairs(const fs::path& p) {
+    const std::string b = read_file(p);
+    std::vector<Pair> pairs;
+    if (b.size() < 10 || b.compare(0, 6, "\x93NUMPY") != 0 || b[6] != 1 || b[7] != 0) {
+        ADD_FAILURE() << p << ": not a version 1.0 .npy file";
+        return pairs;
+    }
+    const std::size_t header_size = std::size_t(std::uint8_t(b[8])) | std::size_t(std::uint8_t(b[9])) << 8;
+    const std::string header = b.substr(10, header_size);
+    EXPECT_EQ((10 + header_size) % 64, 0u) << "data not 64-byte aligned";
+    EXPECT_EQ(header.back(), '\n');
+    EXPECT_NE(header.find("'descr': '<u4'"), std::string::npos) << header;
+    EXPECT_NE(header.find("'fortran_order': False"), std::string::npos) << header;
+    const std::size_t s = header.find("'shape': (");
+    if (s == std::string::npos) {
+        ADD_FAILURE() << "no shape in " << header;
+        return pairs;
+    }
+    const std::size_t k = std::stoull(header.substr(s + 10));
+    EXPECT_NE(header.find("'shape': (" + std::to_string(k) + ", 2)"), std::string::npos) << header;
+    const std::string data = b.substr(10 + header_size);
+    if (data.size() != k * 8) {
+        ADD_FAILURE() << "expected " << k * 8 << " data bytes, found " << data.size();
+        return pairs;
+    }
+    auto u32 = [&](std::size_t at) {
+        std::uint32_t v = 0;
+        for (int j = 0; j < 4; ++j) v |= std::uint32_t(std::uint8_t(data[at + j])) << (8 * j);
+        return v;
+    };
+    for (std::size_t i = 0; i < k; ++i) pairs.push_back(Pair{u32(8 * i), u32(8 * i + 4)});
+    return pairs;
+}
+
+/// Reads an "i,j" per line pair file (no header).
+std::vector<Pair> read_csv_pairs(const fs::path& p) {
+    std::vector<Pair> pairs;
+    std::istringstream in(read_file(p));
+    std::string line;
+    while (std::getline(in, line)) {
+        unsigned long a = 0, b = 0;
+        char extra = 0;
+        if (std::sscanf(line.c_str(), "%lu,%lu%c", &a, &b, &extra) != 2) {
+            ADD_FAILURE() << "bad pair line '" << line << "'";
+            continue;
+        }
+        pairs.push_back(Pair{std::uint32_t(a), std::uint32_t(b)});
+    }
+    return pairs;
+}
+
+std::vector<Pair> sorted(std::vector<Pair> v) {
+    broadphase::sort_pairs(v);
+    return v;
+}
+
+// ---------------------------------------------------------------- data
+
+/// Random rows, float-exact, with plenty of overlaps.
+std::vector<double> random_rows(std::size_t n, std::uint64_t seed) {
+    const Boxes b = broadphase::scenes::random_boxes(n, seed, 0, 20, 0, 6);
+    std::vector<double> rows;
+    for (std::size_t i = 0; i < b.size(); ++i) {
+        const broadphase::Box x = b[i];
+        for (int k = 0; k < 3; ++k) rows.push_back(x.min[k]);
+        for (int k = 0; k < 3; ++k) rows.push_back(x.max[k]);
+    }
+    return rows;
+}
+
+/// The boxes the tool should see: rows rounded to float.
+Boxes boxes_of(const std::vector<double>& rows) {
+    std::vector<float> f(rows.begin(), rows.end());
+    return broadphase::boxes_from_rows(f.data(), f.size() / 6);
+}
+
+std::vector<Pair> brute(const Boxes& a) {
+    broadphase::BruteForce bf;
+    broadphase::Options o;
+    o.sorted = true;
+    std::vector<Pair> out;
+    EXPECT_TRUE(bf.find_pairs(a, out, o).ok());
+    return out;
+}
+
+std::vector<Pair> brute(const Boxes& a, const Boxes& b) {
+    broadphase::BruteForce bf;
+    broadphase::Options o;
+    o.sorted = true;
+    std::vector<Pair> out;
+    EXPECT_TRUE(bf.find_pairs(a, b, out, o).ok());
+    return out;
+}
+
+// ---------------------------------------------------------------- JSON
+
+/// One flat JSON object: string, number, true, false and null values only.
+/// Values are kept as text (strings unquoted); false when it does not parse.
+bool parse_flat_json(const std::string& s, std::map<std::string, std::string>& out) {
+    std::size_t i = 0;
+    auto space = [&] {
+        while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+    };
+    auto read_string = [&](std::string& v) {
+        if (i >= s.size() || s[i] != '"') return false;
+        for (++i; i < s.size() && s[i] != '"'; ++i) {
+            if (s[i] == '\\' && ++i >= s.size()) return false;
+            v += s[i];
+        }
+        return i++ < s.size();
+    };
+    space();
+    if (i >= s.size() || s[i++] != '{') return false;
+    while (true) {
+        space();
+        std::string key, value;
+        if (!read_string(key)) return false;
+        space();
+        if (i >= s.size() || s[i++] != ':') return false;
+        space();
+        if (i < s.size() && s[i] == '"') {
+            if (!read_string(value)) return false;
+        } else {
+            const std::size_t end = s.find_first_of(",}", i);
+            if (end == std::string::npos) return false;
+            value = s.substr(i, end - i);
+            while (!value.empty() && std::isspace(static_cast<unsigned char>(value.back()))) value.pop_back();
+            i = end;
+            if (value != "true" && value != "false" && value != "null") {
+                char* e = nullptr;
+                std::strtod(value.c_str(), &e);
+                if (value.empty() || *e != '\0') return false;
+            }
+        }
+        out[key] = value;
+        space();
+        if (i >= s.size()) return false;
+        if (s[i] == '}') break;
+        if (s[i++] != ',') return false;
+    }
+    ++i;
+    space();
+    return i == s.size();
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    std::string line;
+    while (std::getline(in, line))
+        if (!line.empty()) lines.push_back(line);
+    return lines;
+}
+
+std::size_t count_lines(const std::string& text) { return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')); }
+
+// ---------------------------------------------------------------- fixture
+
+struct RunResult {
+    int status = -1;  ///< exit status, or -1 when the tool did not exit normally
+    std::string out, err;
+};
+
+std::string shell_quote(const std::string& s) {
+    std::string q = "'";
+    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+}
+
+class Cli : public ::testing::Test {
+protected:
+    void SetUp() override {
+        const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+        std::random_device rd;
+        dir_ = fs::temp_directory_path() /
+               ("broadphase_cli_" + std::string(info->name()) + "_" + std::to_string(rd()) + std::to_string(rd()));
+        fs::create_directories(dir_);
+    }
+    void TearDown() override {
+        std::error_code ec;
+        fs::remove_all(dir_, ec);
+    }
+
+    /// A path in the test's directory.
+    std::string path(const std::string& name) const { return (dir_ / name).string(); }
+
+    RunResult run(const std::vector<std::string>& args) const {
+        std::string cmd = shell_quote(BROADPHASE_CLI_PATH);
+        for (const std::string& a : args) cmd += " " + shell_quote(a);
+        const fs::path out = dir_ / "_stdout.txt", err = dir_ / "_stderr.txt";
+        cmd += " >" + shell_quote(out.string()) + " 2>" + shell_quote(err.string());
+        const int raw = std::system(cmd.c_str());
+        RunResult r;
+        r.status = (raw != -1 && WIFEXITED(raw)) ? WEXITSTATUS(raw) : -1;
+        r.out = read_file(out);
+        r.err = read_file(err);
+        fs::remove(out);
+        fs::remove(err);
+        return r;
+    }
+
+    /// The files in the test directory (to catch stray temporary outputs).
+    std::set<std::string> listing() const {
+        std::set<std::string> names;
+        for (const auto& e : fs::directory_iterator(dir_)) names.insert(e.path().filename().string());
+        return names;
+    }
+
+    fs::path dir_;
+};
+
+const char* const all_algorithms[] = {"auto", "brute_force", "sweep_and_prune", "uniform_grid", "hybrid_grid"};
+
+// ---------------------------------------------------------------- pairs
+
+TEST_F(Cli, NpyFloat32EveryAlgorithmMatchesBruteForce) {
+    const std::vector<double> rows = random_rows(400, 11);
+    write_file(path("a.npy"), npy_file(rows));
+    const std::vector<Pair> expected = brute(boxes_of(rows));
+    ASSERT_GT(expected.size(), 100u);
+    for (const char* algorithm : all_algorithms) {
+        SCOPED_TRACE(algorithm);
+        const RunResult r = run({"pairs", path("a.npy"), "-o", path("out.npy"), "--algorithm", algorithm});
+        ASSERT_EQ(r.status, 0) << r.err;
+        EXPECT_EQ(r.err, "");
+        EXPECT_EQ(sorted(read_npy_pairs(path("out.npy"))), expected);
+    }
+}
+
+TEST_F(Cli, NpyFloat64IsRoundedToFloat) {
+    std::vector<double> rows = random_rows(300, 12);
+    for (std::size_t i = 0; i < rows.size(); ++i) rows[i] += (i % 3 == 0 ? 1e-9 : -3e-8) * double(i % 7);
+    write_file(path("a.npy"), npy_file(rows, true));
+    const RunResult r = run({"pairs", path("a.npy"), "-o", path("out.npy")});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(sorted(read_npy_pairs(path("out.npy"))), brute(boxes_of(rows)));
+}
+
+TEST_F(Cli, NpyFormatVersions2And3) {
+    const std::vector<double> rows = random_rows(200, 13);
+    const std::vector<Pair> expected = brute(boxes_of(rows));
+    for (int major : {2, 3}) {
+        SCOPED_TRACE(major);
+        write_file(path("a.npy"), npy_file(rows, major == 3, major));
+        const RunResult r = run({"pairs", path("a.npy"), "-o", path("out.csv"), "--sorted"});
+        ASSERT_EQ(r.status, 0) << r.err;
+        EXPECT_EQ(read_csv_pairs(path("out.csv")), expected);
+    }
+}
+
+TEST_F(Cli, CsvWithAndWithoutHeader) {
+    const std::vector<double> rows = random_rows(300, 14);
+    const std::vector<Pair> expected = brute(boxes_of(rows));
+    for (bool header : {false, true}) {
+        SCOPED_TRACE(header);
+        write_file(path("a.csv"), csv_file(rows, header));
+        const RunResult r = run({"pairs", path("a.csv"), "-o", path("out.npy")});
+        ASSERT_EQ(r.status, 0) << r.err;
+        EXPECT_EQ(sorted(read_npy_pairs(path("out.npy"))), expected);
+    }
+}
+
+TEST_F(Cli, CsvSpacesBlankLinesAndCrlf) {
+    write_file(path("a.csv"),
+               "minx, miny, minz, maxx, maxy, maxz\r\n"
+               "\r\n"
+               "0,0,0,1,1,1\r\n"
+               "  \t\n"
+               " 1 ,\t1, 1 , 2,2,2\n"  // touches box 0 at a corner
+               "\n"
+               "5e-1,0.5,0.5,0.75,0.75,0.75\n"
+               "10,10,10,11,11,11");  // no final newline
+    const RunResult r = run({"pairs", path("a.csv"), "-o", path("out.csv"), "--sorted"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(read_file(path("out.csv")), "0,1\n0,2\n");
+}
+
+TEST_F(Cli, TwoFilesGivePairsBetweenThem) {
+    const std::vector<double> a = random_rows(250, 15), b = random_rows(180, 16);
+    write_file(path("a.npy"), npy_file(a));
+    write_file(path("b.csv"), csv_file(b, true));
+    const std::vector<Pair> expected = brute(boxes_of(a), boxes_of(b));
+    ASSERT_GT(expected.size(), 50u);
+    for (const char* algorithm : all_algorithms) {
+        SCOPED_TRACE(algorithm);
+        const RunResult r = run({"pairs", path("a.npy"), path("b.csv"), "-o", path("out.csv"), "-a", algorithm});
+        ASSERT_EQ(r.status, 0) << r.err;
+        EXPECT_EQ(sorted(read_csv_pairs(path("out.csv"))), expected);
+    }
+    // Swapping the files swaps the indices.
+    const RunResult r = run({"pairs", path("b.csv"), path("a.npy"), "-o", path("out.npy"), "--sorted"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    std::vector<Pair> swapped;
+    for (const Pair& p : expected) swapped.push_back(Pair{p.b, p.a});
+    EXPECT_EQ(read_npy_pairs(path("out.npy")), sorted(swapped));
+}
+
+TEST_F(Cli, SortedOutputIsInCanonicalOrder) {
+    const std::vector<double> rows = random_rows(500, 17);
+    write_file(path("a.npy"), npy_file(rows));
+    const std::vector<Pair> expected = brute(boxes_of(rows));
+    for (const char* algorithm : all_algorithms) {
+        SCOPED_TRACE(algorithm);
+        const RunResult r = run({"pairs", path("a.npy"), "-o", path("out.csv"), "--sorted", "--algorithm=" + std::string(algorithm)});
+        ASSERT_EQ(r.status, 0) << r.err;
+        EXPECT_EQ(read_csv_pairs(path("out.csv")), expected);  // exactly, order included
+    }
+}
+
+TEST_F(Cli, EmptyInputGivesEmptyOutput) {
+    write_file(path("a.npy"), npy_header("<f4", "(0, 6)"));
+    write_file(path("a.csv"), "minx,miny,minz,maxx,maxy,maxz\n");
+    RunResult r = run({"pairs", path("a.npy"), "-o", path("out.npy")});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(read_npy_pairs(path("out.npy")).empty());
+    r = run({"pairs", path("a.csv"), "-o", path("out.csv")});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(read_file(path("out.csv")), "");
+}
+
+TEST_F(Cli, InvalidBoxesAreSkippedWithANote) {
+    std::vector<double> rows = random_rows(100, 18);
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    rows[6 * 3 + 1] = nan;                        // box 3: NaN
+    std::swap(rows[6 * 10 + 2], rows[6 * 10 + 5]);  // box 10: min > max
+    rows[6 * 10 + 2] += 1;
+    rows[6 * 42 + 4] = nan;  // box 42: NaN max
+    write_file(path("a.csv"), csv_file(rows, false));
+    write_file(path("b.npy"), npy_file(random_rows(50, 19)));
+    const std::vector<Pair> expected = brute(boxes_of(rows));
+    for (const Pair& p : expected)
+        for (std::uint32_t bad : {3u, 10u, 42u}) ASSERT_TRUE(p.a != bad && p.b != bad);
+
+    RunResult r = run({"pairs", path("a.csv"), "-o", path("out.npy")});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(sorted(read_npy_pairs(path("out.npy"))), expected);
+    EXPECT_EQ(count_lines(r.err), 1u) << r.err;
+    EXPECT_NE(r.err.find("3 in " + path("a.csv")), std::string::npos) << r.err;
+
+    r = run({"pairs", path("b.npy"), path("a.csv"), "-o", path("out.npy")});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(sorted(read_npy_pairs(path("out.npy"))), brute(boxes_of(random_rows(50, 19)), boxes_of(rows)));
+    EXPECT_EQ(count_lines(r.err), 1u) << r.err;
+    EXPECT_NE(r.err.find("3 in " + path("a.csv")), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("b.npy"), std::string::npos) << r.err;  // b has none
+}
+
+TEST_F(Cli, BenchNotesInvalidBoxes) {
+    std::vector<double> rows = random_rows(100, 24);
+    rows[6 * 5] = std::numeric_limits<double>::quiet_NaN();
+    write_file(path("a.npy"), npy_file(rows));
+    const RunResult r = run({"bench", path("a.npy"), "--frames", "1", "--verify", "--json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(count_lines(r.err), 1u) << r.err;
+    EXPECT_NE(r.err.find("1 invalid box"), std::string::npos) << r.err;
+    std::map<std::string, std::string> obj;
+    ASSERT_TRUE(parse_flat_json(r.out, obj)) << r.out;
+    EXPECT_EQ(obj["verified"], "true");
+    EXPECT_EQ(obj["pairs"], std::to_string(brute(boxes_of(rows)).size()));
+}
+
+TEST_F(Cli, InfiniteCoordinatesAreValid) {
+    write_file(path("a.csv"),
+               "-inf,-inf,-1,inf,inf,1\n"
+               "0,0,0,1,1,1\n"
+               "5,5,5,6,6,6\n");
+    const RunResult r = run({"pairs", path("a.csv"), "-o", path("out.csv"), "--sorted"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.err, "");
+    EXPECT_EQ(read_file(path("out.csv")), "0,1\n");
+}
+
+// ---------------------------------------------------------------- malformed input
+
+struct BadCase {
+    const char* label;
+    std::string file;      ///< written to the test directory as `file`, unless contents is null
+    const char* contents;  ///< nullptr: the file does not exist
+    std::size_t size;      ///< bytes of contents (it may hold NULs)
+    std::vector<std::string> extra;  ///< more arguments after "pairs FILE -o OUT"
+    std::string mention;   ///< what the error line must name ("" = the file)
+};
+
+TEST_F(Cli, MalformedInputFailsWithOneLineAndWritesNothing) {
+    const std::vector<double> rows = random_rows(20, 20);
+    const std::string f4 = row_bytes(rows, false);
+    const std::string good = npy_file(rows);
+    const std::string s20 = std::to_string(rows.size() / 6);
+    const std::vector<std::pair<std::string, std::string>> files = {
+        {"bad_magic.npy", "\x93NUMPZ" + good.substr(6)},
+        {"not_npy.npy", "minx,miny,minz,maxx,maxy,maxz\n1,2,3,4,5,6\n"},
+        {"version4.npy", [&] { std::string s = good; s[6] = 4; return s; }()},
+        {"shape5.npy", npy_header("<f4", "(24, 5)") + f4},
+        {"shape1d.npy", npy_header("<f4", "(120,)") + f4},
+        {"shape3d.npy", npy_header("<f4", "(20, 6, 1)") + f4},
+        {"int32.npy", npy_header("<i4", "(" + s20 + ", 6)") + f4},
+        {"bigendian.npy", npy_header(">f4", "(" + s20 + ", 6)") + f4},
+        {"uint32.npy", npy_header("<u4", "(" + s20 + ", 6)") + f4},
+        {"fortran.npy", npy_header("<f4", "(" + s20 + ", 6)", true) + f4},
+        {"truncated.npy", good.substr(0, good.size() - 5)},
+        {"truncated_f8.npy", npy_file(rows, true).substr(0, good.size())},
+        {"truncated_header.npy", good.substr(0, 40)},
+        {"only_magic.npy", "\x93NUMPY"},
+        {"empty.npy", ""},
+        {"trailing.npy", good + "xyz"},
+        {"garbled_header.npy", npy_header("<f4", "(20; 6)") + f4},
+        {"huge_shape.npy", npy_header("<f4", "(100000000, 6)") + f4},
+        {"letters.csv", "0,0,0,1,1,1\n0,0,0,one,1,1\n"},
+        {"trailing_junk.csv", "0,0,0,1,1,1\n0,0,0,1,1,1x\n"},
+        {"empty_field.csv", "0,0,0,1,1,1\n0,,0,1,1,1\n"},
+        {"five_columns.csv", "0,0,0,1,1,1\n0,0,0,1,1\n"},
+        {"seven_columns.csv", "0,0,0,1,1,1,1\n"},
+        {"second_header.csv", "a,b,c,d,e,f\nminx,miny,minz,maxx,maxy,maxz\n0,0,0,1,1,1\n"},
+        {"semicolons.csv", "0;0;0;1;1;1\n"},
+        {"short_header.csv", "boxes\n0,0,0,1,1,1\n"},
+        {"nul_byte.csv", std::string("0,0,0,1,1,1\n0,0,0") + '\0' + ",1,1,1\n"},
+    };
+    std::vector<BadCase> cases;
+    for (const auto& f : files) cases.push_back({f.first.c_str(), f.first, f.second.data(), f.second.size(), {}, ""});
+    write_file(path("good.npy"), good);
+    write_file(path("good.csv"), csv_file(rows, false));
+    cases.push_back({"missing file", "missing.npy", nullptr, 0, {}, ""});
+    cases.push_back({"missing csv", "missing.csv", nullptr, 0, {}, ""});
+    cases.push_back({"directory", "dir.csv", nullptr, 0, {}, ""});
+    fs::create_directories(dir_ / "dir.csv");
+    cases.push_back({"unknown extension", "boxes.txt", "0,0,0,1,1,1\n", 12, {}, ""});
+    cases.push_back({"bad second file", "good.npy", nullptr, 0, {}, "letters.csv"});
+    cases.push_back({"unknown option", "good.npy", nullptr, 0, {"--fast"}, "--fast"});
+    cases.push_back({"unknown short option", "good.npy", nullptr, 0, {"-x"}, "-x"});
+    cases.push_back({"unknown algorithm", "good.npy", nullptr, 0, {"--algorithm", "octree"}, "octree"});
+    cases.push_back({"algorithm all is bench-only", "good.npy", nullptr, 0, {"--algorithm", "all"}, "all"});
+    cases.push_back({"missing algorithm value", "good.npy", nullptr, 0, {"--algorithm"}, "--algorithm"});
+    cases.push_back({"flag with value", "good.npy", nullptr, 0, {"--sorted=yes"}, "--sorted"});
+    cases.push_back({"three inputs", "good.npy", nullptr, 0, {path("good.csv"), path("good.npy")}, "one or two"});
+
+    int k = 0;
+    for (const BadCase& c : cases) {
+        SCOPED_TRACE(c.label);
+        if (c.contents) write_file(path(c.file), std::string(c.contents, c.size));
+        const std::string out = path("out" + std::to_string(k) + (k % 2 ? ".csv" : ".npy"));
+        ++k;
+        std::vector<std::string> args = {"pairs", path(c.file), "-o", out};
+        if (std::string(c.label) == "bad second file") {
+            write_file(path("letters.csv"), "0,0,0,1,1,1\n0,0,0,one,1,1\n");
+            args.insert(args.begin() + 2, path("letters.csv"));
+        }
+        args.insert(args.end(), c.extra.begin(), c.extra.end());
+        const auto before = listing();
+        const RunResult r = run(args);
+        EXPECT_NE(r.status, 0);
+        EXPECT_NE(r.status, -1) << "crashed";
+        EXPECT_EQ(count_lines(r.err), 1u) << r.err;
+        EXPECT_EQ(r.err.rfind("broadphase: ", 0), 0u) << r.err;
+        const std::string mention = c.mention.empty() ? path(c.file) : c.mention;
+        EXPECT_NE(r.err.find(mention), std::string::npos) << r.err << "should name " << mention;
+        EXPECT_FALSE(fs::exists(out));
+        EXPECT_EQ(listing(), before) << "a file was left behind";
+    }
+}
+
+TEST_F(Cli, ErrorMessagesSayWhatIsWrong) {
+    const std::string f4 = row_bytes(random_rows(2, 23), false);
+    const std::vector<std::pair<std::pair<std::string, std::string>, std::string>> cases = {
+        {{"a.csv", "0,0,0,1,1,1\n\n0,0,0,one,1,1\n"}, "a.csv: line 3: 'one' is not a number (column 4)"},
+        {{"b.csv", "0,0,0,1,1\n"}, "b.csv: line 1: expected 6 comma-separated numbers, found 5"},
+        {{"c.csv", std::string("0,0,0,1,1,1\n0,0,0") + '\0' + ",1,1,1\n"}, "c.csv: line 2: '0?' is not a number"},
+        {{"d.npy", npy_header("<f4", "(3, 4)") + f4}, "d.npy: shape (3, 4) is not supported"},
+        {{"e.npy", npy_header("<i8", "(2, 6)") + f4}, "e.npy: dtype '<i8' is not supported"},
+        {{"f.npy", npy_header("<f4", "(2, 6)", true) + f4}, "f.npy: Fortran-order"},
+        {{"g.npy", npy_header("<f4", "(3, 6)") + f4}, "g.npy: truncated data"},
+        {{"h.npy", "PK\3\4"}, "h.npy: not a NumPy .npy file"},
+    };
+    for (const auto& c : cases) {
+        SCOPED_TRACE(c.first.first);
+        write_file(path(c.first.first), c.first.second);
+        const RunResult r = run({"pairs", path(c.first.first), "-o", path("out.npy")});
+        EXPECT_EQ(r.status, 1);
+        EXPECT_EQ(count_lines(r.err), 1u) << r.err;
+        EXPECT_NE(r.err.find(c.second), std::string::npos) << r.err;
+    }
+}
+
+TEST_F(Cli, FailureLeavesAnExistingOutputUntouched) {
+    write_file(path("bad.csv"), "0,0,0,1,1\n");
+    write_file(path("out.csv"), "previous\n");
+    const RunResult r = run({"pairs", path("bad.csv"), "-o", path("out.csv")});
+    EXPECT_EQ(r.status, 1);
+    EXPECT_EQ(read_file(path("out.csv")), "previous\n");
+    EXPECT_NE(r.err.find(path("bad.csv") + ": line 1"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, UnwritableOutputFailsWithOneLine) {
+    write_file(path("a.npy"), npy_file(random_rows(10, 21)));
+    for (const std::string& out : {path("no_such_dir/out.npy"), path("out.txt"), path("out")}) {
+        SCOPED_TRACE(out);
+        const RunResult r = run({"pairs", path("a.npy"), "-o", out});
+        EXPECT_NE(r.status, 0);
+        EXPECT_EQ(count_lines(r.err), 1u) << r.err;
+        EXPECT_NE(r.err.find(out), std::string::npos) << r.err;
+        EXPECT_FALSE(fs::exists(out));
+    }
+    const RunResult r = run({"pairs", path("a.npy")});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_EQ(count_lines(r.err), 1u) << r.err;
+    EXPECT_NE(r.err.find("-o"), std::string::npos) << r.err;
+}
+
+// ---------------------------------------------------------------- scenes, bench, help
+
+TEST_F(Cli, ScenesListsEveryScene) {
+    const RunResult r = run({"scenes"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    for (const std::string& name : broadphase::scenes::scene_names()) {
+        EXPECT_NE(r.out.find(name), std::string::npos) << name;
+        EXPECT_NE(r.out.find(broadphase::scenes::describe(name)), std::string::npos) << name;
+    }
+    EXPECT_NE(r.out.find("20004"), std::string::npos) << r.out;  // dense20k's count
+    EXPECT_EQ(run({"scenes", "extra"}).status, 2);
+}
+
+TEST_F(Cli, BenchJsonDense20kVerifies) {
+    const RunResult r = run({"bench", "dense20k", "--frames", "2", "--verify", "--json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::vector<std::string> lines = lines_of(r.out);
+    ASSERT_EQ(lines.size(), 1u) << r.out;
+    std::map<std::string, std::string> obj;
+    ASSERT_TRUE(parse_flat_json(lines[0], obj)) << lines[0];
+    for (const char* key : {"scene", "n", "algorithm", "pairs", "median_ms", "min_ms", "verified", "frames", "threads"})
+        EXPECT_EQ(obj.count(key), 1u) << key;
+    EXPECT_EQ(obj["scene"], "dense20k");
+    EXPECT_EQ(obj["n"], "20004");
+    EXPECT_EQ(obj["algorithm"], "auto");
+    EXPECT_EQ(obj["verified"], "true");
+    EXPECT_EQ(obj["threads"], "1");
+    const int frames = std::stoi(obj["frames"]);
+    EXPECT_GE(frames, 1);
+    EXPECT_LE(frames, 2);
+    EXPECT_GT(std::stoull(obj["pairs"]), 20000u);
+    EXPECT_LE(std::stod(obj["min_ms"]), std::stod(obj["median_ms"]));
+}
+
+TEST_F(Cli, BenchAllAlgorithmsJson) {
+    broadphase::Boxes scene;
+    ASSERT_TRUE(broadphase::scenes::make_scene("uniform:3000", scene));
+    const std::size_t expected_pairs = brute(scene).size();
+    const RunResult r =
+        run({"bench", "uniform:3000", "--algorithm", "all", "--frames", "2", "--threads", "3", "--verify", "--json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::vector<std::string> lines = lines_of(r.out);
+    std::vector<std::string> seen;
+    for (const std::string& line : lines) {
+        std::map<std::string, std::string> obj;
+        ASSERT_TRUE(parse_flat_json(line, obj)) << line;
+        seen.push_back(obj["algorithm"]);
+        EXPECT_EQ(obj["scene"], "uniform:3000");
+        EXPECT_EQ(obj["n"], "3000");
+        EXPECT_EQ(obj["verified"], "true") << line;
+        EXPECT_EQ(obj["threads"], "3");
+        EXPECT_EQ(std::stoull(obj["pairs"]), expected_pairs) << line;
+    }
+    EXPECT_EQ(seen, (std::vector<std::string>{"brute_force", "sweep_and_prune", "uniform_grid", "hybrid_grid", "auto"}));
+}
+
+TEST_F(Cli, BenchWithoutVerifyReportsNull) {
+    const RunResult r = run({"bench", "identical:300", "--algorithm", "sweep_and_prune", "--frames", "1", "--json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    std::map<std::string, std::string> obj;
+    ASSERT_TRUE(parse_flat_json(r.out, obj)) << r.out;
+    EXPECT_EQ(obj["verified"], "null");
+    EXPECT_EQ(obj["pairs"], std::to_string(300 * 299 / 2));
+    EXPECT_EQ(obj["frames"], "1");
+}
+
+TEST_F(Cli, BenchAllSkipsBruteForceOnBigScenes) {
+    const RunResult r = run({"bench", "uniform:50001", "--algorithm", "all", "--frames", "1", "--json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(lines_of(r.out).size(), 4u) << r.out;
+    EXPECT_EQ(r.out.find("brute_force"), std::string::npos) << r.out;
+    EXPECT_NE(r.err.find("brute_force skipped"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, BenchHumanTableOnAFile) {
+    const std::vector<double> rows = random_rows(300, 22);
+    write_file(path("a.csv"), csv_file(rows, true));
+    const RunResult r = run({"bench", path("a.csv"), "--algorithm", "all", "--frames", "3", "--verify"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::vector<std::string> lines = lines_of(r.out);
+    ASSERT_EQ(lines.size(), 7u) << r.out;  // title, column header, five rows
+    EXPECT_NE(lines[0].find("300 boxes"), std::string::npos) << r.out;
+    EXPECT_NE(lines[1].find("median"), std::string::npos) << r.out;
+    const std::string count = std::to_string(brute(boxes_of(rows)).size());
+    for (std::size_t i = 2; i < lines.size(); ++i) {
+        EXPECT_EQ(lines[i].size(), lines[1].size()) << "columns not aligned:\n" << r.out;
+        EXPECT_NE(lines[i].find(" " + count + " "), std::string::npos) << lines[i];
+        EXPECT_NE(lines[i].find("yes"), std::string::npos) << lines[i];
+    }
+    EXPECT_EQ(lines[6].rfind("auto (", 0), 0u) << lines[6];
+}
+
+TEST_F(Cli, BenchRejectsBadArguments) {
+    write_file(path("bad.npy"), "\x93NUMPZ");
+    const std::vector<std::vector<std::string>> bad = {
+        {"bench", "nosuchscene"},
+        {"bench", "uniform:abc"},
+        {"bench", "uniform:100", "--frames", "0"},
+        {"bench", "uniform:100", "--frames", "x"},
+        {"bench", "uniform:100", "--threads", "0"},
+        {"bench", "uniform:100", "--algorithm", "octree"},
+        {"bench", "uniform:100", "--fast"},
+        {"bench"},
+        {"bench", path("bad.npy")},
+        {"bench", path("missing.csv")},
+        {"frobnicate"},
+    };
+    for (const auto& args : bad) {
+        SCOPED_TRACE(args.back());
+        const RunResult r = run(args);
+        EXPECT_NE(r.status, 0);
+        EXPECT_NE(r.status, -1);
+        EXPECT_EQ(count_lines(r.err), 1u) << r.err;
+        EXPECT_EQ(r.out, "");
+    }
+}
+
+TEST_F(Cli, HelpAndVersion) {
+    for (const char* flag : {"--help", "-h"}) {
+        const RunResult r = run({flag});
+        EXPECT_EQ(r.status, 0);
+        EXPECT_NE(r.out.find("broadphase pairs"), std::string::npos) << r.out;
+        EXPECT_NE(r.out.find("broadphase bench"), std::string::npos) << r.out;
+        EXPECT_NE(r.out.find("broadphase scenes"), std::string::npos) << r.out;
+    }
+    EXPECT_EQ(run({"pairs", "--help"}).status, 0);
+    const RunResult v = run({"--version"});
+    EXPECT_EQ(v.status, 0);
+    EXPECT_EQ(v.out.rfind("broadphase ", 0), 0u) << v.out;
+    const RunResult none = run({});
+    EXPECT_EQ(none.status, 2);
+    EXPECT_NE(none.err.find("broadphase pairs"), std::string::npos) << none.err;
+}
+
+}  // namespace

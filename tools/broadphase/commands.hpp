@@ -1,0 +1,25 @@
+// The subcommands. Each takes the arguments after its name, prints its
+// results, returns the exit status, and throws CliError on failure.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace broadphase_cli {
+
+/// broadphase pairs A [B] -o OUT [--algorithm NAME] [--sorted]
+int run_pairs(const std::vector<std::string>& args);
+
+/// broadphase bench SCENE|FILE [--algorithm NAME|all] [--frames K] [--threads T] [--verify] [--json]
+int run_bench(const std::vector<std::string>& args);
+
+/// broadphase scenes
+int run_scenes(const std::vector<std::string>& args);
+
+/// The --help text.
+const char* usage_text();
+
+/// "broadphase 0.1.0"
+std::string version_text();
+
+}  // namespace broadphase_cli

@@ -1,0 +1,85 @@
+#include "files.hpp"
+
+#include <cctype>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+
+#include "csv.hpp"
+#include "errors.hpp"
+#include "npy.hpp"
+
+namespace broadphase_cli {
+namespace {
+
+enum class FileType { npy, csv, unknown };
+
+FileType file_type(const std::string& path) {
+    std::string ext = std::filesystem::path(path).extension().string();
+    for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (ext == ".npy") return FileType::npy;
+    if (ext == ".csv") return FileType::csv;
+    return FileType::unknown;
+}
+
+struct FileCloser {
+    void operator()(std::FILE* f) const { std::fclose(f); }
+};
+using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
+
+}  // namespace
+
+bool has_box_file_extension(const std::string& path) { return file_type(path) != FileType::unknown; }
+
+void check_file_extension(const std::string& path) {
+    if (!has_box_file_extension(path)) throw usage_error(path + ": unknown file type; expected a .npy or .csv file");
+}
+
+broadphase::Boxes load_boxes(const std::string& path) {
+    check_file_extension(path);
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) throw CliError(path + ": is a directory");
+    errno = 0;
+    FilePtr in(std::fopen(path.c_str(), "rb"));
+    if (!in) throw CliError(path + ": cannot open: " + std::strerror(errno));
+    if (file_type(path) == FileType::npy) return read_npy_boxes(in.get(), path);
+    return read_csv_boxes(in.get(), path);
+}
+
+void save_pairs(const std::string& path, const std::vector<broadphase::Pair>& pairs) {
+    check_file_extension(path);
+    const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
+    const std::string tmp = path + ".tmp" + std::to_string(stamp);
+    errno = 0;
+    std::FILE* out = std::fopen(tmp.c_str(), "wb");
+    if (!out) throw CliError(path + ": cannot create: " + std::strerror(errno));
+    errno = 0;
+    bool ok = false;
+    try {
+        ok = file_type(path) == FileType::npy ? write_npy_pairs(out, pairs) : write_csv_pairs(out, pairs);
+    } catch (...) {  // out of memory for a buffer: leave nothing behind
+        std::fclose(out);
+        std::error_code ignored;
+        std::filesystem::remove(tmp, ignored);
+        throw;
+    }
+    ok = std::fflush(out) == 0 && ok;
+    ok = std::fclose(out) == 0 && ok;
+    const int err = errno;
+    std::error_code ec;
+    if (!ok) {
+        std::filesystem::remove(tmp, ec);
+        throw CliError(path + ": cannot write: " + (err ? std::strerror(err) : "write error"));
+    }
+    std::filesystem::rename(tmp, path, ec);
+    if (ec) {
+        std::error_code ignored;
+        std::filesystem::remove(tmp, ignored);
+        throw CliError(path + ": cannot write: " + ec.message());
+    }
+}
+
+}  // namespace broadphase_cli

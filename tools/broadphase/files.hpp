@@ -1,0 +1,25 @@
+// Box and pair files by extension: .npy or .csv (case-insensitive).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <broadphase/boxes.hpp>
+#include <broadphase/pairs.hpp>
+
+namespace broadphase_cli {
+
+/// True when `path` ends in .npy or .csv.
+bool has_box_file_extension(const std::string& path);
+
+/// Throws a usage error naming `path` unless it ends in .npy or .csv.
+void check_file_extension(const std::string& path);
+
+/// Reads the boxes of a .npy or .csv file; throws CliError("path: problem").
+broadphase::Boxes load_boxes(const std::string& path);
+
+/// Writes pairs to a .npy or .csv file through a temporary file renamed
+/// into place, so a failure leaves no partial output; throws CliError.
+void save_pairs(const std::string& path, const std::vector<broadphase::Pair>& pairs);
+
+}  // namespace broadphase_cli

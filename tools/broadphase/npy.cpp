@@ -1,0 +1,227 @@
+#include "npy.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+#include "errors.hpp"
+
+namespace broadphase_cli {
+namespace {
+
+constexpr char magic[] = "\x93NUMPY";
+constexpr std::size_t magic_size = 6;
+constexpr std::uint32_t max_header_size = 1u << 20;  // real headers are < 200 bytes
+
+std::uint32_t load_le32(const unsigned char* p) {
+    return std::uint32_t(p[0]) | std::uint32_t(p[1]) << 8 | std::uint32_t(p[2]) << 16 | std::uint32_t(p[3]) << 24;
+}
+std::uint64_t load_le64(const unsigned char* p) { return load_le32(p) | std::uint64_t(load_le32(p + 4)) << 32; }
+void store_le32(unsigned char* p, std::uint32_t v) {
+    for (int k = 0; k < 4; ++k) p[k] = static_cast<unsigned char>(v >> (8 * k));
+}
+
+/// The three keys of a .npy header dictionary.
+struct Header {
+    std::string descr;
+    bool fortran_order = false;
+    std::vector<std::uint64_t> shape;
+    bool has_descr = false, has_order = false, has_shape = false;
+};
+
+/// Parses the header: a Python dict literal such as
+/// {'descr': '<f4', 'fortran_order': False, 'shape': (20000, 6), }
+class HeaderParser {
+public:
+    HeaderParser(const std::string& text, const std::string& name) : s_(text), name_(name) {}
+
+    Header parse() {
+        Header h;
+        expect('{');
+        while (true) {
+            skip_space();
+            if (peek() == '}') break;
+            const std::string key = parse_string();
+            expect(':');
+            skip_space();
+            if (key == "descr") {
+                if (peek() != '\'' && peek() != '"') fail("structured dtypes are not supported; need (N, 6) '<f4' or '<f8'");
+                h.descr = parse_string();
+                h.has_descr = true;
+            } else if (key == "fortran_order") {
+                h.fortran_order = parse_bool();
+                h.has_order = true;
+            } else if (key == "shape") {
+                h.shape = parse_tuple();
+                h.has_shape = true;
+            } else {
+                fail("unexpected key '" + key + "' in the .npy header");
+            }
+            skip_space();
+            if (peek() == ',') ++i_;
+            else if (peek() != '}') fail("malformed .npy header");
+        }
+        if (!h.has_descr || !h.has_order || !h.has_shape)
+            fail("the .npy header lacks 'descr', 'fortran_order' or 'shape'");
+        return h;
+    }
+
+private:
+    [[noreturn]] void fail(const std::string& why) const { throw CliError(name_ + ": " + why); }
+    char peek() const { return i_ < s_.size() ? s_[i_] : '\0'; }
+    void skip_space() {
+        while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\n' || s_[i_] == '\r')) ++i_;
+    }
+    void expect(char c) {
+        skip_space();
+        if (peek() != c) fail("malformed .npy header");
+        ++i_;
+    }
+    std::string parse_string() {
+        skip_space();
+        const char q = peek();
+        if (q != '\'' && q != '"') fail("malformed .npy header");
+        const std::size_t end = s_.find(q, i_ + 1);
+        if (end == std::string::npos) fail("malformed .npy header");
+        std::string out = s_.substr(i_ + 1, end - i_ - 1);
+        i_ = end + 1;
+        return out;
+    }
+    bool parse_bool() {
+        if (s_.compare(i_, 4, "True") == 0) return i_ += 4, true;
+        if (s_.compare(i_, 5, "False") == 0) return i_ += 5, false;
+        fail("malformed .npy header");
+    }
+    std::vector<std::uint64_t> parse_tuple() {
+        std::vector<std::uint64_t> dims;
+        expect('(');
+        while (true) {
+            skip_space();
+            if (peek() == ')') break;
+            if (peek() < '0' || peek() > '9') fail("malformed shape in the .npy header");
+            std::uint64_t v = 0;
+            while (peek() >= '0' && peek() <= '9') {
+                if (v > (UINT64_MAX - 9) / 10) fail("shape too large in the .npy header");
+                v = v * 10 + std::uint64_t(s_[i_++] - '0');
+            }
+            if (peek() == 'L') ++i_;  // written by Python 2
+            dims.push_back(v);
+            skip_space();
+            if (peek() == ',') ++i_;
+            else if (peek() != ')') fail("malformed shape in the .npy header");
+        }
+        ++i_;
+        return dims;
+    }
+
+    const std::string& s_;
+    const std::string& name_;
+    std::size_t i_ = 0;
+};
+
+std::string shape_text(const std::vector<std::uint64_t>& shape) {
+    std::string t = "(";
+    for (std::size_t k = 0; k < shape.size(); ++k) t += (k ? ", " : "") + std::to_string(shape[k]);
+    return t + (shape.size() == 1 ? ",)" : ")");
+}
+
+}  // namespace
+
+broadphase::Boxes read_npy_boxes(std::FILE* in, const std::string& name) {
+    auto fail = [&](const std::string& why) { return CliError(name + ": " + why); };
+
+    unsigned char pre[12];
+    const std::size_t got = std::fread(pre, 1, 8, in);
+    if (got < magic_size || std::memcmp(pre, magic, magic_size) != 0)
+        throw fail("not a NumPy .npy file (bad magic string)");
+    if (got < 8) throw fail("truncated .npy header");
+    const int major = pre[6], minor = pre[7];
+    if (major < 1 || major > 3)
+        throw fail("unsupported .npy format version " + std::to_string(major) + "." + std::to_string(minor));
+    const std::size_t len_bytes = major == 1 ? 2 : 4;
+    if (std::fread(pre + 8, 1, len_bytes, in) != len_bytes) throw fail("truncated .npy header");
+    const std::uint32_t header_size = major == 1 ? std::uint32_t(pre[8]) | std::uint32_t(pre[9]) << 8 : load_le32(pre + 8);
+    if (header_size > max_header_size) throw fail(".npy header too large");
+    std::string text(header_size, '\0');
+    if (std::fread(&text[0], 1, header_size, in) != header_size) throw fail("truncated .npy header");
+
+    const Header h = HeaderParser(text, name).parse();
+    std::size_t item = 0;
+    if (h.descr == "<f4") item = 4;
+    else if (h.descr == "<f8") item = 8;
+    else throw fail("dtype '" + h.descr + "' is not supported; need float32 '<f4' or float64 '<f8'");
+    if (h.fortran_order) throw fail("Fortran-order arrays are not supported; save a C-order array");
+    if (h.shape.size() != 2 || h.shape[1] != 6)
+        throw fail("shape " + shape_text(h.shape) + " is not supported; need (N, 6)");
+    const std::uint64_t n = h.shape[0];
+    if (n > broadphase::max_boxes) throw fail(std::to_string(n) + " boxes are more than 32-bit indices allow");
+
+    // Read in chunks, so that a header promising more than the file holds
+    // allocates no more than the data actually present.
+    broadphase::Boxes boxes;
+    boxes.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(n, 1u << 16)));
+    const std::size_t row_bytes = 6 * item, chunk_rows = 4096;
+    std::vector<unsigned char> buf(chunk_rows * row_bytes);
+    for (std::uint64_t done = 0; done < n;) {
+        const std::size_t rows = static_cast<std::size_t>(std::min<std::uint64_t>(chunk_rows, n - done));
+        const std::size_t bytes = std::fread(buf.data(), 1, rows * row_bytes, in);
+        if (bytes != rows * row_bytes)
+            throw fail("truncated data: the shape " + shape_text(h.shape) + " needs " + std::to_string(n * row_bytes) +
+                       " bytes, the file has " + std::to_string(done * row_bytes + bytes));
+        for (std::size_t r = 0; r < rows; ++r) {
+            float v[6];
+            for (int c = 0; c < 6; ++c) {
+                const unsigned char* p = buf.data() + r * row_bytes + c * item;
+                if (item == 4) {
+                    const std::uint32_t u = load_le32(p);
+                    std::memcpy(&v[c], &u, 4);
+                } else {
+                    const std::uint64_t u = load_le64(p);
+                    double d;
+                    std::memcpy(&d, &u, 8);
+                    v[c] = static_cast<float>(d);
+                }
+            }
+            broadphase::Box b;
+            b.min = {v[0], v[1], v[2]};
+            b.max = {v[3], v[4], v[5]};
+            boxes.push_back(b);
+        }
+        done += rows;
+    }
+    if (std::fgetc(in) != EOF) throw fail("unexpected data after the " + shape_text(h.shape) + " array");
+    if (std::ferror(in)) throw fail("read error");
+    return boxes;
+}
+
+bool write_npy_pairs(std::FILE* out, const std::vector<broadphase::Pair>& pairs) {
+    std::string header =
+        "{'descr': '<u4', 'fortran_order': False, 'shape': (" + std::to_string(pairs.size()) + ", 2), }";
+    // Pad with spaces and end with '\n' so the data starts 64-byte aligned.
+    const std::size_t prefix = magic_size + 2 + 2;
+    header.append((64 - (prefix + header.size() + 1) % 64) % 64, ' ');
+    header += '\n';
+    unsigned char pre[prefix];
+    std::memcpy(pre, magic, magic_size);
+    pre[6] = 1;
+    pre[7] = 0;
+    pre[8] = static_cast<unsigned char>(header.size() & 0xff);
+    pre[9] = static_cast<unsigned char>(header.size() >> 8);
+    if (std::fwrite(pre, 1, prefix, out) != prefix) return false;
+    if (std::fwrite(header.data(), 1, header.size(), out) != header.size()) return false;
+
+    std::vector<unsigned char> buf;
+    const std::size_t chunk = 8192;
+    for (std::size_t i = 0; i < pairs.size(); i += chunk) {
+        const std::size_t m = std::min(chunk, pairs.size() - i);
+        buf.resize(m * 8);
+        for (std::size_t k = 0; k < m; ++k) {
+            store_le32(&buf[k * 8], pairs[i + k].a);
+            store_le32(&buf[k * 8 + 4], pairs[i + k].b);
+        }
+        if (std::fwrite(buf.data(), 1, buf.size(), out) != buf.size()) return false;
+    }
+    return true;
+}
+
+}  // namespace broadphase_cli

@@ -1,0 +1,25 @@
+// NumPy .npy files (format versions 1.0, 2.0 and 3.0).
+//
+// Boxes come in as a C-order array of shape (N, 6), dtype '<f4' or '<f8'
+// (float64 is rounded to float), columns minx miny minz maxx maxy maxz.
+// Pairs go out as a C-order (K, 2) '<u4' array, format 1.0.
+// Byte order is handled explicitly, so this works on any host.
+#pragma once
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <broadphase/boxes.hpp>
+#include <broadphase/pairs.hpp>
+
+namespace broadphase_cli {
+
+/// Reads boxes from an open .npy stream. `name` labels the error messages:
+/// throws CliError("name: problem") on any malformed or truncated input.
+broadphase::Boxes read_npy_boxes(std::FILE* in, const std::string& name);
+
+/// Writes pairs as a (K, 2) '<u4' array. False on a write error.
+bool write_npy_pairs(std::FILE* out, const std::vector<broadphase::Pair>& pairs);
+
+}  // namespace broadphase_cli

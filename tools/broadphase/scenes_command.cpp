@@ -1,0 +1,33 @@
+// broadphase scenes: the built-in scenes with their box counts.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <broadphase/scenes.hpp>
+
+#include "args.hpp"
+#include "commands.hpp"
+#include "errors.hpp"
+
+namespace broadphase_cli {
+
+int run_scenes(const std::vector<std::string>& args) {
+    const ParsedArgs p = parse_args(args, {{"--help", "-h", false}});
+    if (p.has("--help")) {
+        std::fputs(usage_text(), stdout);
+        return 0;
+    }
+    if (!p.positional.empty()) throw usage_error("scenes takes no arguments");
+    std::printf("%-14s %7s  %s\n", "scene", "boxes", "description");
+    for (const std::string& name : broadphase::scenes::scene_names()) {
+        // Parametric scenes ("uniform:N") have N boxes; the others are built to count them.
+        std::string count = "N";
+        broadphase::Boxes boxes;
+        if (name.find(':') == std::string::npos && broadphase::scenes::make_scene(name, boxes))
+            count = std::to_string(boxes.size());
+        std::printf("%-14s %7s  %s\n", name.c_str(), count.c_str(), broadphase::scenes::describe(name).c_str());
+    }
+    return 0;
+}
+
+}  // namespace broadphase_cli
