@@ -213,6 +213,7 @@ private:
     /// its cell with, and shrinks h while that is well above the target.
     double refine_cell_size(const View& v, double h, double h_min, StatsScratch& scratch) {
         const std::size_t m = std::min<std::size_t>(v.n, 512);
+        occupancy_ = 1;
         if (m < 16) return h;
         std::vector<std::uint64_t>& keys = scratch.keys;
         const double stride = static_cast<double>(v.n) / static_cast<double>(m);
@@ -242,9 +243,12 @@ private:
             }
             const double scale = (static_cast<double>(v.n) - 1) / (static_cast<double>(m) - 1);
             const double occupancy = 1 + same / static_cast<double>(m) * scale;
+            occupancy_ = occupancy;
             if (occupancy <= 2 * params_.boxes_per_cell || h <= h_min) break;
-            const double shrink = std::pow(occupancy / params_.boxes_per_cell, 1.0 / naxes_);
-            h = std::max(h_min, h / std::min(shrink, 8.0));
+            const double shrink = std::min(std::pow(occupancy / params_.boxes_per_cell, 1.0 / naxes_), 8.0);
+            const double next = std::max(h_min, h / shrink);
+            occupancy_ = std::max(1.0, occupancy * std::pow(next / h, naxes_));
+            h = next;
         }
         return h;
     }
@@ -344,8 +348,12 @@ private:
     void place(const View& v) {
         const std::size_t n = v.n;
         entries_ = static_cast<std::size_t>(bin_boxes(v));
+        // About four buckets per occupied cell (estimated), never more than entries.
+        const double cells = static_cast<double>(entries_) / std::max(1.0, occupancy_);
         table_bits_ = 4;
-        while ((std::size_t(1) << table_bits_) < entries_ && table_bits_ < 30) ++table_bits_;
+        while (static_cast<double>(std::size_t(1) << table_bits_) < 4 * cells &&
+               (std::size_t(1) << table_bits_) < entries_ && table_bits_ < 30)
+            ++table_bits_;
         const std::size_t nb = std::size_t(1) << table_bits_;
         records_.resize(entries_);
         keys_.resize(entries_);
@@ -353,7 +361,7 @@ private:
         std::uint64_t* keys = keys_.data();
         const View src = v;
         starts_.resize(nb + 1);
-        if (table_bits_ <= direct_bits) {
+        if (entries_ <= direct_entries || table_bits_ <= 1) {
             // Small enough for the cache: one counting sort, straight from the boxes.
             std::fill(starts_.begin(), starts_.end(), 0u);
             for_each_entry(n, [&](std::size_t, std::uint64_t key, std::uint32_t) { ++starts_[bucket_of(key) + 1]; });
@@ -399,7 +407,7 @@ private:
     void place_partitioned(const View& src) {
         const std::size_t n = src.n;
         const std::size_t nb = std::size_t(1) << table_bits_;
-        const int local_bits = table_bits_ - partition_bits;
+        const int local_bits = std::max(table_bits_ - partition_bits, 1);
         const int shift = local_bits;
         const std::size_t np = nb >> local_bits;
         Record* rec = records_.data();
@@ -574,6 +582,7 @@ private:
     T origin_[D] = {};
     T h_ = T(1), inv_h_ = T(1);
     int table_bits_ = 4;
+    double occupancy_ = 1;  // estimated boxes per occupied cell
     std::size_t entries_ = 0;
     std::vector<std::uint32_t> starts_, cursor_;
     std::vector<Record> records_;  // per entry, grouped by bucket
@@ -582,7 +591,7 @@ private:
     std::vector<std::uint32_t> large_ids_;
     std::vector<std::uint8_t> is_large_;
     static constexpr std::size_t chunk = 1024;
-    static constexpr int direct_bits = 16;    // tables up to 2^16 buckets: one pass
+    static constexpr std::size_t direct_entries = std::size_t(1) << 16;  // up to here: one pass, in cache
     static constexpr int partition_bits = 7;  // at most 128 partitions: write streams stay in L1
     std::int32_t cell_lo_[3][chunk], cell_hi_[3][chunk];  // one chunk of boxes
     std::vector<std::uint32_t> pstart_, order_, sort_keys_;
