@@ -13,6 +13,7 @@
 // a rebuild allocates nothing. An Index answers box queries against a set.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -26,22 +27,47 @@
 
 namespace broadphase {
 
-/// Picks the algorithm for one set from a sample of it. O(sample).
+/// Picks the algorithm for one set from its size and a sample of it.
+/// O(sample); `scratch` is reused memory.
 ///
-/// The rule, from the measurements in docs/benchmarks/ (see README):
-/// - fewer than 64 boxes: brute force (no structure pays for itself);
-/// - otherwise the hybrid grid, which was fastest or within a few percent of
-///   the fastest on every built-in scene, clustered and mixed sizes included.
+/// The rule, from measurements on this project's reference machine (see
+/// docs/benchmarks/ and the README, "Choosing an algorithm"):
+/// - fewer than 192 boxes: brute force (no structure pays for its build);
+/// - fewer than 4,096: sweep and prune (a sort and a sweep, no tuning);
+/// - 65,536 or more, with box sizes alike (99th percentile extent within 8x
+///   the median on every axis): the uniform grid, whose binning streams best
+///   at that size;
+/// - otherwise the hybrid grid, fastest on clustered, dense, stretched and
+///   mixed-size scenes.
 template <class T, int D>
-Algorithm choose_algorithm(const BasicBoxes<T, D>& boxes) {
-    if (boxes.size() < 64) return Algorithm::brute_force;
+Algorithm choose_algorithm(const BasicBoxes<T, D>& boxes, detail::StatsScratch& scratch) {
+    const std::size_t n = boxes.size();
+    if (n < 192) return Algorithm::brute_force;
+    if (n < 4096) return Algorithm::sweep_and_prune;
+    if (n >= 65536) {
+        const detail::SceneStats<D> s = detail::scene_stats(detail::SoaView<T, D>::of(boxes), scratch);
+        bool alike = true;
+        for (int k = 0; k < D; ++k) alike = alike && s.extent_p99[k] <= 8 * s.extent_median[k];
+        if (alike) return Algorithm::uniform_grid;
+    }
     return Algorithm::hybrid_grid;
 }
 
-/// Picks the algorithm for a two-set query.
+/// Same, with its own scratch memory (allocates).
+template <class T, int D>
+Algorithm choose_algorithm(const BasicBoxes<T, D>& boxes) {
+    detail::StatsScratch scratch;
+    return choose_algorithm(boxes, scratch);
+}
+
+/// Picks the algorithm for a two-set query: brute force when either set is
+/// tiny, the uniform grid (binning the larger set, querying with the other)
+/// when both have 4,096 boxes or more, sweep and prune between.
 template <class T, int D>
 Algorithm choose_algorithm(const BasicBoxes<T, D>& a, const BasicBoxes<T, D>& b) {
-    if (a.size() < 16 || b.size() < 16 || a.size() * b.size() < 4096) return Algorithm::brute_force;
+    const std::size_t small = std::min(a.size(), b.size());
+    if (small < 16 || a.size() * b.size() < 16384) return Algorithm::brute_force;
+    if (small >= 4096) return Algorithm::uniform_grid;
     return Algorithm::sweep_and_prune;
 }
 
@@ -83,8 +109,8 @@ public:
     Algorithm last_algorithm() const { return last_; }
 
 private:
-    static Algorithm resolve(Algorithm a, const BasicBoxes<T, D>& boxes) {
-        return a == Algorithm::automatic ? choose_algorithm(boxes) : a;
+    Algorithm resolve(Algorithm a, const BasicBoxes<T, D>& boxes) {
+        return a == Algorithm::automatic ? choose_algorithm(boxes, stats_scratch_) : a;
     }
 
     template <class F>
@@ -100,6 +126,7 @@ private:
     }
 
     Algorithm last_ = Algorithm::automatic;
+    detail::StatsScratch stats_scratch_;
     BasicBruteForce<T, D> brute_;
     BasicSweepAndPrune<T, D> sweep_;
     BasicUniformGrid<T, D> grid_;
@@ -130,8 +157,9 @@ Report find_pairs(const BasicBoxes<T, D>& a, const BasicBoxes<T, D>& b, std::vec
 template <class T, int D>
 class BasicIndex {
 public:
-    /// Builds over `boxes` (copied). `automatic` picks the sweep, whose
-    /// queries cost O(log n + the boxes overlapping the query on one axis).
+    /// Builds over `boxes` (copied). `automatic` picks brute force below 64
+    /// boxes, else the uniform grid, whose queries visit only the cells the
+    /// query box covers. O(n) build.
     Report build(const BasicBoxes<T, D>& boxes, Algorithm algorithm = Algorithm::automatic) {
         algo_ = algorithm == Algorithm::automatic
                     ? (boxes.size() < 64 ? Algorithm::brute_force : Algorithm::uniform_grid)
