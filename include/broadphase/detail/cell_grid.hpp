@@ -375,7 +375,7 @@ private:
                 n,
                 [&](std::size_t i, std::uint64_t key, std::uint32_t flags) {
                     const std::uint32_t at = cursor[bucket_of(key)]++;
-                    rec[at] = record_of(src, i, static_cast<std::uint32_t>(i));
+                    write_record(rec[at], src, i, static_cast<std::uint32_t>(i));
                     keys[at] = key | (static_cast<std::uint64_t>(flags) << flag_shift);
                 },
                 order);
@@ -421,7 +421,7 @@ private:
         std::uint32_t* cursor = cursor_.data();
         for_each_entry(n, [&](std::size_t i, std::uint64_t key, std::uint32_t flags) {
             const std::uint32_t at = cursor[bucket_of(key) >> shift]++;
-            rec[at] = record_of(src, i, static_cast<std::uint32_t>(i));
+            write_record(rec[at], src, i, static_cast<std::uint32_t>(i));
             keys[at] = key | (static_cast<std::uint64_t>(flags) << flag_shift);
         });
 
