@@ -40,10 +40,16 @@ public:
 
 private:
     /// Boxes sorted by min on `axis`, struct of arrays, with their input ids.
+    /// (The arrays hold simd::width extra boxes so SIMD loads may run past n.)
     struct Sorted {
         BasicBoxes<T, D> boxes;
         std::vector<std::uint32_t> ids;
-        View view() const { return View::of(boxes); }
+        std::size_t n = 0;
+        View view() const {
+            View v = View::of(boxes);
+            v.n = n;
+            return v;
+        }
     };
 
     int pick_axis(const View& v) {
@@ -67,7 +73,8 @@ private:
             std::stable_sort(out.ids.begin(), out.ids.end(),
                              [&](std::uint32_t a, std::uint32_t b) { return in.lo[axis][a] < in.lo[axis][b]; });
         }
-        out.boxes.resize(n);
+        out.n = n;
+        out.boxes.resize(n + detail::simd::width);
         for (int k = 0; k < D; ++k) {
             T* lo = out.boxes.min(k);
             T* hi = out.boxes.max(k);
@@ -86,16 +93,20 @@ private:
         const View in = View::of(boxes);
         const int axis = pick_axis(in);
         sort_into(in, axis, a_);
-        const View v = a_.view();
         const std::uint32_t* ids = a_.ids.data();
-        for (std::size_t i = 0; i + 1 < v.n; ++i) {
-            const std::uint32_t a = ids[i];
-            detail::sweep_overlaps(v, i + 1, v.n, axis, detail::box_at(v, i), [&](std::size_t j) {
-                const std::uint32_t b = ids[j];
+        // In slices, so a stopped sink is noticed.
+        constexpr std::size_t slice = 4096;
+        const View all = a_.view();
+        for (std::size_t begin = 0; begin + 1 < all.n && !sink.stopped(); begin += slice) {
+            View v = all;
+            for (int k = 0; k < D; ++k) v.lo[k] += begin, v.hi[k] += begin;
+            v.n = all.n - begin;
+            const std::size_t stop = std::min(slice, v.n);
+            detail::sweep_pairs(v, axis, stop, [&](std::size_t i, std::size_t j) {
+                const std::uint32_t a = ids[begin + i], b = ids[begin + j];
                 if (a < b) sink(a, b);
                 else sink(b, a);
             });
-            if ((i & 255) == 0 && sink.stopped()) return;
         }
     }
 

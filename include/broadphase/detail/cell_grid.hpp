@@ -88,10 +88,11 @@ public:
             };
             if (end - s >= soa_min) {
                 const View bv = bucket_soa(s, end);
-                for (std::size_t i = 0; i + 1 < bv.n; ++i) {
-                    auto hit = [&](std::size_t j) { report(s + i, s + j); };
-                    if (sweep >= 0) sweep_overlaps(bv, i + 1, bv.n, sweep, box_at(bv, i), hit);
-                    else scan_overlaps_padded(bv, i + 1, bv.n, box_at(bv, i), hit);
+                if (sweep >= 0) {
+                    sweep_pairs(bv, sweep, bv.n, [&](std::size_t i, std::size_t j) { report(s + i, s + j); });
+                } else {
+                    for (std::size_t i = 0; i + 1 < bv.n; ++i)
+                        scan_overlaps_padded(bv, i + 1, bv.n, box_at(bv, i), [&](std::size_t j) { report(s + i, s + j); });
                 }
             } else {
                 for (std::size_t i = s; i + 1 < end; ++i) {

@@ -7,6 +7,7 @@
 // else, and every scalar type but float, takes the portable scalar loop.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -216,6 +217,67 @@ inline BasicBox<T, D> box_at(const SoaView<T, D>& v, std::size_t j) {
         b.max[k] = v.hi[k][j];
     }
     return b;
+}
+
+/// Every overlapping pair (i, j), i < j, i < first_end, among boxes
+/// [0, v.n) sorted by min on `axis`: emit(i, j). Sweeps SIMD-width boxes at once, "diagonally":
+/// lane l of step d tests box i+l against box i+l+d, so each step is a few
+/// contiguous loads, and a group stops when every lane has passed its
+/// window. Cheaper than one sweep per box when windows are short (a box
+/// per lane instead of a batch per box). The arrays must be readable
+/// simd::width past v.n.
+template <class T, int D, class Emit>
+inline void sweep_pairs(const SoaView<T, D>& v, int axis, std::size_t first_end, Emit&& emit) {
+    const std::size_t n = v.n;
+    first_end = first_end < n ? first_end : n;
+#ifndef BROADPHASE_NO_SIMD
+    if constexpr (std::is_same_v<T, float>) {
+        using namespace simd;
+        constexpr std::size_t W = static_cast<std::size_t>(width);
+        for (std::size_t i = 0; i < first_end && i + 1 < n; i += W) {
+            Batch lo[D], hi[D];
+            for (int k = 0; k < D; ++k) {
+                lo[k] = load(v.lo[k] + i);
+                hi[k] = load(v.hi[k] + i);
+            }
+            const std::size_t left = first_end - i;
+            std::uint32_t active = left >= W ? (W >= 32 ? ~0u : (1u << W) - 1u) : (1u << left) - 1u;
+            // Diagonal steps while windows are short; lanes whose window is
+            // longer then finish with an ordinary per-box sweep.
+            const std::size_t j_end = std::min(n, i + 1 + 2 * W);
+            std::size_t j = i + 1;
+            for (; j < j_end; ++j) {
+                const std::size_t valid = n - j;  // lanes whose partner exists
+                if (valid < W) active &= (1u << valid) - 1u;
+                Mask m = le(load(v.lo[axis] + j), hi[axis]);
+                active &= bits(m);
+                if (!active) break;
+                for (int k = 0; k < D; ++k) {
+                    if (k == axis) continue;
+                    m = m & le(load(v.lo[k] + j), hi[k]) & le(lo[k], load(v.hi[k] + j));
+                }
+                std::uint32_t hits = bits(m) & active;
+                while (hits) {
+                    const std::size_t l = static_cast<std::size_t>(count_trailing_zeros(hits));
+                    emit(i + l, j + l);
+                    hits &= hits - 1;
+                }
+            }
+            if (j == j_end && j < n) {
+                if (n - j < W) active &= (1u << (n - j)) - 1u;
+                while (active) {
+                    const std::size_t l = static_cast<std::size_t>(count_trailing_zeros(active));
+                    const std::size_t a = i + l;
+                    sweep_overlaps(v, j + l, n, axis, box_at(v, a), [&](std::size_t b) { emit(a, b); });
+                    active &= active - 1;
+                }
+            }
+        }
+        return;
+    }
+#endif
+    for (std::size_t i = 0; i < first_end && i + 1 < n; ++i)
+        sweep_overlaps(v, i + 1, n, axis, box_at(v, i), [&](std::size_t j) { emit(i, j); });
 }
 
 }  // namespace detail
