@@ -20,7 +20,10 @@ bp_log "release tests"
 (cd build/release && ctest --output-on-failure --no-tests=error --parallel "$bp_jobs")
 
 bp_log "sanitizer build (build/asan: AddressSanitizer + UndefinedBehaviorSanitizer)"
+# -g1 (line tables only) instead of -g: sanitizer reports keep file:line,
+# and the build, the slowest step of CI, takes about a quarter less time.
 cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBROADPHASE_SANITIZE=ON \
+    "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" \
     -DBROADPHASE_BUILD_TOOLS=ON -DBROADPHASE_BUILD_TESTS=ON -DBROADPHASE_BUILD_BENCH=OFF
 cmake --build build/asan --parallel "$bp_jobs"
 
