@@ -164,18 +164,18 @@ public:
         algo_ = algorithm == Algorithm::automatic
                     ? (boxes.size() < 64 ? Algorithm::brute_force : Algorithm::uniform_grid)
                     : algorithm;
-        return dispatch([&](auto& a) { return a.build(boxes); });
+        return dispatch(*this, [&](auto& a) { return a.build(boxes); });
     }
 
     /// Indices of the built boxes overlapping q into `out` (replaced); returns the count.
     std::size_t query(const BasicBox<T, D>& q, std::vector<std::uint32_t>& out) const {
-        return dispatch([&](const auto& a) { return a.query(q, out); });
+        return dispatch(*this, [&](const auto& a) { return a.query(q, out); });
     }
 
     /// Calls f(index) for each built box overlapping q.
     template <class F>
     void for_each_hit(const BasicBox<T, D>& q, F&& f) const {
-        dispatch([&](const auto& a) {
+        dispatch(*this, [&](const auto& a) {
             a.for_each_hit(q, f);
             return 0;
         });
@@ -183,31 +183,22 @@ public:
 
     /// Pairs (query index, built index) for every query box into `out` (replaced).
     Report query_batch(const BasicBoxes<T, D>& queries, std::vector<Pair>& out, const Options& options = {}) const {
-        return dispatch([&](const auto& a) { return a.query_batch(queries, out, options); });
+        return dispatch(*this, [&](const auto& a) { return a.query_batch(queries, out, options); });
     }
 
     Algorithm algorithm() const { return algo_; }
 
 private:
-    template <class F>
-    auto dispatch(F&& f) {
-        switch (algo_) {
-            case Algorithm::brute_force: return f(brute_);
-            case Algorithm::sweep_and_prune: return f(sweep_);
-            case Algorithm::hybrid_grid: return f(hybrid_);
+    /// Calls f on the active algorithm (const or not, as self is).
+    template <class Self, class F>
+    static auto dispatch(Self& self, F&& f) {
+        switch (self.algo_) {
+            case Algorithm::brute_force: return f(self.brute_);
+            case Algorithm::sweep_and_prune: return f(self.sweep_);
+            case Algorithm::hybrid_grid: return f(self.hybrid_);
             default: break;
         }
-        return f(grid_);
-    }
-    template <class F>
-    auto dispatch(F&& f) const {
-        switch (algo_) {
-            case Algorithm::brute_force: return f(brute_);
-            case Algorithm::sweep_and_prune: return f(sweep_);
-            case Algorithm::hybrid_grid: return f(hybrid_);
-            default: break;
-        }
-        return f(grid_);
+        return f(self.grid_);
     }
 
     Algorithm algo_ = Algorithm::brute_force;

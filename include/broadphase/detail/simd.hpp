@@ -106,6 +106,15 @@ constexpr int width = 1;
 
 }  // namespace simd
 
+/// Calls emit(base + l) for every set bit l of m, lowest first.
+template <class Emit>
+inline void emit_bits(std::uint32_t m, std::size_t base, Emit& emit) {
+    while (m) {
+        emit(base + static_cast<std::size_t>(count_trailing_zeros(m)));
+        m &= m - 1;
+    }
+}
+
 /// Bit j-begin set for every j in [begin, begin + simd::width) whose box
 /// overlaps q. Requires begin + width <= v.n.
 #ifndef BROADPHASE_NO_SIMD
@@ -129,10 +138,7 @@ inline void scan_overlaps(const SoaView<T, D>& v, std::size_t begin, std::size_t
     if constexpr (std::is_same_v<T, float>) {
         for (; j + simd::width <= end; j += simd::width) {
             std::uint32_t m = overlap_bits<D>(v, j, q);
-            while (m) {
-                emit(j + static_cast<std::size_t>(count_trailing_zeros(m)));
-                m &= m - 1;
-            }
+            emit_bits(m, j, emit);
         }
     }
 #endif
@@ -151,10 +157,7 @@ inline void scan_overlaps_padded(const SoaView<T, D>& v, std::size_t begin, std:
         for (std::size_t j = begin; j < end; j += simd::width) {
             std::uint32_t m = overlap_bits<D>(v, j, q);
             if (end - j < static_cast<std::size_t>(simd::width)) m &= (1u << (end - j)) - 1u;
-            while (m) {
-                emit(j + static_cast<std::size_t>(count_trailing_zeros(m)));
-                m &= m - 1;
-            }
+            emit_bits(m, j, emit);
         }
         return;
     }
@@ -175,10 +178,7 @@ inline void sweep_overlaps(const SoaView<T, D>& v, std::size_t begin, std::size_
     if constexpr (std::is_same_v<T, float>) {
         for (; j + simd::width <= end; j += simd::width) {
             std::uint32_t m = overlap_bits<D>(v, j, q);
-            while (m) {
-                emit(j + static_cast<std::size_t>(count_trailing_zeros(m)));
-                m &= m - 1;
-            }
+            emit_bits(m, j, emit);
             if (sweep_lo[j + simd::width - 1] > limit) return;
         }
     }
