@@ -186,6 +186,14 @@ public:
         return dispatch(*this, [&](const auto& a) { return a.query_batch(queries, out, options); });
     }
 
+    /// Streams (query index, built index) pairs of a batch to f(q, i); f may
+    /// return false to stop.
+    template <class F>
+    Report for_each_batch_hit(const BasicBoxes<T, D>& queries, F&& f) const {
+        return dispatch(*this, [&](const auto& a) { return a.for_each_batch_hit(queries, f); });
+    }
+
+    /// The algorithm the index was built with.
     Algorithm algorithm() const { return algo_; }
 
 private:

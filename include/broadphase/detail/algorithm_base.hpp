@@ -31,6 +31,7 @@ public:
         out.clear();
         VectorSink sink(out, options.max_pairs);
         Report r = run_self(boxes, sink);
+        sink.finish();
         if (options.sorted) sort_pairs(out);
         return r;
     }
@@ -47,6 +48,7 @@ public:
         out.clear();
         VectorSink sink(out, options.max_pairs);
         Report r = run_cross(a, b, sink);
+        sink.finish();
         if (options.sorted) sort_pairs(out);
         return r;
     }
@@ -102,6 +104,7 @@ public:
         out.clear();
         VectorSink sink(out, options.max_pairs);
         Report r = run_batch(queries, sink);
+        sink.finish();
         if (options.sorted) sort_pairs(out);
         return r;
     }

@@ -88,7 +88,24 @@ public:
             };
             if (end - s >= soa_min) {
                 const View bv = bucket_soa(s, end);
-                if (sweep >= 0) {
+                if (single_cell_bucket(s, end)) {
+                    // Every entry is its box's only cell: every overlap is
+                    // owned, no key checks. The hot path of very dense scenes.
+                    if (sweep >= 0) {
+                        sweep_pairs(bv, sweep, bv.n, [&](std::size_t i, std::size_t j) {
+                            const std::uint32_t a = rec[s + i].id, bj = rec[s + j].id;
+                            if (a < bj) sink(a, bj);
+                            else sink(bj, a);
+                        });
+                    } else {
+                        // In input order, so ids increase: a < b.
+                        for (std::size_t i = 0; i + 1 < bv.n; ++i) {
+                            const std::uint32_t a = rec[s + i].id;
+                            scan_overlaps_padded(bv, i + 1, bv.n, box_at(bv, i),
+                                                 [&](std::size_t j) { sink(a, rec[s + j].id); });
+                        }
+                    }
+                } else if (sweep >= 0) {
                     sweep_pairs(bv, sweep, bv.n, [&](std::size_t i, std::size_t j) { report(s + i, s + j); });
                 } else {
                     for (std::size_t i = 0; i + 1 < bv.n; ++i)
@@ -504,6 +521,16 @@ private:
         } else {
             return float_key(static_cast<float>(x));  // rounding is monotone: ties only
         }
+    }
+
+    /// True when all entries of [s, end) hold the same cell with every start
+    /// flag set: one cell, and each box is in no other.
+    bool single_cell_bucket(std::size_t s, std::size_t end) const {
+        const std::uint64_t first = keys_[s];
+        if (((first >> flag_shift) & all_flags_) != all_flags_) return false;
+        for (std::size_t j = s + 1; j < end; ++j)
+            if (keys_[j] != first) return false;
+        return true;
     }
 
     static constexpr std::size_t soa_min = 8;
