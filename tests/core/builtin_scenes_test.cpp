@@ -1,0 +1,125 @@
+// The built-in scenes of scenes.hpp (20,000 to 40,000 boxes) through every
+// algorithm, the front door and the Index, against the library's BruteForce.
+// One test per scene computes the oracle once and checks every algorithm,
+// naming the algorithm in each failure.
+#include <broadphase/scenes.hpp>
+
+#include "differential.hpp"
+
+namespace bptest {
+namespace {
+
+namespace bs = broadphase::scenes;
+using broadphase::sort_pairs;
+
+class BuiltinSceneTest : public ::testing::TestWithParam<std::string> {
+protected:
+    Boxes scene() const {
+        Boxes b;
+        EXPECT_TRUE(bs::make_scene(GetParam(), b)) << GetParam();
+        return b;
+    }
+};
+
+/// Runs `ops` on every pair-finding way: plain, again, streamed.
+template <class Ops>
+void check_self_against(Ops& ops, const Boxes& boxes, const std::vector<Pair>& want) {
+    std::vector<Pair> out{junk_pair()};
+    const Report r = ops.self(boxes, out, Options{});
+    EXPECT_EQ(r.status, Status::ok) << status_string(r.status);
+    EXPECT_EQ(r.pairs, out.size());
+    EXPECT_TRUE(r.invalid_a.empty());
+    EXPECT_TRUE(well_formed_self(out, boxes.size()));
+    EXPECT_TRUE(same_pair_set(out, want));
+    std::vector<Pair> again;
+    ops.self(boxes, again, Options{});
+    EXPECT_TRUE(identical_pairs(out, again));
+    std::uint64_t streamed = 0;
+    const Report rs = ops.self_stream(boxes, [&](std::uint32_t, std::uint32_t) {
+        ++streamed;
+        return true;
+    });
+    EXPECT_EQ(rs.status, Status::ok);
+    EXPECT_EQ(streamed, want.size()) << "for_each_pair";
+}
+
+TEST_P(BuiltinSceneTest, SelfPairsMatchBruteForce) {
+    const Boxes boxes = scene();
+    std::vector<Pair> want;
+    broadphase::BruteForce brute;
+    ASSERT_EQ(brute.find_pairs(boxes, want).status, Status::ok);
+    {
+        SCOPED_TRACE("sweep_and_prune");
+        DirectOps<broadphase::SweepAndPrune> ops;
+        check_self_against(ops, boxes, want);
+    }
+    {
+        SCOPED_TRACE("uniform_grid");
+        DirectOps<broadphase::UniformGrid> ops;
+        check_self_against(ops, boxes, want);
+    }
+    {
+        SCOPED_TRACE("hybrid_grid");
+        DirectOps<broadphase::HybridGrid> ops;
+        check_self_against(ops, boxes, want);
+    }
+    {
+        SCOPED_TRACE("PairFinder with Algorithm::automatic");
+        FinderOps<float, 3> ops;
+        check_self_against(ops, boxes, want);
+    }
+}
+
+TEST_P(BuiltinSceneTest, TwoSetsAndIndexMatchBruteForce) {
+    // The scene split in two by index parity: a (even) and b (odd).
+    const Boxes boxes = scene();
+    Boxes a, b;
+    for (std::size_t i = 0; i < boxes.size(); ++i) (i % 2 ? b : a).push_back(boxes[i]);
+    std::vector<Pair> want;  // (index in a, index in b)
+    broadphase::BruteForce brute;
+    Options sorted;
+    sorted.sorted = true;
+    ASSERT_EQ(brute.find_pairs(a, b, want, sorted).status, Status::ok);
+    std::vector<Pair> want_ba;  // (index in b, index in a)
+    for (const Pair& p : want) want_ba.push_back(Pair{p.b, p.a});
+    sort_pairs(want_ba);
+
+    std::vector<Algorithm> algorithms = all_algorithms();
+    algorithms.erase(algorithms.begin());  // brute force is the oracle
+    algorithms.push_back(Algorithm::automatic);
+    for (Algorithm algo : algorithms) {
+        SCOPED_TRACE(broadphase::to_string(algo));
+        broadphase::PairFinder finder;
+        Options o;
+        o.algorithm = algo;
+        std::vector<Pair> out;
+        Report r = finder.find_pairs(a, b, out, o);
+        EXPECT_EQ(r.status, Status::ok);
+        EXPECT_TRUE(well_formed_cross(out, a.size(), b.size()));
+        EXPECT_TRUE(same_pair_set(out, want)) << "find_pairs(a, b)";
+        r = finder.find_pairs(b, a, out, o);
+        EXPECT_TRUE(same_pair_set(out, want_ba)) << "find_pairs(b, a)";
+
+        broadphase::Index index;
+        r = index.build(a, algo);
+        EXPECT_EQ(r.status, Status::ok);
+        r = index.query_batch(b, out);
+        EXPECT_EQ(r.status, Status::ok);
+        EXPECT_TRUE(same_pair_set(out, want_ba)) << "Index over a, query_batch(b)";
+        // A sample of single queries.
+        for (std::size_t q = 0; q < b.size(); q += 97) {
+            std::vector<std::uint32_t> hits, expected;
+            index.query(b[q], hits);
+            auto lo = std::lower_bound(want_ba.begin(), want_ba.end(), Pair{std::uint32_t(q), 0});
+            for (; lo != want_ba.end() && lo->a == q; ++lo) expected.push_back(lo->b);
+            EXPECT_TRUE(same_index_set(hits, expected)) << "Index over a, query(b[" << q << "])";
+        }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(BuiltinScenes, BuiltinSceneTest,
+                         ::testing::Values("sparse20k", "dense20k", "clusters40k", "stretched40k", "mixed20k"),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+
+}  // namespace
+}  // namespace bptest

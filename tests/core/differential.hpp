@@ -1,0 +1,474 @@
+// The differential harness, written once and used by every core test.
+//
+// An "ops" object wraps one way of calling the library (an algorithm class,
+// the find_pairs front door, an Index) behind the same method names:
+//   self, self_stream, cross, cross_stream                 (pair finders)
+//   build, query, for_each_hit, query_batch, batch_stream  (indexes)
+// The check_* templates run one query several ways (plain, sorted, twice for
+// determinism, streamed) and compare the full pair sets with the scalar
+// reference of reference.hpp and with the library's BruteForce.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <ostream>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include <broadphase/broadphase.hpp>
+
+#include "reference.hpp"
+
+namespace bptest {
+
+using broadphase::Algorithm;
+using broadphase::Options;
+using broadphase::Report;
+using broadphase::Status;
+
+using PairCallback = std::function<bool(std::uint32_t, std::uint32_t)>;
+using HitCallback = std::function<void(std::uint32_t)>;
+
+/// What the expected pairs come from: the scalar reference (small inputs),
+/// or the library's BruteForce (large inputs; itself checked elsewhere).
+enum class Oracle { scalar, brute_force };
+
+// ---------------------------------------------------------------------------
+// Comparing results
+
+std::string pair_string(Pair p);
+std::string status_string(Status s);
+std::string index_list(const std::vector<std::uint32_t>& v, std::size_t limit = 20);
+
+/// got and want as sets: no duplicate in got, nothing missing, nothing extra.
+/// Prints counts and the first few differences, never whole vectors.
+::testing::AssertionResult same_pair_set(std::vector<Pair> got, std::vector<Pair> want);
+/// got has no duplicates and holds only pairs of want (an incomplete result).
+::testing::AssertionResult subset_of_pairs(std::vector<Pair> got, std::vector<Pair> want);
+/// Exactly the same vector, order included.
+::testing::AssertionResult identical_pairs(const std::vector<Pair>& first, const std::vector<Pair>& second);
+::testing::AssertionResult sorted_pairs(const std::vector<Pair>& v);
+/// Within one set: a < b < n for every pair.
+::testing::AssertionResult well_formed_self(const std::vector<Pair>& v, std::size_t n);
+/// Between sets: a < na, b < nb for every pair.
+::testing::AssertionResult well_formed_cross(const std::vector<Pair>& v, std::size_t na, std::size_t nb);
+/// Indices as a set: no duplicates, equal to want (increasing).
+::testing::AssertionResult same_index_set(std::vector<std::uint32_t> got, const std::vector<std::uint32_t>& want);
+
+/// A junk pair put into output vectors before a call, to check they are replaced.
+inline Pair junk_pair() { return Pair{0xDEADu, 0xBEEFu}; }
+
+// ---------------------------------------------------------------------------
+// Oracles
+
+/// Up to this many box tests, every scalar-reference check also runs the
+/// library's BruteForce against the reference.
+constexpr std::size_t kOracleCrossCheckLimit = 1000000;
+
+template <class T, int D>
+std::vector<Pair> expected_self(const broadphase::BasicBoxes<T, D>& boxes, Oracle oracle) {
+    if (oracle == Oracle::scalar) {
+        std::vector<Pair> ref = ref_self(boxes);
+        // The library's own oracle must agree with the scalar reference. On
+        // big inputs this is left to the brute_force subjects, which are
+        // compared with the same reference in the same tests.
+        if (boxes.size() * boxes.size() > 2 * kOracleCrossCheckLimit) return ref;
+        broadphase::BasicBruteForce<T, D> brute;
+        std::vector<Pair> lib;
+        brute.find_pairs(boxes, lib);
+        EXPECT_TRUE(same_pair_set(lib, ref)) << "library BruteForce (self pairs, n=" << boxes.size()
+                                             << ") differs from the scalar reference";
+        return ref;
+    }
+    broadphase::BasicBruteForce<T, D> brute;
+    std::vector<Pair> lib;
+    Options o;
+    o.sorted = true;
+    const Report r = brute.find_pairs(boxes, lib, o);
+    EXPECT_EQ(r.status, Status::ok);
+    return lib;
+}
+
+template <class T, int D>
+std::vector<Pair> expected_cross(const broadphase::BasicBoxes<T, D>& a, const broadphase::BasicBoxes<T, D>& b,
+                                 Oracle oracle) {
+    if (oracle == Oracle::scalar) {
+        std::vector<Pair> ref = ref_cross(a, b);
+        if (a.size() * b.size() > kOracleCrossCheckLimit) return ref;
+        broadphase::BasicBruteForce<T, D> brute;
+        std::vector<Pair> lib;
+        brute.find_pairs(a, b, lib);
+        EXPECT_TRUE(same_pair_set(lib, ref)) << "library BruteForce (two sets, " << a.size() << " x " << b.size()
+                                             << ") differs from the scalar reference";
+        return ref;
+    }
+    broadphase::BasicBruteForce<T, D> brute;
+    std::vector<Pair> lib;
+    Options o;
+    o.sorted = true;
+    const Report r = brute.find_pairs(a, b, lib, o);
+    EXPECT_EQ(r.status, Status::ok);
+    return lib;
+}
+
+// ---------------------------------------------------------------------------
+// Checks
+
+/// Self pairs of `boxes`: plain, again (same order), sorted, streamed.
+template <class Ops, class T, int D>
+void check_self(Ops& ops, const broadphase::BasicBoxes<T, D>& boxes, Oracle oracle = Oracle::scalar) {
+    SCOPED_TRACE("self pairs of " + std::to_string(boxes.size()) + " boxes");
+    const std::vector<Pair> want = expected_self(boxes, oracle);
+    const std::vector<std::uint32_t> invalid = ref_invalid(boxes);
+
+    std::vector<Pair> first{junk_pair()};
+    const Report r = ops.self(boxes, first, Options{});
+    EXPECT_EQ(r.status, Status::ok) << status_string(r.status);
+    EXPECT_EQ(r.pairs, first.size());
+    EXPECT_EQ(r.invalid_a, invalid) << "invalid_a: " << index_list(r.invalid_a) << " want " << index_list(invalid);
+    EXPECT_TRUE(r.invalid_b.empty());
+    EXPECT_TRUE(well_formed_self(first, boxes.size()));
+    EXPECT_TRUE(same_pair_set(first, want));
+
+    std::vector<Pair> second{junk_pair()};
+    ops.self(boxes, second, Options{});
+    EXPECT_TRUE(identical_pairs(first, second)) << "second identical call, self pairs";
+
+    Options sorted;
+    sorted.sorted = true;
+    std::vector<Pair> in_order{junk_pair()};
+    const Report rs = ops.self(boxes, in_order, sorted);
+    EXPECT_EQ(rs.status, Status::ok);
+    EXPECT_EQ(rs.pairs, in_order.size());
+    EXPECT_TRUE(sorted_pairs(in_order));
+    EXPECT_TRUE(same_pair_set(in_order, want)) << "with Options::sorted";
+
+    std::vector<Pair> streamed;
+    const Report rc = ops.self_stream(boxes, [&](std::uint32_t a, std::uint32_t b) {
+        streamed.push_back(Pair{a, b});
+        return true;
+    });
+    EXPECT_EQ(rc.status, Status::ok) << status_string(rc.status);
+    EXPECT_EQ(rc.pairs, streamed.size());
+    EXPECT_EQ(rc.invalid_a, invalid);
+    EXPECT_TRUE(well_formed_self(streamed, boxes.size()));
+    EXPECT_TRUE(same_pair_set(streamed, want)) << "streamed through for_each_pair";
+}
+
+/// Pairs between a and b: plain, again (same order), sorted, streamed.
+template <class Ops, class T, int D>
+void check_cross(Ops& ops, const broadphase::BasicBoxes<T, D>& a, const broadphase::BasicBoxes<T, D>& b,
+                 Oracle oracle = Oracle::scalar) {
+    SCOPED_TRACE("pairs between " + std::to_string(a.size()) + " and " + std::to_string(b.size()) + " boxes" +
+                 (&a == &b ? " (same object)" : ""));
+    const std::vector<Pair> want = expected_cross(a, b, oracle);
+    const std::vector<std::uint32_t> inv_a = ref_invalid(a), inv_b = ref_invalid(b);
+
+    std::vector<Pair> first{junk_pair()};
+    const Report r = ops.cross(a, b, first, Options{});
+    EXPECT_EQ(r.status, Status::ok) << status_string(r.status);
+    EXPECT_EQ(r.pairs, first.size());
+    EXPECT_EQ(r.invalid_a, inv_a) << "invalid_a: " << index_list(r.invalid_a) << " want " << index_list(inv_a);
+    EXPECT_EQ(r.invalid_b, inv_b) << "invalid_b: " << index_list(r.invalid_b) << " want " << index_list(inv_b);
+    EXPECT_TRUE(well_formed_cross(first, a.size(), b.size()));
+    EXPECT_TRUE(same_pair_set(first, want));
+
+    std::vector<Pair> second{junk_pair()};
+    ops.cross(a, b, second, Options{});
+    EXPECT_TRUE(identical_pairs(first, second)) << "second identical call, two sets";
+
+    Options sorted;
+    sorted.sorted = true;
+    std::vector<Pair> in_order{junk_pair()};
+    const Report rs = ops.cross(a, b, in_order, sorted);
+    EXPECT_EQ(rs.status, Status::ok);
+    EXPECT_TRUE(sorted_pairs(in_order));
+    EXPECT_TRUE(same_pair_set(in_order, want)) << "with Options::sorted";
+
+    std::vector<Pair> streamed;
+    const Report rc = ops.cross_stream(a, b, [&](std::uint32_t x, std::uint32_t y) {
+        streamed.push_back(Pair{x, y});
+        return true;
+    });
+    EXPECT_EQ(rc.status, Status::ok) << status_string(rc.status);
+    EXPECT_EQ(rc.pairs, streamed.size());
+    EXPECT_EQ(rc.invalid_a, inv_a);
+    EXPECT_EQ(rc.invalid_b, inv_b);
+    EXPECT_TRUE(well_formed_cross(streamed, a.size(), b.size()));
+    EXPECT_TRUE(same_pair_set(streamed, want)) << "streamed through for_each_pair";
+}
+
+/// Self pairs of a and b, pairs a x b, b x a, and a x a (the same object twice).
+template <class Ops, class T, int D>
+void check_pairs(Ops& ops, const broadphase::BasicBoxes<T, D>& a, const broadphase::BasicBoxes<T, D>& b,
+                 Oracle oracle = Oracle::scalar) {
+    check_self(ops, a, oracle);
+    check_self(ops, b, oracle);
+    check_cross(ops, a, b, oracle);
+    check_cross(ops, b, a, oracle);
+    check_cross(ops, a, a, oracle);
+}
+
+/// Builds over `built`, then single queries (query and for_each_hit) with up
+/// to `max_single` of the query boxes, then the whole batch (plain, again,
+/// sorted, streamed). Query pairs are (query index, built index).
+template <class Ops, class T, int D>
+void check_index(Ops& ops, const broadphase::BasicBoxes<T, D>& built, const broadphase::BasicBoxes<T, D>& queries,
+                 Oracle oracle = Oracle::scalar, std::size_t max_single = 400) {
+    SCOPED_TRACE("index over " + std::to_string(built.size()) + " boxes, " + std::to_string(queries.size()) +
+                 " query boxes");
+    const Report rb = ops.build(built);
+    EXPECT_EQ(rb.status, Status::ok) << status_string(rb.status);
+    const std::vector<std::uint32_t> inv_built = ref_invalid(built);
+    EXPECT_EQ(rb.invalid_a, inv_built) << "build invalid_a: " << index_list(rb.invalid_a) << " want "
+                                       << index_list(inv_built);
+    EXPECT_TRUE(rb.invalid_b.empty());
+
+    // Single-box queries, against the scalar reference always.
+    const auto ref_built = ref_boxes(built);
+    const std::size_t nq = queries.size();
+    const std::size_t step = nq <= max_single ? 1 : (nq + max_single - 1) / max_single;
+    for (std::size_t i = 0; i < nq; i += step) {
+        const broadphase::BasicBox<T, D> q = queries[i];
+        const std::vector<std::uint32_t> want = ref_query(ref_built, q);
+        std::vector<std::uint32_t> got{0xFFFFu};
+        const std::size_t count = ops.query(q, got);
+        EXPECT_EQ(count, got.size()) << "query(box " << i << ") return value";
+        std::vector<std::uint32_t> hits;
+        ops.for_each_hit(q, [&](std::uint32_t j) { hits.push_back(j); });
+        const ::testing::AssertionResult by_query = same_index_set(got, want);
+        const ::testing::AssertionResult by_hits = same_index_set(hits, want);
+        EXPECT_TRUE(by_query) << "query(box " << i << ")";
+        EXPECT_TRUE(by_hits) << "for_each_hit(box " << i << ")";
+        if (!by_query || !by_hits) break;  // keep the log short: one failing box is enough
+    }
+
+    // The batch.
+    const std::vector<Pair> want = expected_cross(queries, built, oracle);
+    const std::vector<std::uint32_t> inv_q = ref_invalid(queries);
+    std::vector<Pair> first{junk_pair()};
+    const Report r = ops.query_batch(queries, first, Options{});
+    EXPECT_EQ(r.status, Status::ok) << status_string(r.status);
+    EXPECT_EQ(r.pairs, first.size());
+    EXPECT_EQ(r.invalid_a, inv_q) << "query_batch invalid_a: " << index_list(r.invalid_a) << " want "
+                                  << index_list(inv_q);
+    EXPECT_TRUE(r.invalid_b.empty()) << "query_batch invalid_b: " << index_list(r.invalid_b);
+    EXPECT_TRUE(well_formed_cross(first, queries.size(), built.size()));
+    EXPECT_TRUE(same_pair_set(first, want)) << "query_batch";
+
+    std::vector<Pair> second{junk_pair()};
+    ops.query_batch(queries, second, Options{});
+    EXPECT_TRUE(identical_pairs(first, second)) << "second identical query_batch";
+
+    Options sorted;
+    sorted.sorted = true;
+    std::vector<Pair> in_order{junk_pair()};
+    ops.query_batch(queries, in_order, sorted);
+    EXPECT_TRUE(sorted_pairs(in_order));
+    EXPECT_TRUE(same_pair_set(in_order, want)) << "query_batch with Options::sorted";
+
+    std::vector<Pair> streamed;
+    const Report rc = ops.batch_stream(queries, [&](std::uint32_t x, std::uint32_t y) {
+        streamed.push_back(Pair{x, y});
+        return true;
+    });
+    EXPECT_EQ(rc.status, Status::ok) << status_string(rc.status);
+    EXPECT_EQ(rc.pairs, streamed.size());
+    EXPECT_EQ(rc.invalid_a, inv_q);
+    EXPECT_TRUE(same_pair_set(streamed, want)) << "for_each_batch_hit";
+}
+
+/// Index over a queried by b, over b queried by a, and over a queried by itself.
+template <class Ops, class T, int D>
+void check_indexes(Ops& ops, const broadphase::BasicBoxes<T, D>& a, const broadphase::BasicBoxes<T, D>& b,
+                   Oracle oracle = Oracle::scalar) {
+    check_index(ops, a, b, oracle);
+    check_index(ops, b, a, oracle);
+    check_index(ops, a, a, oracle);
+}
+
+// ---------------------------------------------------------------------------
+// Ways of calling the library, for any scalar type and dimension
+
+/// An algorithm class used directly (BasicSweepAndPrune<T, D>, ...).
+template <class Algo>
+struct DirectOps {
+    using boxes_type = typename Algo::boxes_type;
+    using box_type = typename Algo::box_type;
+    Algo algo;
+
+    Report self(const boxes_type& b, std::vector<Pair>& out, const Options& o) { return algo.find_pairs(b, out, o); }
+    Report self_stream(const boxes_type& b, const PairCallback& f) { return algo.for_each_pair(b, f); }
+    Report cross(const boxes_type& a, const boxes_type& b, std::vector<Pair>& out, const Options& o) {
+        return algo.find_pairs(a, b, out, o);
+    }
+    Report cross_stream(const boxes_type& a, const boxes_type& b, const PairCallback& f) {
+        return algo.for_each_pair(a, b, f);
+    }
+    Report build(const boxes_type& b) { return algo.build(b); }
+    std::size_t query(const box_type& q, std::vector<std::uint32_t>& out) const { return algo.query(q, out); }
+    void for_each_hit(const box_type& q, const HitCallback& f) const { algo.for_each_hit(q, f); }
+    Report query_batch(const boxes_type& q, std::vector<Pair>& out, const Options& o) const {
+        return algo.query_batch(q, out, o);
+    }
+    Report batch_stream(const boxes_type& q, const PairCallback& f) const { return algo.for_each_batch_hit(q, f); }
+};
+
+/// The front door: the free find_pairs functions (a fresh PairFinder per
+/// call) with Options::algorithm, and a kept PairFinder for streaming.
+template <class T, int D>
+struct FrontDoorOps {
+    using boxes_type = broadphase::BasicBoxes<T, D>;
+    Algorithm algorithm = Algorithm::automatic;
+    broadphase::BasicPairFinder<T, D> finder;
+
+    Options with(Options o) const {
+        o.algorithm = algorithm;
+        return o;
+    }
+    Report self(const boxes_type& b, std::vector<Pair>& out, const Options& o) {
+        return broadphase::find_pairs(b, out, with(o));
+    }
+    Report self_stream(const boxes_type& b, const PairCallback& f) {
+        return finder.for_each_pair(b, f, with(Options{}));
+    }
+    Report cross(const boxes_type& a, const boxes_type& b, std::vector<Pair>& out, const Options& o) {
+        return broadphase::find_pairs(a, b, out, with(o));
+    }
+    Report cross_stream(const boxes_type& a, const boxes_type& b, const PairCallback& f) {
+        return finder.for_each_pair(a, b, f, with(Options{}));
+    }
+};
+
+/// A PairFinder kept across every call (frames of any size, self and cross).
+template <class T, int D>
+struct FinderOps {
+    using boxes_type = broadphase::BasicBoxes<T, D>;
+    Algorithm algorithm = Algorithm::automatic;
+    broadphase::BasicPairFinder<T, D> finder;
+
+    Options with(Options o) const {
+        o.algorithm = algorithm;
+        return o;
+    }
+    Report self(const boxes_type& b, std::vector<Pair>& out, const Options& o) {
+        return finder.find_pairs(b, out, with(o));
+    }
+    Report self_stream(const boxes_type& b, const PairCallback& f) {
+        return finder.for_each_pair(b, f, with(Options{}));
+    }
+    Report cross(const boxes_type& a, const boxes_type& b, std::vector<Pair>& out, const Options& o) {
+        return finder.find_pairs(a, b, out, with(o));
+    }
+    Report cross_stream(const boxes_type& a, const boxes_type& b, const PairCallback& f) {
+        return finder.for_each_pair(a, b, f, with(Options{}));
+    }
+};
+
+/// Whether X has for_each_batch_hit(const B&, f) (the algorithm classes do).
+template <class X, class B, class = void>
+struct has_for_each_batch_hit : std::false_type {};
+template <class X, class B>
+struct has_for_each_batch_hit<X, B,
+                              std::void_t<decltype(std::declval<const X&>().for_each_batch_hit(
+                                  std::declval<const B&>(), std::declval<PairCallback&>()))>> : std::true_type {};
+
+/// An Index built with one algorithm (or automatic).
+template <class T, int D>
+struct IndexOps {
+    using boxes_type = broadphase::BasicBoxes<T, D>;
+    using box_type = broadphase::BasicBox<T, D>;
+    Algorithm algorithm = Algorithm::automatic;
+    broadphase::BasicIndex<T, D> index;
+
+    Report build(const boxes_type& b) {
+        const Report r = index.build(b, algorithm);
+        if (algorithm != Algorithm::automatic) EXPECT_EQ(index.algorithm(), algorithm);
+        else EXPECT_NE(index.algorithm(), Algorithm::automatic);
+        return r;
+    }
+    std::size_t query(const box_type& q, std::vector<std::uint32_t>& out) const { return index.query(q, out); }
+    void for_each_hit(const box_type& q, const HitCallback& f) const { index.for_each_hit(q, f); }
+    Report query_batch(const boxes_type& q, std::vector<Pair>& out, const Options& o) const {
+        return index.query_batch(q, out, o);
+    }
+    Report batch_stream(const boxes_type& q, const PairCallback& f) const {
+        if constexpr (has_for_each_batch_hit<broadphase::BasicIndex<T, D>, boxes_type>::value) {
+            return index.for_each_batch_hit(q, f);
+        } else {
+            // BasicIndex has no streaming batch call (see IndexApi tests):
+            // stream through for_each_hit, which must give the same pairs.
+            Report r;
+            r.invalid_a = ref_invalid(q);
+            for (std::size_t i = 0; i < q.size(); ++i) {
+                bool go = true;
+                index.for_each_hit(q[i], [&](std::uint32_t j) {
+                    if (go) {
+                        ++r.pairs;
+                        go = f(static_cast<std::uint32_t>(i), j);
+                    }
+                });
+                if (!go) {
+                    r.status = Status::stopped_by_callback;
+                    break;
+                }
+            }
+            return r;
+        }
+    }
+};
+
+// ---------------------------------------------------------------------------
+// Float 3-D subjects behind virtual interfaces, for value-parameterised suites
+
+using broadphase::Box;
+using broadphase::Boxes;
+
+class PairSubject {
+public:
+    virtual ~PairSubject() = default;
+    virtual Report self(const Boxes& b, std::vector<Pair>& out, const Options& o) = 0;
+    virtual Report self_stream(const Boxes& b, const PairCallback& f) = 0;
+    virtual Report cross(const Boxes& a, const Boxes& b, std::vector<Pair>& out, const Options& o) = 0;
+    virtual Report cross_stream(const Boxes& a, const Boxes& b, const PairCallback& f) = 0;
+};
+
+class IndexSubject {
+public:
+    virtual ~IndexSubject() = default;
+    virtual Report build(const Boxes& b) = 0;
+    virtual std::size_t query(const Box& q, std::vector<std::uint32_t>& out) const = 0;
+    virtual void for_each_hit(const Box& q, const HitCallback& f) const = 0;
+    virtual Report query_batch(const Boxes& q, std::vector<Pair>& out, const Options& o) const = 0;
+    virtual Report batch_stream(const Boxes& q, const PairCallback& f) const = 0;
+    /// False where batch_stream is emulated (BasicIndex has no streaming batch).
+    virtual bool native_batch_stream() const { return true; }
+};
+
+struct PairSubjectInfo {
+    std::string name;  ///< test-name suffix: "sweep_and_prune", "front_door_auto", ...
+    std::function<std::unique_ptr<PairSubject>()> make;
+};
+struct IndexSubjectInfo {
+    std::string name;  ///< test-name suffix: "brute_force", "index_hybrid_grid", ...
+    std::function<std::unique_ptr<IndexSubject>()> make;
+};
+
+inline void PrintTo(const PairSubjectInfo& s, std::ostream* os) { *os << s.name; }
+inline void PrintTo(const IndexSubjectInfo& s, std::ostream* os) { *os << s.name; }
+
+/// The 4 algorithm classes, then find_pairs with automatic and each algorithm.
+std::vector<PairSubjectInfo> pair_subjects();
+/// The 4 algorithm classes, then Index with automatic and each algorithm.
+std::vector<IndexSubjectInfo> index_subjects();
+/// The four algorithms, as Options::algorithm values.
+std::vector<Algorithm> all_algorithms();
+
+}  // namespace bptest

@@ -1,0 +1,157 @@
+// Scenes for the core tests: random ones over seeds and sizes (any scalar
+// type, any dimension) and adversarial ones (float 3-D). Deterministic: the
+// tests' own splitmix64, not the standard distributions.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <broadphase/boxes.hpp>
+
+namespace bptest {
+
+class Rng {
+public:
+    explicit Rng(std::uint64_t seed) : s_(seed * 0x2545F4914F6CDD1Dull + 1) {}
+    std::uint64_t next() {
+        std::uint64_t z = (s_ += 0x9E3779B97F4A7C15ull);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        return z ^ (z >> 31);
+    }
+    double unit() { return static_cast<double>(next() >> 11) * (1.0 / 9007199254740992.0); }
+    double uniform(double lo, double hi) { return lo + (hi - lo) * unit(); }
+    std::uint64_t below(std::uint64_t n) { return next() % n; }
+
+private:
+    std::uint64_t s_;
+};
+
+/// The kinds of random scene; the seed picks one when `kind` is omitted.
+enum class RandomKind {
+    sparse,    ///< about 0.2 overlaps per box (3-D)
+    dense,     ///< about 3 overlaps per box (3-D)
+    snapped,   ///< integer coordinates: many exactly touching faces, zero sizes; about 3 per box
+    mixed,     ///< sizes log-uniform over five decades: about 15 per box at n = 1,000
+    count
+};
+
+inline const char* kind_name(RandomKind k) {
+    switch (k) {
+        case RandomKind::sparse: return "sparse";
+        case RandomKind::dense: return "dense";
+        case RandomKind::snapped: return "snapped";
+        case RandomKind::mixed: return "mixed";
+        default: return "?";
+    }
+}
+
+/// n random boxes. The region grows with n so that the overlaps per box stay
+/// about the same at every size.
+template <class T, int D>
+broadphase::BasicBoxes<T, D> random_scene(std::size_t n, std::uint64_t seed, RandomKind kind) {
+    broadphase::BasicBoxes<T, D> out;
+    Rng r(seed);
+    const double scale = std::pow(static_cast<double>(n) + 1.0, 1.0 / D);
+    for (std::size_t i = 0; i < n; ++i) {
+        broadphase::BasicBox<T, D> b;
+        for (int k = 0; k < D; ++k) {
+            double lo = 0, hi = 0;
+            switch (kind) {
+                case RandomKind::sparse: {
+                    const double c = r.uniform(0, 7 * scale);
+                    const double e = r.uniform(0, 4);
+                    lo = c - e / 2, hi = c + e / 2;
+                    break;
+                }
+                case RandomKind::dense: {
+                    const double c = r.uniform(-2 * scale, 2 * scale);
+                    const double e = r.uniform(0, 6);
+                    lo = c - e / 2, hi = c + e / 2;
+                    break;
+                }
+                case RandomKind::snapped: {
+                    lo = static_cast<double>(r.below(static_cast<std::uint64_t>(2 * scale) + 2));
+                    hi = lo + static_cast<double>(r.below(3));
+                    break;
+                }
+                case RandomKind::mixed:
+                default: {
+                    const double c = r.uniform(0, 30 * scale);
+                    const double e = std::exp(r.uniform(std::log(0.01), std::log(1000.0)));
+                    lo = c - e / 2, hi = c + e / 2;
+                    break;
+                }
+            }
+            b.min[k] = static_cast<T>(lo);
+            b.max[k] = static_cast<T>(hi);
+        }
+        out.push_back(b);
+    }
+    return out;
+}
+
+template <class T, int D>
+broadphase::BasicBoxes<T, D> random_scene(std::size_t n, std::uint64_t seed) {
+    return random_scene<T, D>(n, seed, static_cast<RandomKind>(seed % static_cast<std::uint64_t>(RandomKind::count)));
+}
+
+/// Replaces every `every`-th box (from `first`) by an invalid one, cycling
+/// through NaN in each coordinate and min > max on each axis.
+template <class T, int D>
+void spoil(broadphase::BasicBoxes<T, D>& boxes, std::size_t first, std::size_t every) {
+    const T nan = std::numeric_limits<T>::quiet_NaN();
+    std::size_t variant = 0;
+    for (std::size_t i = first; i < boxes.size(); i += every, ++variant) {
+        broadphase::BasicBox<T, D> b = boxes[i];
+        const int k = static_cast<int>(variant % D);
+        switch ((variant / D) % 3) {
+            case 0: b.min[k] = nan; break;
+            case 1: b.max[k] = nan; break;
+            default: b.min[k] = b.max[k] + T(1); break;
+        }
+        boxes.set(i, b);
+    }
+}
+
+/// Two sets to test together (self pairs of each, pairs between them, an
+/// index over either).
+struct ScenePair {
+    broadphase::Boxes a, b;
+};
+
+/// Adversarial float 3-D scenes, by name. Each is a few thousand boxes at most.
+ScenePair identical_scene();
+ScenePair points_scene();
+ScenePair touching_lattice_scene();
+ScenePair tiny_and_huge_scene();
+ScenePair far_outliers_scene();
+ScenePair negative_coordinates_scene();
+ScenePair offset_1e7_scene();
+ScenePair infinite_slabs_scene();
+ScenePair invalid_mixed_scene();
+ScenePair all_invalid_scene();
+ScenePair planar_scene();
+ScenePair long_thin_box_scene();
+ScenePair mixed_sizes_scene();
+ScenePair nested_scene();
+ScenePair clustered_scene();
+ScenePair extreme_values_scene();
+ScenePair huge_coordinates_scene();
+
+/// Tiny sets for the empty / one-box / two-box corner cases.
+std::vector<std::pair<std::string, broadphase::Boxes>> tiny_sets();
+
+/// Box from corner coordinates.
+inline broadphase::Box box3(float x0, float y0, float z0, float x1, float y1, float z1) {
+    broadphase::Box b;
+    b.min = {x0, y0, z0};
+    b.max = {x1, y1, z1};
+    return b;
+}
+
+}  // namespace bptest
