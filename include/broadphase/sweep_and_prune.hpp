@@ -60,19 +60,7 @@ private:
     /// Sorts `in` by min on `axis` into `out`. O(n), no allocation once warm.
     void sort_into(const View& in, int axis, Sorted& out) {
         const std::size_t n = in.n;
-        keys_.resize(n);
-        out.ids.resize(n);
-        if constexpr (std::is_same_v<T, float>) {
-            for (std::size_t i = 0; i < n; ++i) {
-                keys_[i] = detail::float_key(in.lo[axis][i]);
-                out.ids[i] = static_cast<std::uint32_t>(i);
-            }
-            detail::radix_sort(keys_, out.ids, radix_);
-        } else {
-            for (std::size_t i = 0; i < n; ++i) out.ids[i] = static_cast<std::uint32_t>(i);
-            std::stable_sort(out.ids.begin(), out.ids.end(),
-                             [&](std::uint32_t a, std::uint32_t b) { return in.lo[axis][a] < in.lo[axis][b]; });
-        }
+        detail::sort_by_value(in.lo[axis], n, out.ids, sort_);
         out.n = n;
         out.boxes.resize(n + detail::simd::width);
         for (int k = 0; k < D; ++k) {
@@ -170,8 +158,7 @@ private:
     int built_axis_ = 0;
     Sorted a_, b_, built_;
     std::vector<T> prefix_max_;
-    std::vector<std::uint32_t> keys_;
-    detail::RadixScratch radix_;
+    detail::SortScratch sort_;
     detail::StatsScratch stats_scratch_;
 };
 

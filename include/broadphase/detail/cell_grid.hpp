@@ -28,6 +28,7 @@
 
 #include "../boxes.hpp"
 #include "box_record.hpp"
+#include "buffers.hpp"
 #include "radix_sort.hpp"
 #include "simd.hpp"
 #include "stats.hpp"
@@ -293,8 +294,8 @@ private:
     /// Returns the number of table entries.
     std::uint64_t bin_boxes(const View& v) {
         const std::size_t n = v.n;
-        box_key_.resize(n);
-        box_span_.resize(n);
+        resize_buffer(box_key_, n);
+        resize_buffer(box_span_, n);
         large_ids_.clear();
         std::uint64_t total = 0;
         for (std::size_t begin = 0; begin < n; begin += chunk) {
@@ -373,18 +374,19 @@ private:
                (std::size_t(1) << table_bits_) < entries_ && table_bits_ < 30)
             ++table_bits_;
         const std::size_t nb = std::size_t(1) << table_bits_;
-        records_.resize(entries_);
-        keys_.resize(entries_);
+        resize_buffer(records_, entries_);
+        resize_buffer(keys_, entries_);
         Record* rec = records_.data();
         std::uint64_t* keys = keys_.data();
         const View src = v;
-        starts_.resize(nb + 1);
+        resize_buffer(starts_, nb + 1);
         if (entries_ <= direct_entries || table_bits_ <= 1) {
             // Small enough for the cache: one counting sort, straight from the boxes.
             std::fill(starts_.begin(), starts_.end(), 0u);
             for_each_entry(n, [&](std::size_t, std::uint64_t key, std::uint32_t) { ++starts_[bucket_of(key) + 1]; });
             for (std::size_t b = 0; b < nb; ++b) starts_[b + 1] += starts_[b];
-            cursor_.assign(starts_.begin(), starts_.end() - 1);
+            resize_buffer(cursor_, nb);
+            std::copy(starts_.begin(), starts_.end() - 1, cursor_.begin());
             std::uint32_t* cursor = cursor_.data();
             // With a sweep axis, place boxes in order of their min there:
             // counting sort is stable, so every bucket comes out sorted.
@@ -412,13 +414,7 @@ private:
 
     /// Box indices sorted by min on `axis` (stable radix sort). O(n).
     const std::uint32_t* sweep_order(const View& v, int axis) {
-        order_.resize(v.n);
-        sort_keys_.resize(v.n);
-        for (std::size_t i = 0; i < v.n; ++i) {
-            sort_keys_[i] = sort_key(v.lo[axis][i]);
-            order_[i] = static_cast<std::uint32_t>(i);
-        }
-        radix_sort(sort_keys_, order_, radix_);
+        sort_by_value(v.lo[axis], v.n, order_, sort_);
         return order_.data();
     }
 
@@ -446,7 +442,7 @@ private:
         // 2. Each partition by bucket, through a partition-sized scratch.
         const std::size_t local_nb = std::size_t(1) << local_bits;
         std::vector<std::uint32_t>& local = cursor_;
-        local.resize(std::max(local.size(), local_nb));
+        if (local.size() < local_nb) resize_buffer(local, local_nb);
         for (std::size_t p = 0; p < np; ++p) {
             const std::size_t ps = pstart_[p], pe = pstart_[p + 1];
             std::fill(local.begin(), local.begin() + static_cast<std::ptrdiff_t>(local_nb), 0u);
@@ -461,8 +457,8 @@ private:
             }
             const std::size_t m = pe - ps;
             if (m < 2) continue;
-            tmp_records_.resize(std::max(tmp_records_.size(), m));
-            tmp_keys_.resize(std::max(tmp_keys_.size(), m));
+            if (tmp_records_.size() < m) resize_buffer(tmp_records_, m);
+            if (tmp_keys_.size() < m) resize_buffer(tmp_keys_, m);
             std::copy(rec + ps, rec + pe, tmp_records_.begin());
             std::copy(keys + ps, keys + pe, tmp_keys_.begin());
             for (std::size_t t = 0; t < m; ++t) {
@@ -496,31 +492,29 @@ private:
                 }
                 continue;
             }
-            order_keys_.resize(m);
+            // Sort (key, position) pairs: exact keys, ties by position (stable).
+            resize_buffer(sort_.keyed, m);
             for (std::size_t t = 0; t < m; ++t)
-                order_keys_[t] = (static_cast<std::uint64_t>(sort_key(records_[s + t].lo[axis])) << 32) | t;
-            std::sort(order_keys_.begin(), order_keys_.end());
-            tmp_records_.resize(std::max(tmp_records_.size(), m));
-            tmp_keys_.resize(std::max(tmp_keys_.size(), m));
+                sort_.keyed[t] = {order_key(records_[s + t].lo[axis]), static_cast<std::uint32_t>(t)};
+            std::sort(sort_.keyed.begin(), sort_.keyed.begin() + static_cast<std::ptrdiff_t>(m));
+            if (tmp_records_.size() < m) resize_buffer(tmp_records_, m);
+            if (tmp_keys_.size() < m) resize_buffer(tmp_keys_, m);
             std::copy(records_.begin() + static_cast<std::ptrdiff_t>(s), records_.begin() + static_cast<std::ptrdiff_t>(e),
                       tmp_records_.begin());
             std::copy(keys_.begin() + static_cast<std::ptrdiff_t>(s), keys_.begin() + static_cast<std::ptrdiff_t>(e),
                       tmp_keys_.begin());
             for (std::size_t t = 0; t < m; ++t) {
-                const std::size_t from = static_cast<std::size_t>(order_keys_[t] & 0xFFFFFFFFu);
+                const std::size_t from = sort_.keyed[t].second;
                 records_[s + t] = tmp_records_[from];
                 keys_[s + t] = tmp_keys_[from];
             }
         }
     }
 
-    /// An order-preserving 32-bit key of a coordinate.
-    static std::uint32_t sort_key(T x) {
-        if constexpr (std::is_same_v<T, float>) {
-            return float_key(x);
-        } else {
-            return float_key(static_cast<float>(x));  // rounding is monotone: ties only
-        }
+    /// An order-preserving 64-bit key of a coordinate (exact for float and double).
+    static std::uint64_t order_key(T x) {
+        if constexpr (std::is_same_v<T, float>) return float_key(x);
+        else return double_key(static_cast<double>(x));
     }
 
     /// True when all entries of [s, end) hold the same cell with every start
@@ -542,8 +536,8 @@ private:
         View bv;
         for (int k = 0; k < D; ++k) {
             if (soa_lo_[k].size() < m + simd::width) {
-                soa_lo_[k].resize(m + simd::width);
-                soa_hi_[k].resize(m + simd::width);
+                resize_buffer(soa_lo_[k], m + simd::width);
+                resize_buffer(soa_hi_[k], m + simd::width);
             }
             T* lo = soa_lo_[k].data();
             T* hi = soa_hi_[k].data();
@@ -622,10 +616,10 @@ private:
     static constexpr std::size_t direct_entries = std::size_t(1) << 16;  // up to here: one pass, in cache
     static constexpr int partition_bits = 7;  // at most 128 partitions: write streams stay in L1
     std::int32_t cell_lo_[3][chunk], cell_hi_[3][chunk];  // one chunk of boxes
-    std::vector<std::uint32_t> pstart_, order_, sort_keys_;
-    RadixScratch radix_;
+    std::vector<std::uint32_t> pstart_, order_;
+    SortScratch sort_;
     std::vector<Record> tmp_records_;
-    std::vector<std::uint64_t> tmp_keys_, order_keys_;
+    std::vector<std::uint64_t> tmp_keys_;
     std::vector<std::uint64_t> box_key_;   // per box: key of its min cell
     std::vector<std::uint32_t> box_span_;  // per box: cells - 1 per axis, 8 bits each
     static constexpr std::uint32_t large_span = ~0u;

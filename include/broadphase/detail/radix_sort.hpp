@@ -4,8 +4,11 @@
 // keys keep their input order and the result is the same on every run.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace broadphase {
@@ -17,6 +20,13 @@ inline std::uint32_t float_key(float f) {
     std::uint32_t u;
     std::memcpy(&u, &f, sizeof u);
     return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+}
+
+/// The same for double.
+inline std::uint64_t double_key(double d) {
+    std::uint64_t u;
+    std::memcpy(&u, &d, sizeof u);
+    return (u & 0x8000000000000000ull) ? ~u : (u | 0x8000000000000000ull);
 }
 
 /// Scratch memory for radix_sort, kept by the caller between calls.
@@ -65,6 +75,36 @@ inline void radix_sort(std::vector<std::uint32_t>& keys, std::vector<std::uint32
     if (src_k != keys.data()) {
         keys.swap(scratch.keys);
         values.swap(scratch.values);
+    }
+}
+
+/// Reusable memory for sort_by_value.
+struct SortScratch {
+    std::vector<std::uint32_t> keys;
+    RadixScratch radix;
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> keyed;
+};
+
+/// order = 0..n-1 sorted by values[i], ties in index order: a stable radix
+/// sort for float, a comparison sort on exact 64-bit keys otherwise (no
+/// rounding: sweeps rely on the order being exact). No allocation once the
+/// buffers have grown.
+template <class T>
+void sort_by_value(const T* values, std::size_t n, std::vector<std::uint32_t>& order, SortScratch& s) {
+    order.resize(n);
+    if constexpr (std::is_same_v<T, float>) {
+        s.keys.resize(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            s.keys[i] = float_key(values[i]);
+            order[i] = static_cast<std::uint32_t>(i);
+        }
+        radix_sort(s.keys, order, s.radix);
+    } else {
+        s.keyed.resize(n);
+        for (std::size_t i = 0; i < n; ++i)
+            s.keyed[i] = {double_key(static_cast<double>(values[i])), static_cast<std::uint32_t>(i)};
+        std::sort(s.keyed.begin(), s.keyed.end());
+        for (std::size_t i = 0; i < n; ++i) order[i] = s.keyed[i].second;
     }
 }
 
