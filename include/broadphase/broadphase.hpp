@@ -92,17 +92,18 @@ public:
 
     /// Streams pairs within `boxes` to f(a, b); f may return false to stop.
     /// Nothing is stored, so any number of pairs can pass through.
+    /// Options::max_pairs applies; Options::sorted does not (nothing is kept).
     template <class F>
     Report for_each_pair(const BasicBoxes<T, D>& boxes, F&& f, const Options& options = {}) {
         last_ = resolve(options.algorithm, boxes);
-        return dispatch(last_, [&](auto& algo) { return algo.for_each_pair(boxes, f); });
+        return dispatch(last_, [&](auto& algo) { return algo.for_each_pair(boxes, f, options.max_pairs); });
     }
 
-    /// Streams pairs between two sets to f(a_index, b_index).
+    /// Streams pairs between two sets to f(a_index, b_index), as above.
     template <class F>
     Report for_each_pair(const BasicBoxes<T, D>& a, const BasicBoxes<T, D>& b, F&& f, const Options& options = {}) {
         last_ = options.algorithm == Algorithm::automatic ? choose_algorithm(a, b) : options.algorithm;
-        return dispatch(last_, [&](auto& algo) { return algo.for_each_pair(a, b, f); });
+        return dispatch(last_, [&](auto& algo) { return algo.for_each_pair(a, b, f, options.max_pairs); });
     }
 
     /// The algorithm the last call used.

@@ -133,29 +133,35 @@ private:
 };
 
 /// Streams pairs to a callable f(a, b), storing nothing. If f returns bool,
-/// false stops the search (Status::stopped_by_callback).
+/// false stops the search (Status::stopped_by_callback). An optional budget
+/// stops it after that many pairs (Status::pair_budget_exceeded).
 template <class F>
 class CallbackSink {
 public:
-    explicit CallbackSink(F& f) : f_(f) {}
+    explicit CallbackSink(F& f, std::uint64_t budget = no_budget) : f_(f), budget_(budget) {}
 
     void operator()(std::uint32_t a, std::uint32_t b) {
-        if (stop_) return;
+        if (status_ != Status::ok) return;
+        if (count_ >= budget_) {
+            status_ = Status::pair_budget_exceeded;
+            return;
+        }
         ++count_;
         if constexpr (std::is_same_v<decltype(std::declval<F&>()(a, b)), bool>) {
-            if (!f_(a, b)) stop_ = true;
+            if (!f_(a, b)) status_ = Status::stopped_by_callback;
         } else {
             f_(a, b);
         }
     }
-    bool stopped() const { return stop_; }
-    Status status() const { return stop_ ? Status::stopped_by_callback : Status::ok; }
+    bool stopped() const { return status_ != Status::ok; }
+    Status status() const { return status_; }
     std::uint64_t count() const { return count_; }
 
 private:
     F& f_;
+    std::uint64_t budget_;
     std::uint64_t count_ = 0;
-    bool stop_ = false;
+    Status status_ = Status::ok;
 };
 
 /// Counts pairs and keeps none.

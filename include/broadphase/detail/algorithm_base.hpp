@@ -36,10 +36,11 @@ public:
         return r;
     }
 
-    /// Streams every pair within `boxes` to f(a, b) (return false to stop).
+    /// Streams every pair within `boxes` to f(a, b) (return false to stop),
+    /// at most max_pairs of them. Nothing is stored.
     template <class F>
-    Report for_each_pair(const boxes_type& boxes, F&& f) {
-        CallbackSink<std::remove_reference_t<F>> sink(f);
+    Report for_each_pair(const boxes_type& boxes, F&& f, std::uint64_t max_pairs = no_budget) {
+        CallbackSink<std::remove_reference_t<F>> sink(f, max_pairs);
         return run_self(boxes, sink);
     }
 
@@ -53,10 +54,11 @@ public:
         return r;
     }
 
-    /// Streams every pair between two sets to f(a_index, b_index).
+    /// Streams every pair between two sets to f(a_index, b_index), at most
+    /// max_pairs of them.
     template <class F>
-    Report for_each_pair(const boxes_type& a, const boxes_type& b, F&& f) {
-        CallbackSink<std::remove_reference_t<F>> sink(f);
+    Report for_each_pair(const boxes_type& a, const boxes_type& b, F&& f, std::uint64_t max_pairs = no_budget) {
+        CallbackSink<std::remove_reference_t<F>> sink(f, max_pairs);
         return run_cross(a, b, sink);
     }
 
@@ -109,10 +111,11 @@ public:
         return r;
     }
 
-    /// Streams (query index, built index) pairs of a batch to f.
+    /// Streams (query index, built index) pairs of a batch to f, at most
+    /// max_pairs of them.
     template <class F>
-    Report for_each_batch_hit(const boxes_type& queries, F&& f) const {
-        CallbackSink<std::remove_reference_t<F>> sink(f);
+    Report for_each_batch_hit(const boxes_type& queries, F&& f, std::uint64_t max_pairs = no_budget) const {
+        CallbackSink<std::remove_reference_t<F>> sink(f, max_pairs);
         return run_batch(queries, sink);
     }
 
@@ -193,14 +196,14 @@ private:
             r.status = Status::too_many_boxes;
             return r;
         }
-        if (!built_) {
-            finish(r, sink);
-            return r;
-        }
         try {
             WorkingSet<T, D> qs;  // local: const queries may run on many threads
             qs.prepare(queries);
             r.invalid_a = qs.invalid();
+            if (!built_) {  // nothing to hit
+                finish(r, sink);
+                return r;
+            }
             const std::vector<std::uint32_t>* qmap = qs.identity() ? nullptr : &qs.map();
             const std::vector<std::uint32_t>* bmap = built_set_.identity() ? nullptr : &built_set_.map();
             if (!qmap && !bmap) {
