@@ -125,6 +125,19 @@ void record_write_counters(benchmark::State& state, Clock::duration spent, std::
     if (rounds > 0) state.counters["ns_per_pair"] = seconds(spent) * 1e9 / (rounds * double(count));
 }
 
+/// Times fill() per iteration after one untimed call (which commits the pages).
+template <class Fill>
+void time_fill(benchmark::State& state, Fill& fill, std::size_t count) {
+    fill();
+    Clock::duration spent{};
+    for (auto _ : state) {
+        const auto t0 = Clock::now();
+        fill();
+        spent += Clock::now() - t0;
+    }
+    record_write_counters(state, spent, count);
+}
+
 /// push_back into a reserved vector, as the library's VectorSink does.
 void memory_write_push_back(benchmark::State& state) {
     const std::size_t count = identical20k_pairs;
@@ -139,14 +152,7 @@ void memory_write_push_back(benchmark::State& state) {
         benchmark::DoNotOptimize(out.data());
         benchmark::ClobberMemory();
     };
-    fill();  // warm-up: commits the pages
-    Clock::duration spent{};
-    for (auto _ : state) {
-        const auto t0 = Clock::now();
-        fill();
-        spent += Clock::now() - t0;
-    }
-    record_write_counters(state, spent, count);
+    time_fill(state, fill, count);
 }
 
 /// Plain stores into a vector already sized: the raw write bandwidth.
@@ -159,14 +165,7 @@ void memory_write_store(benchmark::State& state) {
         benchmark::DoNotOptimize(p);
         benchmark::ClobberMemory();
     };
-    fill();
-    Clock::duration spent{};
-    for (auto _ : state) {
-        const auto t0 = Clock::now();
-        fill();
-        spent += Clock::now() - t0;
-    }
-    record_write_counters(state, spent, count);
+    time_fill(state, fill, count);
 }
 
 void register_all() {
