@@ -582,19 +582,47 @@ private:
 
     /// Pairs involving large boxes: against the table, then among themselves.
     template <class Sink>
-    void large_pairs(const View& v, Sink& sink) const {
+    void large_pairs(const View& v, Sink& sink) {
         const std::size_t nl = large_ids_.size();
         for (std::size_t t = 0; t < nl && !sink.stopped(); ++t) {
             const std::uint32_t a = large_ids_[t];
-            const BasicBox<T, D> q = box_at(v, a);
-            query_table(v, q, [&](std::uint32_t b) {
+            query_table(v, box_at(v, a), [&](std::uint32_t b) {
                 if (a < b) sink(a, b);
                 else sink(b, a);
             });
-            // Large against the large after it.
-            for (std::size_t u = t + 1; u < nl; ++u)
-                if (v.overlaps(large_ids_[u], q)) sink(a, large_ids_[u]);
         }
+        if (nl < 2 || sink.stopped()) return;
+        // Large against large: a sweep over them, sorted by min on axis 0.
+        sort_by_value_of(v, large_ids_, large_order_);
+        for (int k = 0; k < D; ++k) {
+            resize_buffer(large_lo_[k], nl + simd::width);
+            resize_buffer(large_hi_[k], nl + simd::width);
+        }
+        View lv;
+        for (int k = 0; k < D; ++k) {
+            for (std::size_t t = 0; t < nl; ++t) {
+                large_lo_[k][t] = v.lo[k][large_order_[t]];
+                large_hi_[k][t] = v.hi[k][large_order_[t]];
+            }
+            lv.lo[k] = large_lo_[k].data();
+            lv.hi[k] = large_hi_[k].data();
+        }
+        lv.n = nl;
+        sweep_pairs(lv, 0, nl, [&](std::size_t i, std::size_t j) {
+            const std::uint32_t a = large_order_[i], b = large_order_[j];
+            if (a < b) sink(a, b);
+            else sink(b, a);
+        });
+    }
+
+    /// ids sorted by their boxes' min on axis 0 (ties by id): out = box ids.
+    void sort_by_value_of(const View& v, const std::vector<std::uint32_t>& ids, std::vector<std::uint32_t>& out) {
+        const std::size_t m = ids.size();
+        resize_buffer(large_mins_, m);
+        for (std::size_t t = 0; t < m; ++t) large_mins_[t] = v.lo[0][ids[t]];
+        sort_by_value(large_mins_.data(), m, large_rank_, sort_);
+        resize_buffer(out, m);
+        for (std::size_t t = 0; t < m; ++t) out[t] = ids[large_rank_[t]];
     }
 
     Params params_;
@@ -612,6 +640,8 @@ private:
     std::vector<std::uint64_t> keys_;
     std::vector<std::uint32_t> large_ids_;
     std::vector<std::uint8_t> is_large_;
+    std::vector<std::uint32_t> large_order_, large_rank_;  // large boxes in sweep order
+    std::vector<T> large_mins_, large_lo_[D], large_hi_[D];
     static constexpr std::size_t chunk = 1024;
     static constexpr std::size_t direct_entries = std::size_t(1) << 16;  // up to here: one pass, in cache
     static constexpr int partition_bits = 7;  // at most 128 partitions: write streams stay in L1
