@@ -14,7 +14,6 @@
 #include <broadphase/scenes.hpp>
 
 #include "differential.hpp"
-#include "grid_probe.hpp"
 #include "test_scenes.hpp"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -103,31 +102,8 @@ long count_allocations(F&& f) {
     return g_allocations.load();
 }
 
-/// Cases known to allocate after the first frame, as "<algorithm>/<case>":
-/// a non-zero count skips them, naming the count, instead of failing; every
-/// other case must count zero. Reported to the library's authors.
-bool known_to_allocate(const std::string& id) {
-    static const char* const known[] = {
-        // The sweep sorts non-float scalars with std::stable_sort, which takes
-        // a temporary buffer from operator new on every call.
-        "double_sweep_and_prune/same_frame",
-        // CellGrid::place resizes its per-entry arrays (records_, keys_) to the
-        // frame's (box, cell) entry count, which grows when boxes move.
-        "uniform_grid/moving_frames",
-    };
-    for (const char* k : known)
-        if (id == k) return true;
-    return false;
-}
-
-void expect_no_allocations(const std::string& name, const std::string& case_id, long count, const char* what) {
-    if (count != 0 && known_to_allocate(name + "/" + case_id))
-        GTEST_SKIP() << "KNOWN ISSUE: " << name << " made " << count << " heap allocations in " << what;
+void expect_no_allocations(const std::string& name, long count, const char* what) {
     EXPECT_EQ(count, 0) << name << ": heap allocations in " << what;
-}
-
-std::string algo_param_name(const ::testing::TestParamInfo<Algorithm>& info) {
-    return broadphase::to_string(info.param);
 }
 
 const std::vector<Algorithm> kAllWithAuto = {Algorithm::automatic, Algorithm::brute_force,
@@ -137,7 +113,7 @@ const std::vector<Algorithm> kAllWithAuto = {Algorithm::automatic, Algorithm::br
 /// dense20k with every box moved by up to `amount` on each axis.
 Boxes jittered(const Boxes& base, std::uint64_t seed, float amount) {
     Boxes out = base;
-    Rng r(seed);
+    Random r(seed);
     for (std::size_t i = 0; i < out.size(); ++i) {
         Box b = out[i];
         for (int k = 0; k < 3; ++k) {
@@ -171,7 +147,7 @@ TEST_P(ReuseTest, SameFrameFindPairs) {
         for (int i = 2; i <= 5; ++i) finder.find_pairs(frame, out, options());
     });
     EXPECT_EQ(out.size(), first);
-    expect_no_allocations(name(), "same_frame", n, "find_pairs frames 2..5 (dense20k, same boxes)");
+    expect_no_allocations(name(), n, "find_pairs frames 2..5 (dense20k, same boxes)");
 }
 
 TEST_P(ReuseTest, MovingFramesFindPairs) {
@@ -186,7 +162,7 @@ TEST_P(ReuseTest, MovingFramesFindPairs) {
     const long n = count_allocations([&] {
         for (std::size_t i = 1; i < frames.size(); ++i) finder.find_pairs(frames[i], out, options());
     });
-    expect_no_allocations(name(), "moving_frames", n, "find_pairs frames 2..5 (dense20k, boxes moved between frames)");
+    expect_no_allocations(name(), n, "find_pairs frames 2..5 (dense20k, boxes moved between frames)");
 }
 
 TEST_P(ReuseTest, TwoSetFrames) {
@@ -200,7 +176,7 @@ TEST_P(ReuseTest, TwoSetFrames) {
     const long n = count_allocations([&] {
         for (int i = 2; i <= 5; ++i) finder.find_pairs(a, b, out, options());
     });
-    expect_no_allocations(name(), "two_set_frames", n, "two-set find_pairs frames 2..5 (dense20k halves)");
+    expect_no_allocations(name(), n, "two-set find_pairs frames 2..5 (dense20k halves)");
 }
 
 TEST_P(ReuseTest, StreamingFrames) {
@@ -213,12 +189,11 @@ TEST_P(ReuseTest, StreamingFrames) {
     const long n = count_allocations([&] {
         for (int i = 2; i <= 5; ++i) finder.for_each_pair(frame, f, options());
     });
-    expect_no_allocations(name(), "streaming_frames", n, "for_each_pair frames 2..5 (dense20k)");
+    expect_no_allocations(name(), n, "for_each_pair frames 2..5 (dense20k)");
 }
 
 TEST_P(ReuseTest, IndexRebuildAndQueries) {
     BPTEST_SKIP_UNDER_ASAN();
-    if (GetParam() == Algorithm::automatic) GTEST_SKIP() << "covered by the explicit algorithms";
     const Boxes frame = bs::dense20k();
     const Boxes queries = bs::uniform(2000, 3);
     broadphase::Index index;
@@ -235,12 +210,12 @@ TEST_P(ReuseTest, IndexRebuildAndQueries) {
             for (std::size_t q = 0; q < queries.size(); q += 10) index.query(queries[q], hits);
         }
     });
-    expect_no_allocations("index_" + name(), "rebuild", n, "Index build + query_batch + query, frames 2..5 (dense20k)");
+    expect_no_allocations("index_" + name(), n, "Index build + query_batch + query, frames 2..5 (dense20k)");
 }
 
-INSTANTIATE_TEST_SUITE_P(AllocationFree, ReuseTest, ::testing::ValuesIn(kAllWithAuto), algo_param_name);
+INSTANTIATE_TEST_SUITE_P(AllocationFree, ReuseTest, ::testing::ValuesIn(kAllWithAuto), ParamName());
 
-/// The same reuse for a double-precision PairFinder, on algorithms that compile for double.
+/// The same reuse for a double-precision PairFinder, with every algorithm.
 TEST(AllocationFreeDouble, SameFrameFindPairs) {
     BPTEST_SKIP_UNDER_ASAN();
     // dense20k's first 8,000 boxes as doubles (brute force in double is scalar: keep it small).
@@ -251,42 +226,18 @@ TEST(AllocationFreeDouble, SameFrameFindPairs) {
         for (int k = 0; k < 3; ++k) b.min[k] = f[i].min[k], b.max[k] = f[i].max[k];
         frame.push_back(b);
     }
-#if BPTEST_UNIFORM_GRID_DOUBLE3 && BPTEST_HYBRID_GRID_DOUBLE3
     broadphase::BasicPairFinder<double, 3> finder;
-    std::vector<Algorithm> algos = {Algorithm::brute_force, Algorithm::sweep_and_prune, Algorithm::uniform_grid,
-                                    Algorithm::hybrid_grid};
-    auto run = [&](Algorithm a, std::vector<Pair>& out) {
+    for (Algorithm a : {Algorithm::brute_force, Algorithm::sweep_and_prune, Algorithm::uniform_grid,
+                        Algorithm::hybrid_grid}) {
+        const std::string name = std::string("double_") + broadphase::to_string(a);
         Options o;
         o.algorithm = a;
-        finder.find_pairs(frame, out, o);
-    };
-#else
-    // The PairFinder needs every grid for double: use the classes that compile.
-    broadphase::BasicBruteForce<double, 3> brute;
-    broadphase::BasicSweepAndPrune<double, 3> sweep;
-    std::vector<Algorithm> algos = {Algorithm::brute_force, Algorithm::sweep_and_prune};
-    auto run = [&](Algorithm a, std::vector<Pair>& out) {
-        if (a == Algorithm::brute_force) brute.find_pairs(frame, out);
-        else sweep.find_pairs(frame, out);
-    };
-#endif
-    std::vector<std::string> skipped;
-    for (Algorithm a : algos) {
-        const std::string name = std::string("double_") + broadphase::to_string(a);
         std::vector<Pair> out;
-        run(a, out);
+        finder.find_pairs(frame, out, o);
         const long n = count_allocations([&] {
-            for (int i = 2; i <= 5; ++i) run(a, out);
+            for (int i = 2; i <= 5; ++i) finder.find_pairs(frame, out, o);
         });
-        if (n != 0 && known_to_allocate(name + "/same_frame"))
-            skipped.push_back(name + " made " + std::to_string(n) + " heap allocations in find_pairs frames 2..5");
-        else
-            EXPECT_EQ(n, 0) << name << ": heap allocations in find_pairs frames 2..5 (dense20k as double)";
-    }
-    if (!skipped.empty()) {
-        std::string msg = "KNOWN ISSUE:";
-        for (const std::string& s : skipped) msg += " " + s + ";";
-        GTEST_SKIP() << msg;
+        expect_no_allocations(name, n, "find_pairs frames 2..5 (dense20k as double)");
     }
 }
 
@@ -361,7 +312,6 @@ TEST_P(OutOfMemoryTest, FindPairsReportsFailedAllocations) {
 
 TEST_P(OutOfMemoryTest, IndexReportsFailedAllocations) {
     BPTEST_SKIP_UNDER_ASAN();
-    if (GetParam() == Algorithm::automatic) GTEST_SKIP() << "covered by the explicit algorithms";
     const ScenePair s = invalid_mixed_scene();
     const std::vector<Pair> want = ref_cross(s.b, s.a);  // (query in b, built in a)
     fail_each_allocation("Index build + query_batch", [&](auto&& armed) {
@@ -383,7 +333,7 @@ TEST_P(OutOfMemoryTest, IndexReportsFailedAllocations) {
     });
 }
 
-INSTANTIATE_TEST_SUITE_P(OutOfMemory, OutOfMemoryTest, ::testing::ValuesIn(kAllWithAuto), algo_param_name);
+INSTANTIATE_TEST_SUITE_P(OutOfMemory, OutOfMemoryTest, ::testing::ValuesIn(kAllWithAuto), ParamName());
 
 }  // namespace
 }  // namespace bptest

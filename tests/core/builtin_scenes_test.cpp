@@ -119,7 +119,7 @@ TEST_P(BuiltinSceneTest, TwoSetsAndIndexMatchBruteForce) {
 
 INSTANTIATE_TEST_SUITE_P(BuiltinScenes, BuiltinSceneTest,
                          ::testing::Values("sparse20k", "dense20k", "clusters40k", "stretched40k", "mixed20k"),
-                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+                         ParamName());
 
 }  // namespace
 }  // namespace bptest

@@ -1,5 +1,5 @@
 // The parts of the harness that need no template: comparisons and the list
-// of float 3-D subjects every value-parameterised suite runs over.
+// of algorithms. The float 3-D subjects: subjects.cpp.
 #include "differential.hpp"
 
 #include <sstream>
@@ -135,98 +135,8 @@ void list_some(std::ostream& os, const std::vector<std::uint64_t>& keys, const c
                                          << index_list(extra, 8) << ", duplicated " << index_list(dups, 8);
 }
 
-namespace {
-
-template <class Ops>
-class PairAdapter final : public PairSubject {
-public:
-    explicit PairAdapter(Ops ops = Ops{}) : ops_(std::move(ops)) {}
-    Report self(const Boxes& b, std::vector<Pair>& out, const Options& o) override { return ops_.self(b, out, o); }
-    Report self_stream(const Boxes& b, const PairCallback& f) override { return ops_.self_stream(b, f); }
-    Report cross(const Boxes& a, const Boxes& b, std::vector<Pair>& out, const Options& o) override {
-        return ops_.cross(a, b, out, o);
-    }
-    Report cross_stream(const Boxes& a, const Boxes& b, const PairCallback& f) override {
-        return ops_.cross_stream(a, b, f);
-    }
-
-private:
-    Ops ops_;
-};
-
-template <class Ops>
-class IndexAdapter final : public IndexSubject {
-public:
-    explicit IndexAdapter(Ops ops = Ops{}, bool native_stream = true)
-        : ops_(std::move(ops)), native_(native_stream) {}
-    Report build(const Boxes& b) override { return ops_.build(b); }
-    std::size_t query(const Box& q, std::vector<std::uint32_t>& out) const override { return ops_.query(q, out); }
-    void for_each_hit(const Box& q, const HitCallback& f) const override { ops_.for_each_hit(q, f); }
-    Report query_batch(const Boxes& q, std::vector<Pair>& out, const Options& o) const override {
-        return ops_.query_batch(q, out, o);
-    }
-    Report batch_stream(const Boxes& q, const PairCallback& f) const override { return ops_.batch_stream(q, f); }
-    bool native_batch_stream() const override { return native_; }
-
-private:
-    Ops ops_;
-    bool native_;
-};
-
-template <class Algo>
-PairSubjectInfo direct_pairs(const char* name) {
-    return {name, [] { return std::unique_ptr<PairSubject>(new PairAdapter<DirectOps<Algo>>()); }};
-}
-
-template <class Algo>
-IndexSubjectInfo direct_index(const char* name) {
-    return {name, [] { return std::unique_ptr<IndexSubject>(new IndexAdapter<DirectOps<Algo>>()); }};
-}
-
-}  // namespace
-
 std::vector<Algorithm> all_algorithms() {
     return {Algorithm::brute_force, Algorithm::sweep_and_prune, Algorithm::uniform_grid, Algorithm::hybrid_grid};
-}
-
-std::vector<PairSubjectInfo> pair_subjects() {
-    std::vector<PairSubjectInfo> out = {
-        direct_pairs<broadphase::BruteForce>("brute_force"),
-        direct_pairs<broadphase::SweepAndPrune>("sweep_and_prune"),
-        direct_pairs<broadphase::UniformGrid>("uniform_grid"),
-        direct_pairs<broadphase::HybridGrid>("hybrid_grid"),
-    };
-    std::vector<Algorithm> front = {Algorithm::automatic};
-    for (Algorithm a : all_algorithms()) front.push_back(a);
-    for (Algorithm a : front) {
-        out.push_back({std::string("front_door_") + broadphase::to_string(a), [a] {
-                           FrontDoorOps<float, 3> ops;
-                           ops.algorithm = a;
-                           return std::unique_ptr<PairSubject>(new PairAdapter<FrontDoorOps<float, 3>>(std::move(ops)));
-                       }});
-    }
-    return out;
-}
-
-std::vector<IndexSubjectInfo> index_subjects() {
-    std::vector<IndexSubjectInfo> out = {
-        direct_index<broadphase::BruteForce>("brute_force"),
-        direct_index<broadphase::SweepAndPrune>("sweep_and_prune"),
-        direct_index<broadphase::UniformGrid>("uniform_grid"),
-        direct_index<broadphase::HybridGrid>("hybrid_grid"),
-    };
-    std::vector<Algorithm> kinds = {Algorithm::automatic};
-    for (Algorithm a : all_algorithms()) kinds.push_back(a);
-    for (Algorithm a : kinds) {
-        out.push_back({std::string("index_") + broadphase::to_string(a), [a] {
-                           IndexOps<float, 3> ops;
-                           ops.algorithm = a;
-                           const bool native = has_for_each_batch_hit<broadphase::Index, Boxes>::value;
-                           return std::unique_ptr<IndexSubject>(
-                               new IndexAdapter<IndexOps<float, 3>>(std::move(ops), native));
-                       }});
-    }
-    return out;
 }
 
 }  // namespace bptest

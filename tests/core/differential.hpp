@@ -6,7 +6,10 @@
 //   build, query, for_each_hit, query_batch, batch_stream  (indexes)
 // The check_* templates run one query several ways (plain, sorted, twice for
 // determinism, streamed) and compare the full pair sets with the scalar
-// reference of reference.hpp and with the library's BruteForce.
+// reference of reference.hpp and with the library's BruteForce. They put the
+// ops object behind a virtual interface (BasicPairSubject / BasicIndexSubject)
+// first, so that their long bodies are compiled once per scalar type and
+// dimension, not once per way of calling the library.
 #pragma once
 
 #include <algorithm>
@@ -119,11 +122,105 @@ std::vector<Pair> expected_cross(const broadphase::BasicBoxes<T, D>& a, const br
 }
 
 // ---------------------------------------------------------------------------
+// Subjects: any ops object behind a virtual interface
+
+template <class T, int D>
+class BasicPairSubject {
+public:
+    using boxes_type = broadphase::BasicBoxes<T, D>;
+    virtual ~BasicPairSubject() = default;
+    virtual Report self(const boxes_type& b, std::vector<Pair>& out, const Options& o) = 0;
+    virtual Report self_stream(const boxes_type& b, const PairCallback& f) = 0;
+    virtual Report cross(const boxes_type& a, const boxes_type& b, std::vector<Pair>& out, const Options& o) = 0;
+    virtual Report cross_stream(const boxes_type& a, const boxes_type& b, const PairCallback& f) = 0;
+};
+
+template <class T, int D>
+class BasicIndexSubject {
+public:
+    using boxes_type = broadphase::BasicBoxes<T, D>;
+    using box_type = broadphase::BasicBox<T, D>;
+    virtual ~BasicIndexSubject() = default;
+    virtual Report build(const boxes_type& b) = 0;
+    virtual std::size_t query(const box_type& q, std::vector<std::uint32_t>& out) const = 0;
+    virtual void for_each_hit(const box_type& q, const HitCallback& f) const = 0;
+    virtual Report query_batch(const boxes_type& q, std::vector<Pair>& out, const Options& o) const = 0;
+    virtual Report batch_stream(const boxes_type& q, const PairCallback& f) const = 0;
+};
+
+/// A pair-finding ops object as a subject: held by value (Hold = Ops) or by
+/// reference (Hold = Ops&).
+template <class Hold, class T, int D>
+class PairAdapter final : public BasicPairSubject<T, D> {
+public:
+    using boxes_type = broadphase::BasicBoxes<T, D>;
+    explicit PairAdapter(Hold ops) : ops_(std::forward<Hold>(ops)) {}
+    Report self(const boxes_type& b, std::vector<Pair>& out, const Options& o) override { return ops_.self(b, out, o); }
+    Report self_stream(const boxes_type& b, const PairCallback& f) override { return ops_.self_stream(b, f); }
+    Report cross(const boxes_type& a, const boxes_type& b, std::vector<Pair>& out, const Options& o) override {
+        return ops_.cross(a, b, out, o);
+    }
+    Report cross_stream(const boxes_type& a, const boxes_type& b, const PairCallback& f) override {
+        return ops_.cross_stream(a, b, f);
+    }
+
+private:
+    Hold ops_;
+};
+
+/// An index ops object as a subject, by value or by reference.
+template <class Hold, class T, int D>
+class IndexAdapter final : public BasicIndexSubject<T, D> {
+public:
+    using boxes_type = broadphase::BasicBoxes<T, D>;
+    using box_type = broadphase::BasicBox<T, D>;
+    explicit IndexAdapter(Hold ops) : ops_(std::forward<Hold>(ops)) {}
+    Report build(const boxes_type& b) override { return ops_.build(b); }
+    std::size_t query(const box_type& q, std::vector<std::uint32_t>& out) const override {
+        return ops_.query(q, out);
+    }
+    void for_each_hit(const box_type& q, const HitCallback& f) const override { ops_.for_each_hit(q, f); }
+    Report query_batch(const boxes_type& q, std::vector<Pair>& out, const Options& o) const override {
+        return ops_.query_batch(q, out, o);
+    }
+    Report batch_stream(const boxes_type& q, const PairCallback& f) const override { return ops_.batch_stream(q, f); }
+
+private:
+    Hold ops_;
+};
+
+/// Calls f(subject): ops itself where it is a subject already, else ops
+/// behind a reference adapter.
+template <class T, int D, class Ops, class F>
+void as_pair_subject(Ops& ops, F&& f) {
+    if constexpr (std::is_base_of_v<BasicPairSubject<T, D>, Ops>) {
+        f(static_cast<BasicPairSubject<T, D>&>(ops));
+    } else {
+        PairAdapter<Ops&, T, D> subject(ops);
+        f(static_cast<BasicPairSubject<T, D>&>(subject));
+    }
+}
+
+template <class T, int D, class Ops, class F>
+void as_index_subject(Ops& ops, F&& f) {
+    if constexpr (std::is_base_of_v<BasicIndexSubject<T, D>, Ops>) {
+        f(static_cast<BasicIndexSubject<T, D>&>(ops));
+    } else {
+        IndexAdapter<Ops&, T, D> subject(ops);
+        f(static_cast<BasicIndexSubject<T, D>&>(subject));
+    }
+}
+
+// ---------------------------------------------------------------------------
 // Checks
 
-/// Self pairs of `boxes`: plain, again (same order), sorted, streamed.
-template <class Ops, class T, int D>
-void check_self(Ops& ops, const broadphase::BasicBoxes<T, D>& boxes, Oracle oracle = Oracle::scalar) {
+// The bodies, one per scalar type and dimension (namespace detail), then the
+// entry points for any ops object.
+
+namespace detail {
+
+template <class T, int D>
+void check_self(BasicPairSubject<T, D>& ops, const broadphase::BasicBoxes<T, D>& boxes, Oracle oracle) {
     SCOPED_TRACE("self pairs of " + std::to_string(boxes.size()) + " boxes");
     const std::vector<Pair> want = expected_self(boxes, oracle);
     const std::vector<std::uint32_t> invalid = ref_invalid(boxes);
@@ -162,10 +259,9 @@ void check_self(Ops& ops, const broadphase::BasicBoxes<T, D>& boxes, Oracle orac
     EXPECT_TRUE(same_pair_set(streamed, want)) << "streamed through for_each_pair";
 }
 
-/// Pairs between a and b: plain, again (same order), sorted, streamed.
-template <class Ops, class T, int D>
-void check_cross(Ops& ops, const broadphase::BasicBoxes<T, D>& a, const broadphase::BasicBoxes<T, D>& b,
-                 Oracle oracle = Oracle::scalar) {
+template <class T, int D>
+void check_cross(BasicPairSubject<T, D>& ops, const broadphase::BasicBoxes<T, D>& a,
+                 const broadphase::BasicBoxes<T, D>& b, Oracle oracle) {
     SCOPED_TRACE("pairs between " + std::to_string(a.size()) + " and " + std::to_string(b.size()) + " boxes" +
                  (&a == &b ? " (same object)" : ""));
     const std::vector<Pair> want = expected_cross(a, b, oracle);
@@ -205,23 +301,9 @@ void check_cross(Ops& ops, const broadphase::BasicBoxes<T, D>& a, const broadpha
     EXPECT_TRUE(same_pair_set(streamed, want)) << "streamed through for_each_pair";
 }
 
-/// Self pairs of a and b, pairs a x b, b x a, and a x a (the same object twice).
-template <class Ops, class T, int D>
-void check_pairs(Ops& ops, const broadphase::BasicBoxes<T, D>& a, const broadphase::BasicBoxes<T, D>& b,
-                 Oracle oracle = Oracle::scalar) {
-    check_self(ops, a, oracle);
-    check_self(ops, b, oracle);
-    check_cross(ops, a, b, oracle);
-    check_cross(ops, b, a, oracle);
-    check_cross(ops, a, a, oracle);
-}
-
-/// Builds over `built`, then single queries (query and for_each_hit) with up
-/// to `max_single` of the query boxes, then the whole batch (plain, again,
-/// sorted, streamed). Query pairs are (query index, built index).
-template <class Ops, class T, int D>
-void check_index(Ops& ops, const broadphase::BasicBoxes<T, D>& built, const broadphase::BasicBoxes<T, D>& queries,
-                 Oracle oracle = Oracle::scalar, std::size_t max_single = 400) {
+template <class T, int D>
+void check_index(BasicIndexSubject<T, D>& ops, const broadphase::BasicBoxes<T, D>& built,
+                 const broadphase::BasicBoxes<T, D>& queries, Oracle oracle, std::size_t max_single) {
     SCOPED_TRACE("index over " + std::to_string(built.size()) + " boxes, " + std::to_string(queries.size()) +
                  " query boxes");
     const Report rb = ops.build(built);
@@ -285,13 +367,118 @@ void check_index(Ops& ops, const broadphase::BasicBoxes<T, D>& built, const broa
     EXPECT_TRUE(same_pair_set(streamed, want)) << "for_each_batch_hit";
 }
 
+}  // namespace detail
+
+/// Self pairs of `boxes`: plain, again (same order), sorted, streamed.
+template <class Ops, class T, int D>
+void check_self(Ops& ops, const broadphase::BasicBoxes<T, D>& boxes, Oracle oracle = Oracle::scalar) {
+    as_pair_subject<T, D>(ops, [&](BasicPairSubject<T, D>& s) { detail::check_self(s, boxes, oracle); });
+}
+
+/// Pairs between a and b: plain, again (same order), sorted, streamed.
+template <class Ops, class T, int D>
+void check_cross(Ops& ops, const broadphase::BasicBoxes<T, D>& a, const broadphase::BasicBoxes<T, D>& b,
+                 Oracle oracle = Oracle::scalar) {
+    as_pair_subject<T, D>(ops, [&](BasicPairSubject<T, D>& s) { detail::check_cross(s, a, b, oracle); });
+}
+
+/// Self pairs of a and b, pairs a x b, b x a, and a x a (the same object twice).
+template <class Ops, class T, int D>
+void check_pairs(Ops& ops, const broadphase::BasicBoxes<T, D>& a, const broadphase::BasicBoxes<T, D>& b,
+                 Oracle oracle = Oracle::scalar) {
+    as_pair_subject<T, D>(ops, [&](BasicPairSubject<T, D>& s) {
+        detail::check_self(s, a, oracle);
+        detail::check_self(s, b, oracle);
+        detail::check_cross(s, a, b, oracle);
+        detail::check_cross(s, b, a, oracle);
+        detail::check_cross(s, a, a, oracle);
+    });
+}
+
+/// Builds over `built`, then single queries (query and for_each_hit) with up
+/// to `max_single` of the query boxes, then the whole batch (plain, again,
+/// sorted, streamed). Query pairs are (query index, built index).
+template <class Ops, class T, int D>
+void check_index(Ops& ops, const broadphase::BasicBoxes<T, D>& built, const broadphase::BasicBoxes<T, D>& queries,
+                 Oracle oracle = Oracle::scalar, std::size_t max_single = 400) {
+    as_index_subject<T, D>(ops, [&](BasicIndexSubject<T, D>& s) {
+        detail::check_index(s, built, queries, oracle, max_single);
+    });
+}
+
 /// Index over a queried by b, over b queried by a, and over a queried by itself.
 template <class Ops, class T, int D>
 void check_indexes(Ops& ops, const broadphase::BasicBoxes<T, D>& a, const broadphase::BasicBoxes<T, D>& b,
                    Oracle oracle = Oracle::scalar) {
-    check_index(ops, a, b, oracle);
-    check_index(ops, b, a, oracle);
-    check_index(ops, a, a, oracle);
+    as_index_subject<T, D>(ops, [&](BasicIndexSubject<T, D>& s) {
+        detail::check_index(s, a, b, oracle, 400);
+        detail::check_index(s, b, a, oracle, 400);
+        detail::check_index(s, a, a, oracle, 400);
+    });
+}
+
+/// Runs run(out, options) with Options::max_pairs below, at and above the
+/// number of pairs, unsorted and sorted: a budget below it must stop with
+/// pair_budget_exceeded and a subset of the pairs, at or above it all pairs.
+template <class Run>
+void check_budgets(const std::vector<Pair>& all, Run&& run) {
+    const std::uint64_t k = all.size();
+    ASSERT_GT(k, 20u);
+    for (const std::uint64_t budget : {std::uint64_t(0), std::uint64_t(1), k / 2, k - 1, k, k + 1, broadphase::no_budget}) {
+        for (const bool sorted : {false, true}) {
+            SCOPED_TRACE("max_pairs=" + std::to_string(budget) + (sorted ? " sorted" : ""));
+            Options o;
+            o.max_pairs = budget;
+            o.sorted = sorted;
+            std::vector<Pair> out{junk_pair()};
+            const Report r = run(out, o);
+            EXPECT_EQ(r.pairs, out.size());
+            if (budget < k) {
+                EXPECT_EQ(r.status, Status::pair_budget_exceeded) << status_string(r.status);
+                EXPECT_LE(out.size(), budget);
+                EXPECT_TRUE(subset_of_pairs(out, all));
+            } else {
+                EXPECT_EQ(r.status, Status::ok) << status_string(r.status);
+                EXPECT_TRUE(same_pair_set(out, all));
+            }
+            if (sorted) {
+                EXPECT_TRUE(sorted_pairs(out));
+            }
+        }
+    }
+}
+
+/// Streams with a callback that returns false at pair `stop_at`: f must not
+/// be called again, and the status says why.
+template <class Stream>
+void check_stops(const std::vector<Pair>& all, Stream&& stream) {
+    const std::uint64_t k = all.size();
+    ASSERT_GT(k, 20u);
+    for (const std::uint64_t stop_at : {std::uint64_t(1), std::uint64_t(2), k / 3, k - 1, k, k + 5}) {
+        SCOPED_TRACE("callback returns false at pair " + std::to_string(stop_at));
+        std::vector<Pair> seen;
+        std::uint64_t calls_after_false = 0;
+        bool said_stop = false;
+        const Report r = stream([&](std::uint32_t a, std::uint32_t b) {
+            if (said_stop) {
+                ++calls_after_false;
+                return false;
+            }
+            seen.push_back(Pair{a, b});
+            if (seen.size() >= stop_at) said_stop = true;
+            return !said_stop;
+        });
+        EXPECT_EQ(calls_after_false, 0u) << "the callback was called after it returned false";
+        EXPECT_TRUE(subset_of_pairs(seen, all));
+        if (stop_at <= k) {
+            EXPECT_EQ(r.status, Status::stopped_by_callback) << status_string(r.status);
+            EXPECT_EQ(seen.size(), stop_at);
+        } else {
+            EXPECT_EQ(r.status, Status::ok) << status_string(r.status);
+            EXPECT_TRUE(same_pair_set(seen, all));
+        }
+        EXPECT_EQ(r.pairs, seen.size());
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -372,7 +559,8 @@ struct FinderOps {
     }
 };
 
-/// Whether X has for_each_batch_hit(const B&, f) (the algorithm classes do).
+/// Whether X has for_each_batch_hit(const B&, f) (the algorithm classes and
+/// the Index do; IndexApi checks it).
 template <class X, class B, class = void>
 struct has_for_each_batch_hit : std::false_type {};
 template <class X, class B>
@@ -399,58 +587,17 @@ struct IndexOps {
     Report query_batch(const boxes_type& q, std::vector<Pair>& out, const Options& o) const {
         return index.query_batch(q, out, o);
     }
-    Report batch_stream(const boxes_type& q, const PairCallback& f) const {
-        if constexpr (has_for_each_batch_hit<broadphase::BasicIndex<T, D>, boxes_type>::value) {
-            return index.for_each_batch_hit(q, f);
-        } else {
-            // BasicIndex has no streaming batch call (see IndexApi tests):
-            // stream through for_each_hit, which must give the same pairs.
-            Report r;
-            r.invalid_a = ref_invalid(q);
-            for (std::size_t i = 0; i < q.size(); ++i) {
-                bool go = true;
-                index.for_each_hit(q[i], [&](std::uint32_t j) {
-                    if (go) {
-                        ++r.pairs;
-                        go = f(static_cast<std::uint32_t>(i), j);
-                    }
-                });
-                if (!go) {
-                    r.status = Status::stopped_by_callback;
-                    break;
-                }
-            }
-            return r;
-        }
-    }
+    Report batch_stream(const boxes_type& q, const PairCallback& f) const { return index.for_each_batch_hit(q, f); }
 };
 
 // ---------------------------------------------------------------------------
-// Float 3-D subjects behind virtual interfaces, for value-parameterised suites
+// Float 3-D subjects, for the value-parameterised suites
 
 using broadphase::Box;
 using broadphase::Boxes;
 
-class PairSubject {
-public:
-    virtual ~PairSubject() = default;
-    virtual Report self(const Boxes& b, std::vector<Pair>& out, const Options& o) = 0;
-    virtual Report self_stream(const Boxes& b, const PairCallback& f) = 0;
-    virtual Report cross(const Boxes& a, const Boxes& b, std::vector<Pair>& out, const Options& o) = 0;
-    virtual Report cross_stream(const Boxes& a, const Boxes& b, const PairCallback& f) = 0;
-};
-
-class IndexSubject {
-public:
-    virtual ~IndexSubject() = default;
-    virtual Report build(const Boxes& b) = 0;
-    virtual std::size_t query(const Box& q, std::vector<std::uint32_t>& out) const = 0;
-    virtual void for_each_hit(const Box& q, const HitCallback& f) const = 0;
-    virtual Report query_batch(const Boxes& q, std::vector<Pair>& out, const Options& o) const = 0;
-    virtual Report batch_stream(const Boxes& q, const PairCallback& f) const = 0;
-    /// False where batch_stream is emulated (BasicIndex has no streaming batch).
-    virtual bool native_batch_stream() const { return true; }
-};
+using PairSubject = BasicPairSubject<float, 3>;
+using IndexSubject = BasicIndexSubject<float, 3>;
 
 struct PairSubjectInfo {
     std::string name;  ///< test-name suffix: "sweep_and_prune", "front_door_auto", ...
@@ -464,11 +611,31 @@ struct IndexSubjectInfo {
 inline void PrintTo(const PairSubjectInfo& s, std::ostream* os) { *os << s.name; }
 inline void PrintTo(const IndexSubjectInfo& s, std::ostream* os) { *os << s.name; }
 
-/// The 4 algorithm classes, then find_pairs with automatic and each algorithm.
+/// The test-name suffix of a parameter: its name, for every parameter type
+/// of the core suites. Pass `ParamName()` to each INSTANTIATE_TEST_SUITE_P.
+inline std::string param_name(const PairSubjectInfo& s) { return s.name; }
+inline std::string param_name(const IndexSubjectInfo& s) { return s.name; }
+inline std::string param_name(Algorithm a) { return broadphase::to_string(a); }
+inline std::string param_name(const std::string& s) { return s; }
+struct ParamName {
+    template <class P>
+    std::string operator()(const ::testing::TestParamInfo<P>& info) const {
+        return param_name(info.param);
+    }
+};
+
+/// The 4 algorithm classes, then find_pairs with automatic and each
+/// algorithm (subjects.cpp, linked into broadphase_core_tests only).
 std::vector<PairSubjectInfo> pair_subjects();
-/// The 4 algorithm classes, then Index with automatic and each algorithm.
+/// The 4 algorithm classes, then Index with automatic and each algorithm (subjects.cpp).
 std::vector<IndexSubjectInfo> index_subjects();
 /// The four algorithms, as Options::algorithm values.
 std::vector<Algorithm> all_algorithms();
 
 }  // namespace bptest
+
+namespace broadphase {
+/// GoogleTest prints a parameter with the PrintTo it finds by ADL: without
+/// this, an Algorithm parameter prints as "4-byte object <03-00 00-00>".
+inline void PrintTo(Algorithm a, std::ostream* os) { *os << to_string(a); }
+}  // namespace broadphase

@@ -1,6 +1,8 @@
 #include "test_scenes.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 #include <broadphase/scenes.hpp>
 
@@ -22,7 +24,7 @@ void append(Boxes& to, const Boxes& from) {
 
 Boxes cubes_at(std::size_t n, std::uint64_t seed, double lo, double hi, double size) {
     Boxes out;
-    Rng r(seed);
+    Random r(seed);
     for (std::size_t i = 0; i < n; ++i) {
         const double x = r.uniform(lo, hi), y = r.uniform(lo, hi), z = r.uniform(lo, hi);
         out.push_back(box3(float(x), float(y), float(z), float(x + size), float(y + size), float(z + size)));
@@ -80,7 +82,7 @@ ScenePair touching_lattice_scene() {
 
 ScenePair tiny_and_huge_scene() {
     ScenePair s;
-    Rng r(31);
+    Random r(31);
     for (int set = 0; set < 2; ++set) {
         Boxes& out = set == 0 ? s.a : s.b;
         const std::size_t n = set == 0 ? 1500 : 700;
@@ -203,7 +205,7 @@ ScenePair planar_scene() {
     // a: every box flat in z at z = 5 (zero extent on one axis), integer
     // x and y so many touch; b: boxes crossing the plane, on it, and just off it.
     ScenePair s;
-    Rng r(101);
+    Random r(101);
     for (int i = 0; i < 1500; ++i) {
         const float x = float(r.below(60)), y = float(r.below(60));
         s.a.push_back(box3(x, y, 5, x + float(r.below(3)), y + float(r.below(3)), 5));
@@ -279,7 +281,7 @@ ScenePair huge_coordinates_scene() {
     // integer, plus boxes bridging the clusters.
     ScenePair s{bs::random_boxes(800, 161, 0, 50, 0, 4), bs::random_boxes(300, 162, 0, 50, 0, 4)};
     const double centres[] = {1e9, -1e12, 1e20, -1e30, 1e30, 3e38, -3e38};
-    Rng r(163);
+    Random r(163);
     for (double c : centres) {
         for (int i = 0; i < 40; ++i) {
             // Offsets far below the float spacing at c: many boxes coincide.
@@ -322,6 +324,85 @@ std::vector<std::pair<std::string, Boxes>> tiny_sets() {
     three.push_back(box3(2, 2, 2, 1, 1, 1));  // invalid
     three.push_back(box3(0.5f, 0.5f, 0.5f, 3, 3, 3));
     out.push_back({"three boxes, the middle one invalid", three});
+    return out;
+}
+
+// ---------------------------------------------------------------------------
+// Cases shared by the differential suites
+
+Boxes random_case(std::size_t n, std::uint64_t seed) {
+    Boxes b = random_scene<float, 3>(n, seed);
+    if (seed % 3 == 0) spoil(b, seed % 5, 5 + seed % 4);
+    return b;
+}
+
+std::string case_name(std::size_t n, std::uint64_t seed) {
+    return "random scene: n=" + std::to_string(n) + " seed=" + std::to_string(seed) + " kind=" +
+           kind_name(static_cast<RandomKind>(seed % static_cast<std::uint64_t>(RandomKind::count))) +
+           (seed % 3 == 0 ? " with invalid boxes" : "");
+}
+
+std::vector<HandCase> hand_cases() {
+    const float above_one = std::nextafter(1.0f, 2.0f);
+    return {
+        {"faces touch", {box3(0, 0, 0, 1, 1, 1), box3(1, 0, 0, 2, 1, 1)}, {{0, 1}}, {}},
+        {"edges touch", {box3(0, 0, 0, 1, 1, 1), box3(1, 1, 0, 2, 2, 1)}, {{0, 1}}, {}},
+        {"corners touch", {box3(0, 0, 0, 1, 1, 1), box3(1, 1, 1, 2, 2, 2)}, {{0, 1}}, {}},
+        {"one ulp apart", {box3(0, 0, 0, 1, 1, 1), box3(above_one, 0, 0, 2, 1, 1)}, {}, {}},
+        {"apart on one axis only", {box3(0, 0, 0, 1, 1, 1), box3(0, 0, 1.5f, 1, 1, 2)}, {}, {}},
+        {"point on a corner, point inside, point outside",
+         {box3(0, 0, 0, 1, 1, 1), box3(1, 1, 1, 1, 1, 1), box3(0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f),
+          box3(1, 1, above_one, 1, 1, above_one)},
+         {{0, 1}, {0, 2}},
+         {}},
+        {"coincident points", {box3(2, 2, 2, 2, 2, 2), box3(2, 2, 2, 2, 2, 2), box3(2, 2, 2, 2, 2, 2)},
+         {{0, 1}, {0, 2}, {1, 2}},
+         {}},
+        {"contained box", {box3(0, 0, 0, 10, 10, 10), box3(4, 4, 4, 5, 5, 5)}, {{0, 1}}, {}},
+        {"signed zeros touch", {box3(-1, -1, -1, -0.0f, -0.0f, -0.0f), box3(0, 0, 0, 1, 1, 1)}, {{0, 1}}, {}},
+        {"invalid boxes take no part",
+         {box3(0, 0, 0, 1, 1, 1), box3(0, 0, 0, nan, 1, 1), box3(0, 0, 0, 1, 1, 1), box3(0.5f, 0, 0, 0.4f, 1, 1),
+          box3(nan, nan, nan, nan, nan, nan), box3(0, 0, 0, 1, 1, 1)},
+         {{0, 2}, {0, 5}, {2, 5}},
+         {1, 3, 4}},
+        {"reversed infinities are invalid", {box3(inf, 0, 0, -inf, 1, 1), box3(0, 0, 0, 1, 1, 1)}, {}, {0}},
+        {"infinite slab meets a far box on its plane",
+         {box3(-inf, -inf, 0, inf, inf, 0), box3(1e30f, -1e30f, 0, 1e30f, -1e30f, 0), box3(5, 5, 1e-30f, 6, 6, 1)},
+         {{0, 1}},
+         {}},
+        {"whole space meets everything",
+         {box3(-inf, -inf, -inf, inf, inf, inf), box3(inf, inf, inf, inf, inf, inf),
+          box3(-inf, -inf, -inf, -inf, -inf, -inf), box3(3, 3, 3, 4, 4, 4)},
+         {{0, 1}, {0, 2}, {0, 3}},
+         {}},
+    };
+}
+
+Boxes boxes_of(const std::vector<Box>& v) {
+    Boxes b;
+    for (const Box& x : v) b.push_back(x);
+    return b;
+}
+
+Boxes budget_scene(int n, std::uint64_t seed) {
+    Boxes b;
+    Random r(seed);
+    for (int i = 0; i < n; ++i) {
+        const float x = float(r.uniform(0, 40)), y = float(r.uniform(0, 40)), z = float(r.uniform(0, 40));
+        const float e = float(r.uniform(0, 8));
+        b.push_back(box3(x, y, z, x + e, y + e, z + e));
+    }
+    spoil(b, 0, 9);
+    return b;
+}
+
+std::vector<Boxes> determinism_scenes() {
+    std::vector<Boxes> out;
+    out.push_back(random_scene<float, 3>(3000, 11, RandomKind::dense));
+    out.push_back(invalid_mixed_scene().a);
+    out.push_back(infinite_slabs_scene().a);
+    out.push_back(bs::mixed(2000, 3));
+    out.push_back(bs::lattice(8));
     return out;
 }
 

@@ -1,6 +1,7 @@
 // Scenes for the core tests: random ones over seeds and sizes (any scalar
-// type, any dimension) and adversarial ones (float 3-D). Deterministic: the
-// tests' own splitmix64, not the standard distributions.
+// type, any dimension), adversarial ones and hand-written cases (float 3-D).
+// Deterministic: the library's splitmix64 (broadphase::scenes::Random), not
+// the standard distributions.
 #pragma once
 
 #include <cmath>
@@ -11,25 +12,14 @@
 #include <vector>
 
 #include <broadphase/boxes.hpp>
+#include <broadphase/pairs.hpp>
+#include <broadphase/scenes.hpp>
 
 namespace bptest {
 
-class Rng {
-public:
-    explicit Rng(std::uint64_t seed) : s_(seed * 0x2545F4914F6CDD1Dull + 1) {}
-    std::uint64_t next() {
-        std::uint64_t z = (s_ += 0x9E3779B97F4A7C15ull);
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        return z ^ (z >> 31);
-    }
-    double unit() { return static_cast<double>(next() >> 11) * (1.0 / 9007199254740992.0); }
-    double uniform(double lo, double hi) { return lo + (hi - lo) * unit(); }
-    std::uint64_t below(std::uint64_t n) { return next() % n; }
-
-private:
-    std::uint64_t s_;
-};
+/// The library's splitmix64 generator (scenes.hpp): the same numbers on
+/// every platform, unlike the standard distributions.
+using broadphase::scenes::Random;
 
 /// The kinds of random scene; the seed picks one when `kind` is omitted.
 enum class RandomKind {
@@ -55,7 +45,7 @@ inline const char* kind_name(RandomKind k) {
 template <class T, int D>
 broadphase::BasicBoxes<T, D> random_scene(std::size_t n, std::uint64_t seed, RandomKind kind) {
     broadphase::BasicBoxes<T, D> out;
-    Rng r(seed);
+    Random r(seed);
     const double scale = std::pow(static_cast<double>(n) + 1.0, 1.0 / D);
     for (std::size_t i = 0; i < n; ++i) {
         broadphase::BasicBox<T, D> b;
@@ -143,6 +133,26 @@ ScenePair clustered_scene();
 ScenePair extreme_values_scene();
 ScenePair huge_coordinates_scene();
 
+/// The adversarial scenes above as X(TestName, scene_function), for the
+/// suites that run each one (pairs_test.cpp, index_test.cpp).
+#define BPTEST_ADVERSARIAL_SCENES(X)                                 \
+    X(PointsAndCoincidentPoints, points_scene)                       \
+    X(TouchingLattice, touching_lattice_scene)                       \
+    X(TinyAndHugeBoxes, tiny_and_huge_scene)                         \
+    X(FarOutliers, far_outliers_scene)                               \
+    X(NegativeCoordinatesAndSignedZeros, negative_coordinates_scene) \
+    X(Offset1e7, offset_1e7_scene)                                   \
+    X(InfiniteSlabs, infinite_slabs_scene)                           \
+    X(InvalidBoxesMixedIn, invalid_mixed_scene)                      \
+    X(AllBoxesInvalid, all_invalid_scene)                            \
+    X(AllOnOnePlane, planar_scene)                                   \
+    X(LongThinBoxCrossingEverything, long_thin_box_scene)            \
+    X(MixedSizes, mixed_sizes_scene)                                 \
+    X(NestedBoxes, nested_scene)                                     \
+    X(Clusters, clustered_scene)                                     \
+    X(ExtremeFloatValues, extreme_values_scene)                      \
+    X(HugeCoordinateClusters, huge_coordinates_scene)
+
 /// Tiny sets for the empty / one-box / two-box corner cases.
 std::vector<std::pair<std::string, broadphase::Boxes>> tiny_sets();
 
@@ -153,5 +163,36 @@ inline broadphase::Box box3(float x0, float y0, float z0, float x1, float y1, fl
     b.max = {x1, y1, z1};
     return b;
 }
+
+// ---------------------------------------------------------------------------
+// Float 3-D cases shared by the differential suites (pairs_test.cpp,
+// index_test.cpp, finder_test.cpp)
+
+/// Set sizes of the random-scene tests.
+inline constexpr std::size_t kSizes[] = {0, 1, 2, 3, 17, 100, 1000};
+
+/// Seeds per size: many for small sets, one per scene kind at 1,000.
+inline std::uint64_t seeds_for(std::size_t n) { return n >= 1000 ? 4 : 16; }
+
+/// A random scene; every third seed has invalid boxes mixed in.
+broadphase::Boxes random_case(std::size_t n, std::uint64_t seed);
+/// What random_case(n, seed) is, for SCOPED_TRACE.
+std::string case_name(std::size_t n, std::uint64_t seed);
+
+/// A case written by hand: the expected pairs are not computed.
+struct HandCase {
+    const char* name;
+    std::vector<broadphase::Box> boxes;
+    std::vector<broadphase::Pair> pairs;  ///< sorted
+    std::vector<std::uint32_t> invalid;   ///< increasing
+};
+std::vector<HandCase> hand_cases();
+broadphase::Boxes boxes_of(const std::vector<broadphase::Box>& v);
+
+/// n boxes in [0, 48)^3 with a few hundred pairs, some invalid ones mixed in.
+broadphase::Boxes budget_scene(int n = 300, std::uint64_t seed = 2);
+
+/// Scenes run twice (and on a fresh object) to check determinism.
+std::vector<broadphase::Boxes> determinism_scenes();
 
 }  // namespace bptest
