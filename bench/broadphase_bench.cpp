@@ -181,7 +181,7 @@ void register_all() {
         {"uniform:1000000", false}, {"identical:20000", false},
     };
     const Algorithm algorithms[] = {Algorithm::brute_force, Algorithm::sweep_and_prune, Algorithm::uniform_grid,
-                                    Algorithm::hybrid_grid, Algorithm::automatic};
+                                    Algorithm::hybrid_grid, Algorithm::adaptive_grid, Algorithm::automatic};
 
     for (const SceneSpec& s : scene_list) {
         for (Algorithm a : algorithms) {

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "adaptive_grid.hpp"
 #include "boxes.hpp"
 #include "brute_force.hpp"
 #include "hybrid_grid.hpp"
@@ -120,6 +121,7 @@ private:
             case Algorithm::brute_force: return f(brute_);
             case Algorithm::sweep_and_prune: return f(sweep_);
             case Algorithm::uniform_grid: return f(grid_);
+            case Algorithm::adaptive_grid: return f(adaptive_);
             case Algorithm::hybrid_grid:
             case Algorithm::automatic: break;
         }
@@ -132,6 +134,7 @@ private:
     BasicSweepAndPrune<T, D> sweep_;
     BasicUniformGrid<T, D> grid_;
     BasicHybridGrid<T, D> hybrid_;
+    BasicAdaptiveGrid<T, D> adaptive_;
 };
 
 using PairFinder = BasicPairFinder<float, 3>;
@@ -205,6 +208,7 @@ private:
             case Algorithm::brute_force: return f(self.brute_);
             case Algorithm::sweep_and_prune: return f(self.sweep_);
             case Algorithm::hybrid_grid: return f(self.hybrid_);
+            case Algorithm::adaptive_grid: return f(self.adaptive_);
             default: break;
         }
         return f(self.grid_);
@@ -215,6 +219,7 @@ private:
     BasicSweepAndPrune<T, D> sweep_;
     BasicUniformGrid<T, D> grid_;
     BasicHybridGrid<T, D> hybrid_;
+    BasicAdaptiveGrid<T, D> adaptive_;
 };
 
 using Index = BasicIndex<float, 3>;

@@ -16,7 +16,13 @@ enum class Algorithm {
     sweep_and_prune,
     uniform_grid,
     hybrid_grid,
+    adaptive_grid,
 };
+
+/// Every concrete algorithm (all but `automatic`), in the order the docs list them.
+inline constexpr Algorithm concrete_algorithms[] = {Algorithm::brute_force, Algorithm::sweep_and_prune,
+                                                    Algorithm::uniform_grid, Algorithm::hybrid_grid,
+                                                    Algorithm::adaptive_grid};
 
 /// Name used by the CLI and the docs ("brute_force", "sweep_and_prune", ...).
 inline const char* to_string(Algorithm a) {
@@ -26,14 +32,18 @@ inline const char* to_string(Algorithm a) {
         case Algorithm::sweep_and_prune: return "sweep_and_prune";
         case Algorithm::uniform_grid: return "uniform_grid";
         case Algorithm::hybrid_grid: return "hybrid_grid";
+        case Algorithm::adaptive_grid: return "adaptive_grid";
     }
     return "unknown";
 }
 
 /// Parses a name from to_string (also "auto"); false if unknown.
 inline bool parse_algorithm(const std::string& name, Algorithm& out) {
-    for (Algorithm a : {Algorithm::automatic, Algorithm::brute_force, Algorithm::sweep_and_prune,
-                        Algorithm::uniform_grid, Algorithm::hybrid_grid}) {
+    if (name == to_string(Algorithm::automatic)) {
+        out = Algorithm::automatic;
+        return true;
+    }
+    for (Algorithm a : concrete_algorithms) {
         if (name == to_string(a)) {
             out = a;
             return true;

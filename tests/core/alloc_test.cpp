@@ -108,7 +108,7 @@ void expect_no_allocations(const std::string& name, long count, const char* what
 
 const std::vector<Algorithm> kAllWithAuto = {Algorithm::automatic, Algorithm::brute_force,
                                              Algorithm::sweep_and_prune, Algorithm::uniform_grid,
-                                             Algorithm::hybrid_grid};
+                                             Algorithm::hybrid_grid, Algorithm::adaptive_grid};
 
 /// dense20k with every box moved by up to `amount` on each axis.
 Boxes jittered(const Boxes& base, std::uint64_t seed, float amount) {
@@ -227,8 +227,7 @@ TEST(AllocationFreeDouble, SameFrameFindPairs) {
         frame.push_back(b);
     }
     broadphase::BasicPairFinder<double, 3> finder;
-    for (Algorithm a : {Algorithm::brute_force, Algorithm::sweep_and_prune, Algorithm::uniform_grid,
-                        Algorithm::hybrid_grid}) {
+    for (Algorithm a : broadphase::concrete_algorithms) {
         const std::string name = std::string("double_") + broadphase::to_string(a);
         Options o;
         o.algorithm = a;

@@ -64,6 +64,11 @@ TEST_P(BuiltinSceneTest, SelfPairsMatchBruteForce) {
         check_self_against(ops, boxes, want);
     }
     {
+        SCOPED_TRACE("adaptive_grid");
+        DirectOps<broadphase::AdaptiveGrid> ops;
+        check_self_against(ops, boxes, want);
+    }
+    {
         SCOPED_TRACE("PairFinder with Algorithm::automatic");
         FinderOps<float, 3> ops;
         check_self_against(ops, boxes, want);

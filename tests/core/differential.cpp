@@ -136,7 +136,7 @@ void list_some(std::ostream& os, const std::vector<std::uint64_t>& keys, const c
 }
 
 std::vector<Algorithm> all_algorithms() {
-    return {Algorithm::brute_force, Algorithm::sweep_and_prune, Algorithm::uniform_grid, Algorithm::hybrid_grid};
+    return {std::begin(broadphase::concrete_algorithms), std::end(broadphase::concrete_algorithms)};
 }
 
 }  // namespace bptest

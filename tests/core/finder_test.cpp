@@ -61,7 +61,8 @@ TEST_P(FinderTest, LastAlgorithm) {
 
 INSTANTIATE_TEST_SUITE_P(Differential, FinderTest,
                          ::testing::Values(Algorithm::automatic, Algorithm::brute_force, Algorithm::sweep_and_prune,
-                                           Algorithm::uniform_grid, Algorithm::hybrid_grid),
+                                           Algorithm::uniform_grid, Algorithm::hybrid_grid,
+                                           Algorithm::adaptive_grid),
                          ParamName());
 
 // ---------------------------------------------------------------------------

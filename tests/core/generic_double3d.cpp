@@ -39,6 +39,7 @@ TEST(GenericPrecision, DoubleKeepsGapsFloatWouldClose) {
     expect_double_gaps_kept<broadphase::BasicSweepAndPrune<double, 3>>("sweep and prune");
     expect_double_gaps_kept<broadphase::BasicUniformGrid<double, 3>>("uniform grid");
     expect_double_gaps_kept<broadphase::BasicHybridGrid<double, 3>>("hybrid grid");
+    expect_double_gaps_kept<broadphase::BasicAdaptiveGrid<double, 3>>("adaptive grid");
 }
 
 }  // namespace

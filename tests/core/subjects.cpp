@@ -26,6 +26,7 @@ std::vector<PairSubjectInfo> pair_subjects() {
         direct_pairs<broadphase::SweepAndPrune>("sweep_and_prune"),
         direct_pairs<broadphase::UniformGrid>("uniform_grid"),
         direct_pairs<broadphase::HybridGrid>("hybrid_grid"),
+        direct_pairs<broadphase::AdaptiveGrid>("adaptive_grid"),
     };
     std::vector<Algorithm> front = {Algorithm::automatic};
     for (Algorithm a : all_algorithms()) front.push_back(a);
@@ -46,6 +47,7 @@ std::vector<IndexSubjectInfo> index_subjects() {
         direct_index<broadphase::SweepAndPrune>("sweep_and_prune"),
         direct_index<broadphase::UniformGrid>("uniform_grid"),
         direct_index<broadphase::HybridGrid>("hybrid_grid"),
+        direct_index<broadphase::AdaptiveGrid>("adaptive_grid"),
     };
     std::vector<Algorithm> kinds = {Algorithm::automatic};
     for (Algorithm a : all_algorithms()) kinds.push_back(a);

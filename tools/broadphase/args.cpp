@@ -62,8 +62,11 @@ long long parse_count(const std::string& option, const std::string& text, long l
 broadphase::Algorithm parse_algorithm_option(const std::string& name) {
     broadphase::Algorithm a{};
     if (!broadphase::parse_algorithm(name, a))
-        throw usage_error("unknown algorithm '" + name +
-                          "'; expected auto, brute_force, sweep_and_prune, uniform_grid or hybrid_grid");
+    {
+        std::string known = "auto";
+        for (broadphase::Algorithm k : broadphase::concrete_algorithms) known += std::string(", ") + broadphase::to_string(k);
+        throw usage_error("unknown algorithm '" + name + "'; expected one of " + known);
+    }
     return a;
 }
 

@@ -100,9 +100,10 @@ public:
 
     struct Params {
         /// A node with more instances than this splits (if that can separate them).
-        std::uint32_t leaf_capacity = 8;
+        std::uint32_t leaf_capacity = 32;
         /// A box touching more cells of the children's size than this stays
-        /// in the node as a resident.
+        /// in the node as a resident. It also bounds the instances of one box
+        /// (at most this many), so it is capped at 4^D: larger values act as 4^D.
         std::uint32_t resident_children = 8;
     };
 
@@ -125,6 +126,7 @@ public:
     void build(const SoaView<T, D>& v, const Params& params) {
         params_ = params;
         if (params_.leaf_capacity < 1) params_.leaf_capacity = 1;
+        params_.resident_children = std::min<std::uint32_t>(params_.resident_children, 1u << (2 * D));
         n_ = v.n;
         nodes_.clear();
         store_size_ = 0;
@@ -152,6 +154,7 @@ public:
             recs = cur_.data();
             level_begin = level_end;
         }
+        keep_headroom();
         // Pad the store so scans may read whole SIMD batches past a node's end.
         const std::size_t padded = store_size_ + 16;
         for (int k = 0; k < D; ++k) {
@@ -396,10 +399,32 @@ private:
         return f;
     }
 
-    /// Makes room for `extra` more instances.
+    /// After a build: room for a frame a quarter larger in every buffer
+    /// that grows by push_back, and the same room in both buffers of each
+    /// pair that swaps roles every level (an odd number of levels swaps
+    /// them for the next frame). Allocates only while warming up.
+    void keep_headroom() {
+        auto room = [](auto& v, std::size_t n) {
+            if (v.capacity() < n + n / 4) v.reserve(n + n / 4 + 16);
+        };
+        room(nodes_, nodes_.size());
+        room(next_start_, next_start_.size());
+        room(cur_start_, cur_start_.size());
+        auto same = [](auto& a, auto& b) {
+            const std::size_t n = std::max(a.capacity(), b.capacity());
+            a.reserve(n);
+            b.reserve(n);
+        };
+        same(cur_, next_);
+        same(cur_start_, next_start_);
+    }
+
+    /// Makes room for `extra` more instances (and the SIMD padding),
+    /// growing geometrically so that it rarely has to.
     void grow_store(std::size_t extra) {
-        const std::size_t n = store_size_ + extra + 16;
+        std::size_t n = store_size_ + extra + 16;
         if (n <= ids_.size()) return;
+        n = n <= ids_.capacity() ? ids_.capacity() : std::max(n, ids_.size() + ids_.size() / 2);
         for (int k = 0; k < D; ++k) {
             resize_buffer(lo_[k], n);
             resize_buffer(hi_[k], n);
