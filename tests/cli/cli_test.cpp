@@ -734,6 +734,159 @@ TEST_F(Cli, BenchRejectsBadArguments) {
     }
 }
 
+// ---------------------------------------------------------------- bench --queries
+
+/// Every concrete algorithm the library names (what `bench --queries
+/// --algorithm all` runs, before auto).
+std::vector<std::string> concrete_algorithm_names() {
+    std::vector<std::string> names;
+    for (broadphase::Algorithm a : broadphase::concrete_algorithms) names.push_back(broadphase::to_string(a));
+    return names;
+}
+
+/// Hits of querying every box against all of them: each valid box hits
+/// itself and both boxes of each of its pairs; an invalid one hits nothing.
+std::uint64_t expected_query_hits(const Boxes& boxes) {
+    std::uint64_t valid = 0;
+    for (std::size_t i = 0; i < boxes.size(); ++i) valid += boxes[i].valid() ? 1 : 0;
+    return valid + 2 * brute(boxes).size();
+}
+
+/// Checks one `bench --queries --json` line; returns its algorithm.
+std::string check_query_json(const std::string& line, const std::string& scene, std::size_t n,
+                             std::uint64_t expected_hits, const char* verified) {
+    std::map<std::string, std::string> obj;
+    EXPECT_TRUE(parse_flat_json(line, obj)) << line;
+    for (const char* key : {"scene", "n", "algorithm", "chosen", "build_ms", "query_p50_ns", "query_p90_ns",
+                            "query_p99_ns", "query_mean_ns", "query_hits", "batch_ns_per_query",
+                            "clock_overhead_ns", "passes", "verified", "threads"})
+        EXPECT_EQ(obj.count(key), 1u) << key << " missing in " << line;
+    EXPECT_EQ(obj["scene"], scene);
+    EXPECT_EQ(obj["n"], std::to_string(n));
+    EXPECT_EQ(obj["verified"], verified) << line;
+    broadphase::Algorithm chosen{};
+    EXPECT_TRUE(broadphase::parse_algorithm(obj["chosen"], chosen)) << line;
+    EXPECT_NE(chosen, broadphase::Algorithm::automatic) << line;
+    if (obj["algorithm"] != "auto") {
+        EXPECT_EQ(obj["chosen"], obj["algorithm"]) << line;
+    }
+    std::map<std::string, double> num;
+    for (const char* key : {"n", "build_ms", "query_p50_ns", "query_p90_ns", "query_p99_ns", "query_mean_ns",
+                            "query_hits", "batch_ns_per_query", "clock_overhead_ns", "passes"}) {
+        const std::string& text = obj[key];
+        char* end = nullptr;
+        num[key] = std::strtod(text.c_str(), &end);
+        EXPECT_TRUE(!text.empty() && *end == '\0' && text != "true" && text != "false" && text != "null")
+            << key << " is not a number in " << line;
+        EXPECT_GE(num[key], 0) << key << " in " << line;
+    }
+    EXPECT_LE(num["query_p50_ns"], num["query_p90_ns"]) << line;
+    EXPECT_LE(num["query_p90_ns"], num["query_p99_ns"]) << line;
+    EXPECT_GT(num["batch_ns_per_query"], 0) << line;
+    EXPECT_GT(num["query_mean_ns"], 0) << line;
+    EXPECT_GE(num["passes"], 1) << line;
+    EXPECT_EQ(obj["query_hits"], std::to_string(expected_hits)) << line;
+    return obj["algorithm"];
+}
+
+TEST_F(Cli, BenchQueriesJsonVerifies) {
+    broadphase::Boxes scene;
+    ASSERT_TRUE(broadphase::scenes::make_scene("uniform:2000", scene));
+    const std::uint64_t hits = expected_query_hits(scene);
+    EXPECT_GT(hits, 2000u);  // every box hits itself, and some hit others
+    const RunResult r = run({"bench", "uniform:2000", "--queries", "--frames", "2", "--verify", "--json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.err, "");
+    const std::vector<std::string> lines = lines_of(r.out);
+    ASSERT_EQ(lines.size(), 1u) << r.out;
+    EXPECT_EQ(check_query_json(lines[0], "uniform:2000", 2000, hits, "true"), "auto");
+
+    // Without --verify: null, same hits.
+    const RunResult u = run({"bench", "uniform:2000", "--queries", "-a", "sweep_and_prune", "--frames", "1", "--json"});
+    ASSERT_EQ(u.status, 0) << u.err;
+    ASSERT_EQ(lines_of(u.out).size(), 1u) << u.out;
+    EXPECT_EQ(check_query_json(lines_of(u.out)[0], "uniform:2000", 2000, hits, "null"), "sweep_and_prune");
+}
+
+TEST_F(Cli, BenchQueriesAllAlgorithmsJson) {
+    broadphase::Boxes scene;
+    ASSERT_TRUE(broadphase::scenes::make_scene("uniform:2000", scene));
+    const std::uint64_t hits = expected_query_hits(scene);
+    const RunResult r = run({"bench", "uniform:2000", "--queries", "--algorithm", "all", "--frames", "1", "--verify",
+                             "--json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    std::vector<std::string> seen;
+    for (const std::string& line : lines_of(r.out)) seen.push_back(check_query_json(line, "uniform:2000", 2000, hits, "true"));
+    std::vector<std::string> expected = concrete_algorithm_names();
+    expected.push_back("auto");
+    EXPECT_EQ(seen, expected);
+    // At least the four the pair bench runs, in its order.
+    const std::vector<std::string> four = {"brute_force", "sweep_and_prune", "uniform_grid", "hybrid_grid"};
+    ASSERT_GE(seen.size(), 5u);
+    EXPECT_EQ(std::vector<std::string>(seen.begin(), seen.begin() + 4), four);
+}
+
+TEST_F(Cli, BenchQueriesHumanTableOnAFile) {
+    std::vector<double> rows = random_rows(300, 25);
+    rows[6 * 7 + 1] = std::numeric_limits<double>::quiet_NaN();  // box 7 is invalid: it hits nothing, nothing hits it
+    write_file(path("a.csv"), csv_file(rows, true));
+    const std::string hits = std::to_string(expected_query_hits(boxes_of(rows)));
+    const RunResult r = run({"bench", path("a.csv"), "--queries", "--algorithm", "all", "--frames", "2", "--verify"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(count_lines(r.err), 1u) << r.err;
+    EXPECT_NE(r.err.find("1 invalid box"), std::string::npos) << r.err;
+    const std::vector<std::string> lines = lines_of(r.out);
+    ASSERT_EQ(lines.size(), 2 + concrete_algorithm_names().size() + 1) << r.out;  // title, header, rows, auto
+    EXPECT_NE(lines[0].find("300 boxes"), std::string::npos) << r.out;
+    for (const char* column : {"build ms", "p50 ns", "p90 ns", "p99 ns", "batch ns/box", "hits", "verified"})
+        EXPECT_NE(lines[1].find(column), std::string::npos) << column << " missing:\n" << r.out;
+    for (std::size_t i = 2; i < lines.size(); ++i) {
+        EXPECT_EQ(lines[i].size(), lines[1].size()) << "columns not aligned:\n" << r.out;
+        EXPECT_NE(lines[i].find(" " + hits + " "), std::string::npos) << lines[i] << "\nexpected hits " << hits;
+        EXPECT_NE(lines[i].find("yes"), std::string::npos) << lines[i];
+        // Build ms, p50, p90, p99 follow the name ("auto (uniform_grid)" is two words).
+        std::istringstream in(lines[i]);
+        std::string name;
+        in >> name;
+        if (name == "auto") in >> name;
+        double build = -1, p50 = -1, p90 = -1, p99 = -1;
+        in >> build >> p50 >> p90 >> p99;
+        ASSERT_FALSE(in.fail()) << lines[i];
+        EXPECT_GE(build, 0) << lines[i];
+        EXPECT_LE(p50, p90) << lines[i];
+        EXPECT_LE(p90, p99) << lines[i];
+    }
+    EXPECT_EQ(lines.back().rfind("auto (", 0), 0u) << lines.back();
+
+    // The same file as .npy, one algorithm, JSON.
+    write_file(path("a.npy"), npy_file(rows));
+    const RunResult j = run({"bench", path("a.npy"), "--queries", "-a", "hybrid_grid", "--verify", "--json"});
+    ASSERT_EQ(j.status, 0) << j.err;
+    ASSERT_EQ(lines_of(j.out).size(), 1u) << j.out;
+    EXPECT_EQ(check_query_json(lines_of(j.out)[0], path("a.npy"), 300, std::stoull(hits), "true"), "hybrid_grid");
+}
+
+TEST_F(Cli, BenchQueriesRejectsBadArguments) {
+    const RunResult r = run({"bench", "uniform:2000", "--queries", "--algorithm", "octree"});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_EQ(r.out, "");
+    EXPECT_EQ(count_lines(r.err), 1u) << r.err;
+    EXPECT_EQ(r.err.rfind("broadphase: ", 0), 0u) << r.err;
+    EXPECT_NE(r.err.find("unknown algorithm 'octree'"), std::string::npos) << r.err;
+    for (const std::vector<std::string>& args :
+         std::vector<std::vector<std::string>>{{"bench", "uniform:100", "--queries", "--frames", "0"},
+                                               {"bench", "uniform:100", "--queries=yes"},
+                                               {"bench", "--queries"},
+                                               {"bench", "nosuchscene", "--queries"}}) {
+        SCOPED_TRACE(args.back());
+        const RunResult b = run(args);
+        EXPECT_NE(b.status, 0);
+        EXPECT_NE(b.status, -1);
+        EXPECT_EQ(count_lines(b.err), 1u) << b.err;
+        EXPECT_EQ(b.out, "");
+    }
+}
+
 TEST_F(Cli, HelpAndVersion) {
     for (const char* flag : {"--help", "-h"}) {
         const RunResult r = run({flag});
@@ -741,6 +894,7 @@ TEST_F(Cli, HelpAndVersion) {
         EXPECT_NE(r.out.find("broadphase pairs"), std::string::npos) << r.out;
         EXPECT_NE(r.out.find("broadphase bench"), std::string::npos) << r.out;
         EXPECT_NE(r.out.find("broadphase scenes"), std::string::npos) << r.out;
+        EXPECT_NE(r.out.find("--queries"), std::string::npos) << r.out;
     }
     EXPECT_EQ(run({"pairs", "--help"}).status, 0);
     const RunResult v = run({"--version"});

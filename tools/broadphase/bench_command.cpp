@@ -1,9 +1,13 @@
 // broadphase bench: times full frames (build + find) of each algorithm on a
 // built-in scene or a box file, optionally checking them against brute force.
+// With --queries it times an Index instead: its build, single-box queries
+// (one per box of the scene) and a batch query of every box.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -118,6 +122,274 @@ void print_row(const Result& r) {
     std::printf(row_format, display_name(r).c_str(), median, min, pairs, frames, verified);
 }
 
+// ---------------------------------------------------------------- --queries
+
+/// Timed query passes (and builds, and batches) of one algorithm stop once
+/// they add up to this much; at least one of each runs.
+constexpr double query_time_budget_ms = 1000.0;
+
+using clock_type = std::chrono::steady_clock;
+
+/// Each timed query's hit count is stored here before the clock is read
+/// again, so the query's work cannot be moved out of its timed interval.
+volatile std::uint32_t consumed = 0;
+
+std::int64_t elapsed_ns(clock_type::time_point t0, clock_type::time_point t1) {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count();
+}
+
+double elapsed_ms(clock_type::time_point t0, clock_type::time_point t1) {
+    return std::chrono::duration<double, std::milli>(t1 - t0).count();
+}
+
+/// Every concrete algorithm the library knows, in the order its docs list
+/// them: broadphase::concrete_algorithms (options.hpp), the one list an
+/// algorithm is added to; nothing here needs an edit for a new one.
+std::vector<Algorithm> every_concrete_algorithm() {
+    return std::vector<Algorithm>(std::begin(broadphase::concrete_algorithms),
+                                  std::end(broadphase::concrete_algorithms));
+}
+
+/// The hits of every query box, each list sorted: query i hit
+/// hits[offsets[i] .. offsets[i + 1]).
+struct HitLists {
+    std::vector<std::size_t> offsets{0};
+    std::vector<std::uint32_t> hits;
+};
+
+HitLists brute_force_hits(const broadphase::Boxes& boxes, const std::vector<broadphase::Box>& queries) {
+    broadphase::Index brute;
+    check(brute.build(boxes, Algorithm::brute_force), Algorithm::brute_force);
+    HitLists ref;
+    ref.offsets.reserve(queries.size() + 1);
+    std::vector<std::uint32_t> hits;
+    for (const broadphase::Box& q : queries) {
+        brute.query(q, hits);
+        std::sort(hits.begin(), hits.end());
+        ref.hits.insert(ref.hits.end(), hits.begin(), hits.end());
+        ref.offsets.push_back(ref.hits.size());
+    }
+    return ref;
+}
+
+/// What one now() costs inside a timed interval: the median of many
+/// back-to-back pairs t1 - t0 with nothing between them.
+std::int64_t clock_overhead_ns() {
+    std::vector<std::int64_t> d(20001);
+    for (std::int64_t& x : d) {
+        const auto t0 = clock_type::now();
+        const auto t1 = clock_type::now();
+        x = elapsed_ns(t0, t1);
+    }
+    std::nth_element(d.begin(), d.begin() + d.size() / 2, d.end());
+    return d[d.size() / 2];
+}
+
+/// Nearest-rank percentile of sorted samples: the smallest value with at
+/// least p percent of the samples at or below it.
+std::int64_t percentile(const std::vector<std::int64_t>& sorted_samples, double p) {
+    if (sorted_samples.empty()) return 0;
+    const double rank = std::ceil(p / 100.0 * static_cast<double>(sorted_samples.size()));
+    const std::size_t k = rank < 1 ? 0 : static_cast<std::size_t>(rank) - 1;
+    return sorted_samples[std::min(k, sorted_samples.size() - 1)];
+}
+
+struct QueryResult {
+    Algorithm algorithm = Algorithm::automatic;
+    Algorithm chosen = Algorithm::automatic;  ///< Index::algorithm() after the build
+    double build_ms = 0;                      ///< median of the timed builds
+    std::int64_t p50_ns = 0, p90_ns = 0, p99_ns = 0;  ///< single queries, clock overhead subtracted
+    double mean_ns = 0;           ///< whole pass without per-query clocks / n, median over passes
+    double batch_ns = 0;          ///< query_batch of every box / n, median over batches
+    std::uint64_t hits = 0;       ///< hits of one pass, self hits included
+    std::int64_t overhead_ns = 0; ///< the clock overhead subtracted from every single query
+    int passes = 0;               ///< timed passes over every box
+    int verified = -1;            ///< -1 not checked, 0 differs from brute force, 1 equal
+};
+
+/// Builds `index` over `boxes` with `algorithm` and times it:
+///   build: one untimed build, then up to `max_reps` timed rebuilds (memory reused);
+///   single queries: one untimed pass over every box (collecting the hits when
+///     `reference` is given), then up to `max_reps` repetitions of two timed
+///     passes: one that times the whole pass (its mean needs no per-query
+///     clock), and one that times every query on its own, from just before the
+///     call to just after its result is consumed, minus the clock overhead;
+///   batch: one untimed query_batch of every box, then up to `max_reps` timed ones.
+/// Each stage stops early once its timed work passes query_time_budget_ms.
+QueryResult time_queries(broadphase::Index& index, const broadphase::Boxes& boxes,
+                         const std::vector<broadphase::Box>& queries, Algorithm algorithm, int max_reps,
+                         const HitLists* reference) {
+    QueryResult res;
+    res.algorithm = algorithm;
+    const std::size_t n = queries.size();
+
+    // Build.
+    check(index.build(boxes, algorithm), algorithm);
+    res.chosen = index.algorithm();
+    {
+        std::vector<double> times;
+        double total = 0;
+        for (int k = 0; k < max_reps && (k == 0 || total < query_time_budget_ms); ++k) {
+            const auto t0 = clock_type::now();
+            const broadphase::Report r = index.build(boxes, algorithm);
+            const auto t1 = clock_type::now();
+            check(r, algorithm);
+            times.push_back(elapsed_ms(t0, t1));
+            total += times.back();
+        }
+        res.build_ms = median(times);
+    }
+
+    // Untimed pass: the hits, and the check against brute force.
+    {
+        std::vector<std::uint32_t> hits;
+        bool equal = true;
+        for (std::size_t i = 0; i < n; ++i) {
+            index.query(queries[i], hits);
+            res.hits += hits.size();
+            if (reference) {
+                std::sort(hits.begin(), hits.end());
+                const auto b = reference->hits.begin();
+                equal = equal && std::equal(hits.begin(), hits.end(), b + reference->offsets[i],
+                                            b + reference->offsets[i + 1]);
+            }
+        }
+        if (reference) res.verified = equal ? 1 : 0;
+    }
+
+    // Timed passes.
+    res.overhead_ns = clock_overhead_ns();
+    std::vector<std::int64_t> samples;
+    samples.reserve(n * static_cast<std::size_t>(std::min(max_reps, 5)));
+    std::vector<double> pass_means;
+    double total_ms = 0;
+    for (int k = 0; k < max_reps && (k == 0 || total_ms < query_time_budget_ms); ++k) {
+        std::uint64_t pass_hits = 0;
+        const auto p0 = clock_type::now();
+        for (std::size_t i = 0; i < n; ++i) {
+            std::uint32_t count = 0;
+            index.for_each_hit(queries[i], [&](std::uint32_t) { ++count; });
+            pass_hits += count;
+        }
+        const auto p1 = clock_type::now();
+        consumed = static_cast<std::uint32_t>(pass_hits);
+        pass_means.push_back(n ? static_cast<double>(elapsed_ns(p0, p1)) / static_cast<double>(n) : 0.0);
+
+        const auto s0 = clock_type::now();
+        for (std::size_t i = 0; i < n; ++i) {
+            std::uint32_t count = 0;
+            const auto t0 = clock_type::now();
+            index.for_each_hit(queries[i], [&](std::uint32_t) { ++count; });
+            consumed = count;
+            const auto t1 = clock_type::now();
+            samples.push_back(elapsed_ns(t0, t1) - res.overhead_ns);
+            pass_hits += count;
+        }
+        const auto s1 = clock_type::now();
+        if (pass_hits != 2 * res.hits)
+            throw CliError(std::string(broadphase::to_string(algorithm)) + ": queries gave different hits on a rerun");
+        total_ms += elapsed_ms(p0, p1) + elapsed_ms(s0, s1);
+        res.passes = k + 1;
+    }
+    std::sort(samples.begin(), samples.end());
+    // Signed samples: a query faster than the median overhead goes negative
+    // rather than being clamped, so the percentiles are not biased upwards;
+    // only the reported percentile is floored at 0.
+    res.p50_ns = std::max<std::int64_t>(0, percentile(samples, 50));
+    res.p90_ns = std::max<std::int64_t>(0, percentile(samples, 90));
+    res.p99_ns = std::max<std::int64_t>(0, percentile(samples, 99));
+    res.mean_ns = median(pass_means);
+
+    // Batch.
+    {
+        std::vector<broadphase::Pair> pairs;
+        check(index.query_batch(boxes, pairs), algorithm);
+        if (pairs.size() != res.hits)
+            throw CliError(std::string(broadphase::to_string(algorithm)) + ": query_batch found " +
+                           std::to_string(pairs.size()) + " hits, single queries " + std::to_string(res.hits));
+        if (reference) {
+            broadphase::sort_pairs(pairs);
+            for (std::size_t i = 0, at = 0; i < n && res.verified == 1; ++i)
+                for (std::size_t h = reference->offsets[i]; h < reference->offsets[i + 1]; ++h, ++at)
+                    if (pairs[at].a != i || pairs[at].b != reference->hits[h]) res.verified = 0;
+        }
+        std::vector<double> times;
+        double total = 0;
+        for (int k = 0; k < max_reps && (k == 0 || total < query_time_budget_ms); ++k) {
+            const auto t0 = clock_type::now();
+            const broadphase::Report r = index.query_batch(boxes, pairs);
+            const auto t1 = clock_type::now();
+            check(r, algorithm);
+            times.push_back(elapsed_ms(t0, t1));
+            total += times.back();
+        }
+        res.batch_ns = n ? median(times) * 1e6 / static_cast<double>(n) : 0.0;
+    }
+    return res;
+}
+
+void print_query_json(const QueryResult& r, const std::string& scene, std::size_t n, long long threads) {
+    const char* verified = r.verified < 0 ? "null" : r.verified ? "true" : "false";
+    std::printf(
+        "{\"scene\":%s,\"n\":%zu,\"algorithm\":\"%s\",\"chosen\":\"%s\",\"build_ms\":%.4f,"
+        "\"query_p50_ns\":%lld,\"query_p90_ns\":%lld,\"query_p99_ns\":%lld,\"query_mean_ns\":%.1f,"
+        "\"query_hits\":%llu,\"batch_ns_per_query\":%.1f,\"clock_overhead_ns\":%lld,\"passes\":%d,"
+        "\"verified\":%s,\"threads\":%lld}\n",
+        json_string(scene).c_str(), n, broadphase::to_string(r.algorithm), broadphase::to_string(r.chosen),
+        r.build_ms, static_cast<long long>(r.p50_ns), static_cast<long long>(r.p90_ns),
+        static_cast<long long>(r.p99_ns), r.mean_ns, static_cast<unsigned long long>(r.hits), r.batch_ns,
+        static_cast<long long>(r.overhead_ns), r.passes, verified, threads);
+}
+
+const char* query_row_format = "%-24s %9s %7s %7s %7s %8s %13s %10s %6s %9s\n";
+
+void print_query_row(const QueryResult& r) {
+    std::string name = broadphase::to_string(r.algorithm);
+    if (r.algorithm == Algorithm::automatic) name += std::string(" (") + broadphase::to_string(r.chosen) + ")";
+    char build[32], p50[32], p90[32], p99[32], mean[32], batch[32], hits[32], passes[16];
+    std::snprintf(build, sizeof build, "%.3f", r.build_ms);
+    std::snprintf(p50, sizeof p50, "%lld", static_cast<long long>(r.p50_ns));
+    std::snprintf(p90, sizeof p90, "%lld", static_cast<long long>(r.p90_ns));
+    std::snprintf(p99, sizeof p99, "%lld", static_cast<long long>(r.p99_ns));
+    std::snprintf(mean, sizeof mean, "%.1f", r.mean_ns);
+    std::snprintf(batch, sizeof batch, "%.1f", r.batch_ns);
+    std::snprintf(hits, sizeof hits, "%llu", static_cast<unsigned long long>(r.hits));
+    std::snprintf(passes, sizeof passes, "%d", r.passes);
+    const char* verified = r.verified < 0 ? "-" : r.verified ? "yes" : "NO";
+    std::printf(query_row_format, name.c_str(), build, p50, p90, p99, mean, batch, hits, passes, verified);
+}
+
+/// bench --queries: an Index per algorithm, timed as time_queries says.
+int run_query_bench(const broadphase::Boxes& boxes, const std::string& scene, const std::vector<Algorithm>& algorithms,
+                    int max_reps, long long threads, bool verify, bool json) {
+    const std::size_t n = boxes.size();
+    std::vector<broadphase::Box> queries(n);  // unpacked once, so no query pays for it
+    for (std::size_t i = 0; i < n; ++i) queries[i] = boxes[i];
+
+    HitLists reference;
+    if (verify) {
+        if (n > brute_force_limit)
+            std::fprintf(stderr, "broadphase: note: verifying %zu queries by brute force takes O(n^2) time\n", n);
+        reference = brute_force_hits(boxes, queries);
+    }
+
+    if (!json) {
+        std::printf("scene %s: %zu boxes, threads %lld; each box queried against the index built over all of them\n",
+                    scene.c_str(), n, threads);
+        std::printf(query_row_format, "algorithm", "build ms", "p50 ns", "p90 ns", "p99 ns", "mean ns",
+                    "batch ns/box", "hits", "passes", "verified");
+        std::fflush(stdout);
+    }
+    broadphase::Index index;  // one index for every algorithm: memory is reused
+    for (Algorithm a : algorithms) {
+        const QueryResult r = time_queries(index, boxes, queries, a, max_reps, verify ? &reference : nullptr);
+        if (json) print_query_json(r, scene, n, threads);
+        else print_query_row(r);
+        std::fflush(stdout);
+    }
+    return 0;
+}
+
 }  // namespace
 
 int run_bench(const std::vector<std::string>& args) {
@@ -126,6 +398,7 @@ int run_bench(const std::vector<std::string>& args) {
                                            {"--threads", "", true},
                                            {"--verify", "", false},
                                            {"--json", "", false},
+                                           {"--queries", "", false},
                                            {"--help", "-h", false}});
     if (p.has("--help")) {
         std::fputs(usage_text(), stdout);
@@ -133,7 +406,10 @@ int run_bench(const std::vector<std::string>& args) {
     }
     if (p.positional.size() != 1) throw usage_error("bench needs one scene name or box file (see broadphase scenes)");
     const std::string scene = p.positional[0];
-    const int frames = static_cast<int>(parse_count("--frames", p.get("--frames", "20"), 1, 1000000));
+    const bool queries = p.has("--queries");
+    // --frames: timed frames, or with --queries timed passes over every box.
+    const int frames =
+        static_cast<int>(parse_count("--frames", p.get("--frames", queries ? "5" : "20"), 1, 1000000));
     const long long threads = parse_count("--threads", p.get("--threads", "1"), 1, 4096);
     const bool verify = p.has("--verify"), json = p.has("--json");
     const std::string algorithm_name = p.get("--algorithm", "auto");
@@ -151,6 +427,24 @@ int run_bench(const std::vector<std::string>& args) {
     for (std::size_t i = 0; i < n; ++i) invalid += boxes[i].valid() ? 0 : 1;
     if (invalid > 0)
         std::fprintf(stderr, "broadphase: note: %zu invalid boxes (NaN or min > max) take part in no pair\n", invalid);
+
+    if (queries) {
+        std::vector<Algorithm> algorithms;
+        if (all) {
+            for (Algorithm a : every_concrete_algorithm()) {
+                if (a == Algorithm::brute_force && n > brute_force_limit) {
+                    std::fprintf(stderr, "broadphase: note: brute_force skipped: %zu boxes, more than %zu\n", n,
+                                 brute_force_limit);
+                    continue;
+                }
+                algorithms.push_back(a);
+            }
+            algorithms.push_back(Algorithm::automatic);
+        } else {
+            algorithms.push_back(single);
+        }
+        return run_query_bench(boxes, scene, algorithms, frames, threads, verify, json);
+    }
 
     std::vector<Algorithm> algorithms;
     if (all) {

@@ -12,6 +12,7 @@ const char* usage_text() {
 Usage:
   broadphase pairs A.npy|A.csv [B.npy|B.csv] -o PAIRS.npy|PAIRS.csv [--algorithm NAME] [--sorted]
   broadphase bench SCENE|FILE [--algorithm NAME|all] [--frames K] [--threads T] [--verify] [--json]
+  broadphase bench SCENE|FILE --queries [--algorithm NAME|all] [--frames K] [--threads T] [--verify] [--json]
   broadphase scenes
   broadphase --help | --version
 
@@ -33,6 +34,25 @@ bench   Times full frames (build + find) on one kept finder: one untimed
                                 library is single-threaded for now
           --verify              compare the sorted pairs with brute force's
           --json                one JSON object per line per algorithm
+        With --queries, times an Index instead: built over the boxes, then
+        each box queried against it, one for_each_hit call per box.
+          build ms      median of up to K rebuilds after an untimed build
+          p50/p90/p99   per-query nanoseconds, hits included: every query
+                        timed on its own with steady_clock, minus the clock
+                        overhead (median of back-to-back now() pairs, about
+                        20 ns; the clock may tick in ~10 ns steps), pooled
+                        over up to K passes over every box (default K 5,
+                        stopping after 1 s, at least 1), nearest rank
+          mean ns       a pass timed whole, with no per-query clock, / boxes
+          batch ns/box  a query_batch of every box / boxes, median of up to
+                        K after an untimed one
+          hits          hits of one pass, each box hitting itself included
+        "all" here is every algorithm the library knows (brute_force only up
+        to 50,000 boxes), then auto; --verify checks every query's hits, and
+        the batch's, against brute force. JSON fields: scene, n, algorithm,
+        chosen, build_ms, query_p50_ns, query_p90_ns, query_p99_ns,
+        query_mean_ns, query_hits, batch_ns_per_query, clock_overhead_ns,
+        passes, verified, threads.
 scenes  Lists the built-in scenes: their names, box counts, descriptions.
 
 Box files: .npy with shape (N, 6), dtype float32 '<f4' or float64 '<f8'
