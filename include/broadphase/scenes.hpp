@@ -85,6 +85,101 @@ inline Boxes clusters40k() {
     return out;
 }
 
+/// Seed challenge 1: point clouds. A cloud is a 5x5x5 lattice with a centre c
+/// and a spacing s: point p = i + 5j + 25k (i, j, k in 0..4) lies at
+/// c + ((i, j, k) - 2.5) * s, each coordinate computed in double and rounded to
+/// float once. So a coordinate depends only on its own axis index (the cloud is
+/// the Cartesian product of three sets of 5 floats) and grows with it, and the
+/// cloud's AABB, [c - 2.5s, c + 1.5s] on every axis, is exactly the min and max
+/// of its points. The seed uses s = 1 (offsets -2.5..1.5, the AABB of cloud_box).
+constexpr int cloud_side = 5;
+constexpr int cloud_points = cloud_side * cloud_side * cloud_side;
+
+/// Coordinate i (0..4) of a lattice cloud on one axis.
+inline float cloud_coordinate(double centre, double spacing, int i) {
+    return static_cast<float>(centre + (i - 2.5) * spacing);
+}
+
+/// Writes one cloud's 125 points to out[0..375), x y z per point, point
+/// i + 5j + 25k at offset 3 * (i + 5j + 25k).
+inline void make_point_cloud(double cx, double cy, double cz, double spacing, float* out) {
+    for (int k = 0; k < cloud_side; ++k)
+        for (int j = 0; j < cloud_side; ++j)
+            for (int i = 0; i < cloud_side; ++i) {
+                float* p = out + 3 * (i + cloud_side * j + cloud_side * cloud_side * k);
+                p[0] = cloud_coordinate(cx, spacing, i);
+                p[1] = cloud_coordinate(cy, spacing, j);
+                p[2] = cloud_coordinate(cz, spacing, k);
+            }
+}
+
+/// The AABB of make_point_cloud's points (their exact min and max).
+inline Box point_cloud_box(double cx, double cy, double cz, double spacing) {
+    Box b;
+    b.min = {cloud_coordinate(cx, spacing, 0), cloud_coordinate(cy, spacing, 0), cloud_coordinate(cz, spacing, 0)};
+    b.max = {cloud_coordinate(cx, spacing, cloud_side - 1), cloud_coordinate(cy, spacing, cloud_side - 1),
+             cloud_coordinate(cz, spacing, cloud_side - 1)};
+    return b;
+}
+
+/// Half the seed's contact distance: two clouds collide when some point of one
+/// is closer than 1 to some point of the other, and their AABBs need not
+/// overlap for that (two clouds 0.5 apart collide), so the broad phase works
+/// on the AABBs grown by 0.5 on every side.
+constexpr double cloud_contact_margin = 0.5;
+
+/// `box` grown by `margin` on every side, rounded outwards (one float step
+/// beyond the nearest float), so that the grown box contains the exact one.
+inline Box grown_box(const Box& box, double margin) {
+    const float inf = std::numeric_limits<float>::infinity();
+    Box g;
+    for (int k = 0; k < 3; ++k) {
+        g.min[k] = std::nextafter(static_cast<float>(double(box.min[k]) - margin), -inf);
+        g.max[k] = std::nextafter(static_cast<float>(double(box.max[k]) + margin), inf);
+    }
+    return g;
+}
+
+/// Point clouds: cloud c's points are points[3 * cloud_points * c ...]
+/// (125 points, x y z each), the exact AABB of its points bounds[c], and its
+/// broad-phase box boxes[c]: bounds[c] grown by cloud_contact_margin. Two
+/// clouds with a point pair closer than 1 always have overlapping boxes.
+struct PointClouds {
+    std::vector<float> points;
+    Boxes bounds;
+    Boxes boxes;
+
+    std::size_t size() const { return boxes.size(); }
+    const float* cloud(std::size_t c) const { return points.data() + 3 * cloud_points * c; }
+};
+
+/// n lattice clouds, centres uniform in [0,side)^3, spacings uniform in
+/// [min_spacing, max_spacing) (drawn per cloud: x, y, z, spacing). Without
+/// points only the boxes are filled (the same boxes). O(n) (x125 with points).
+inline PointClouds point_clouds(std::size_t n, double side, std::uint64_t seed = 10, double min_spacing = 0.5,
+                                double max_spacing = 1.5, bool with_points = true) {
+    PointClouds out;
+    out.bounds.reserve(n);
+    out.boxes.reserve(n);
+    if (with_points) out.points.resize(3 * cloud_points * n);
+    Random r(seed);
+    for (std::size_t c = 0; c < n; ++c) {
+        const double x = r.uniform(0, side), y = r.uniform(0, side), z = r.uniform(0, side);
+        const double s = r.uniform(min_spacing, max_spacing);
+        const Box b = point_cloud_box(x, y, z, s);
+        out.bounds.push_back(b);
+        out.boxes.push_back(grown_box(b, cloud_contact_margin));
+        if (with_points) make_point_cloud(x, y, z, s, out.points.data() + 3 * cloud_points * c);
+    }
+    return out;
+}
+
+/// Challenge 1's scene: 10,000 clouds in [0,450)^3 (the seed's uniform grid
+/// test), spacing uniform in [0.5,1.5) ("randomly sized": AABBs 2 to 6 wide).
+inline PointClouds pointclouds10k_clouds() { return point_clouds(10000, 450, 10); }
+/// Its broad-phase boxes (AABBs grown by 0.5: 3 to 7 wide).
+inline Boxes pointclouds10k() { return point_clouds(10000, 450, 10, 0.5, 1.5, false).boxes; }
+
 /// n boxes 4 wide, centres uniform in a cube of side 900*cbrt(n/20000): the
 /// density of sparse20k at any size.
 inline Boxes uniform(std::size_t n, std::uint64_t seed = 5) {
@@ -208,7 +303,8 @@ inline Boxes with_invalid(std::size_t n, std::uint64_t seed = 9) {
 
 /// Names accepted by make_scene.
 inline std::vector<std::string> scene_names() {
-    return {"sparse20k", "dense20k", "stretched40k", "clusters40k", "mixed20k", "uniform:N", "identical:N"};
+    return {"sparse20k", "dense20k", "stretched40k", "clusters40k", "mixed20k",
+            "uniform:N", "identical:N", "pointclouds10k"};
 }
 
 /// One-line description of a named scene.
@@ -220,6 +316,8 @@ inline std::string describe(const std::string& name) {
     if (name == "mixed20k") return "20,000 boxes, sizes log-uniform 0.25..64, thin 900-long slabs, in [0,900)^3";
     if (name == "uniform:N") return "N boxes 4 wide at sparse20k's density (cube side 900*cbrt(N/20000))";
     if (name == "identical:N") return "N copies of one box: N(N-1)/2 pairs";
+    if (name == "pointclouds10k")
+        return "10,000 5x5x5 point clouds, spacing 0.5..1.5, in [0,450)^3: AABBs grown by 0.5 (challenge 1)";
     return "";
 }
 
@@ -243,6 +341,7 @@ inline bool make_scene(const std::string& name, Boxes& out) {
     else if (name == "mixed20k") out = mixed(20000);
     else if (count("uniform:", n)) out = uniform(n);
     else if (count("identical:", n)) out = identical(n);
+    else if (name == "pointclouds10k") out = pointclouds10k();
     else return false;
     return true;
 }
