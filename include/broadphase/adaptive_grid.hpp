@@ -74,6 +74,12 @@ private:
         built_.query(q, emit);
     }
 
+    /// Batches run in spatial order (see AdaptiveTree::query_batch).
+    template <class Sink>
+    void query_batch_impl(const BasicBoxes<T, D>& queries, Sink& sink) const {
+        built_.query_batch(View::of(queries), sink);
+    }
+
     Params params_;
     Tree tree_, built_;
 };

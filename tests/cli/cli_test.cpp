@@ -321,7 +321,8 @@ protected:
     fs::path dir_;
 };
 
-const char* const all_algorithms[] = {"auto", "brute_force", "sweep_and_prune", "uniform_grid", "hybrid_grid"};
+const char* const all_algorithms[] = {"auto", "brute_force", "sweep_and_prune", "uniform_grid", "hybrid_grid",
+                                      "adaptive_grid"};
 
 // ---------------------------------------------------------------- pairs
 
@@ -670,7 +671,8 @@ TEST_F(Cli, BenchAllAlgorithmsJson) {
         EXPECT_EQ(obj["threads"], "3");
         EXPECT_EQ(std::stoull(obj["pairs"]), expected_pairs) << line;
     }
-    EXPECT_EQ(seen, (std::vector<std::string>{"brute_force", "sweep_and_prune", "uniform_grid", "hybrid_grid", "auto"}));
+    EXPECT_EQ(seen, (std::vector<std::string>{"brute_force", "sweep_and_prune", "uniform_grid", "hybrid_grid",
+                                              "adaptive_grid", "auto"}));
 }
 
 TEST_F(Cli, BenchWithoutVerifyReportsNull) {
@@ -686,7 +688,7 @@ TEST_F(Cli, BenchWithoutVerifyReportsNull) {
 TEST_F(Cli, BenchAllSkipsBruteForceOnBigScenes) {
     const RunResult r = run({"bench", "uniform:50001", "--algorithm", "all", "--frames", "1", "--json"});
     ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_EQ(lines_of(r.out).size(), 4u) << r.out;
+    EXPECT_EQ(lines_of(r.out).size(), 5u) << r.out;  // every algorithm but brute force, and auto
     EXPECT_EQ(r.out.find("brute_force"), std::string::npos) << r.out;
     EXPECT_NE(r.err.find("brute_force skipped"), std::string::npos) << r.err;
 }
@@ -697,7 +699,7 @@ TEST_F(Cli, BenchHumanTableOnAFile) {
     const RunResult r = run({"bench", path("a.csv"), "--algorithm", "all", "--frames", "3", "--verify"});
     ASSERT_EQ(r.status, 0) << r.err;
     const std::vector<std::string> lines = lines_of(r.out);
-    ASSERT_EQ(lines.size(), 7u) << r.out;  // title, column header, five rows
+    ASSERT_EQ(lines.size(), 8u) << r.out;  // title, column header, six rows
     EXPECT_NE(lines[0].find("300 boxes"), std::string::npos) << r.out;
     EXPECT_NE(lines[1].find("median"), std::string::npos) << r.out;
     const std::string count = std::to_string(brute(boxes_of(rows)).size());
@@ -706,7 +708,7 @@ TEST_F(Cli, BenchHumanTableOnAFile) {
         EXPECT_NE(lines[i].find(" " + count + " "), std::string::npos) << lines[i];
         EXPECT_NE(lines[i].find("yes"), std::string::npos) << lines[i];
     }
-    EXPECT_EQ(lines[6].rfind("auto (", 0), 0u) << lines[6];
+    EXPECT_EQ(lines.back().rfind("auto (", 0), 0u) << lines.back();
 }
 
 TEST_F(Cli, BenchRejectsBadArguments) {

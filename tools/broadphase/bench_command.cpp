@@ -452,8 +452,9 @@ int run_bench(const std::vector<std::string>& args) {
         else
             std::fprintf(stderr, "broadphase: note: brute_force skipped: %zu boxes, more than %zu\n", n,
                          brute_force_limit);
-        algorithms.insert(algorithms.end(), {Algorithm::sweep_and_prune, Algorithm::uniform_grid,
-                                             Algorithm::hybrid_grid, Algorithm::automatic});
+        for (Algorithm a : broadphase::concrete_algorithms)
+            if (a != Algorithm::brute_force) algorithms.push_back(a);
+        algorithms.push_back(Algorithm::automatic);
     } else {
         algorithms.push_back(single);
     }

@@ -21,7 +21,7 @@ pairs   With one file, every overlapping pair (i, j), i < j, within it; with
         PAIRS, replaced only once everything has succeeded.
           -o, --output FILE     where the pairs go (.npy or .csv)
           -a, --algorithm NAME  auto (default), brute_force, sweep_and_prune,
-                                uniform_grid, hybrid_grid
+                                uniform_grid, hybrid_grid, adaptive_grid
           --sorted              sort the pairs by (i, j); otherwise the order
                                 is unspecified but the same on every run
 bench   Times full frames (build + find) on one kept finder: one untimed

@@ -47,18 +47,22 @@
 
 #include "../boxes.hpp"
 #include "buffers.hpp"
+#include "radix_sort.hpp"
 #include "simd.hpp"
 
 namespace broadphase {
 namespace detail {
 
+/// Set bits of x. The instruction when the target has it; otherwise the
+/// SWAR sum, inline (GCC's generic builtin is a slow library call).
 inline int popcount64(std::uint64_t x) {
-#if defined(__GNUC__)
+#if defined(__GNUC__) && defined(__POPCNT__)
     return __builtin_popcountll(x);
 #else
-    int n = 0;
-    for (; x; x &= x - 1) ++n;
-    return n;
+    x = x - ((x >> 1) & 0x5555555555555555ull);
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+    return static_cast<int>((x * 0x0101010101010101ull) >> 56);
 #endif
 }
 
@@ -105,6 +109,11 @@ public:
         /// in the node as a resident. It also bounds the instances of one box
         /// (at most this many), so it is capped at 4^D: larger values act as 4^D.
         std::uint32_t resident_children = 8;
+    };
+
+    struct BatchScratch {
+        std::vector<std::uint32_t> keys, order;
+        RadixScratch radix;
     };
 
     /// A box's quantised corners and index, carried down the levels.
@@ -186,6 +195,62 @@ public:
         std::uint32_t lo[D], hi[D];
         quantize(q, lo, hi);
         walk(0, true, lo, hi, q, emit);
+    }
+
+    /// Every (query index, built index) pair of a batch, to sink. The
+    /// queries run in Morton order of their quantised min corners, so that
+    /// consecutive ones walk the same nodes while they are in cache: faster
+    /// per box than single queries in arbitrary order. O(n) to sort.
+    template <class Sink>
+    void query_batch(const SoaView<T, D>& queries, Sink& sink) const {
+        if (nodes_.empty() || queries.n == 0) return;
+        // Per-thread scratch: const queries may run on many threads at once,
+        // and a thread's later batches allocate nothing.
+        static thread_local BatchScratch scratch;
+        std::vector<std::uint32_t>& keys = scratch.keys;
+        std::vector<std::uint32_t>& order = scratch.order;
+        resize_buffer(keys, queries.n);
+        resize_buffer(order, queries.n);
+        for (std::size_t i = 0; i < queries.n; ++i) {
+            std::uint32_t key = 0;
+            for (int k = 0; k < D; ++k) key |= spread_bits(quantize(queries.lo[k][i], k) >> (bits - 30 / D)) << k;
+            keys[i] = key;
+            order[i] = static_cast<std::uint32_t>(i);
+        }
+        radix_sort(keys, order, scratch.radix);
+        // path[0..depth): root, then each node's single child holding the
+        // last query. Consecutive queries share most of it, so each one
+        // starts at the deepest node holding it (testing only the
+        // instances of the nodes above) instead of at the root.
+        std::uint32_t path[max_level + 2];
+        int depth = 1;
+        path[0] = 0;
+        for (std::size_t r = 0; r < queries.n && !sink.stopped(); ++r) {
+            const std::uint32_t qi = order[r];
+            const BasicBox<T, D> q = box_at(queries, qi);
+            std::uint32_t lo[D], hi[D];
+            quantize(q, lo, hi);
+            int i = depth - 1;
+            while (i > 0 && !inside(nodes_[path[i]], lo, hi)) --i;
+            for (;;) {
+                const Node& nd = nodes_[path[i]];
+                if (nd.leaf) break;
+                const int cshift = bits - 2 * (nd.level + 1);
+                int bit = 0;
+                bool single = true;
+                for (int k = 0; k < D; ++k) {
+                    const std::uint32_t a = lo[k] >> cshift;
+                    single = single && a == (hi[k] >> cshift);
+                    bit |= static_cast<int>(a & 3u) << (2 * k);
+                }
+                if (!single || !((nd.mask >> bit) & 1u)) break;
+                path[++i] = nd.first_child + static_cast<std::uint32_t>(popcount64(nd.mask & ((std::uint64_t(1) << bit) - 1)));
+            }
+            depth = i + 1;
+            auto emit = [&](std::uint32_t id) { sink(qi, id); };
+            for (int j = 0; j < i; ++j) scan_node(nodes_[path[j]], lo, q, emit);
+            walk(path[i], true, lo, hi, q, emit);
+        }
     }
 
     /// Every overlapping pair once: emit(a, b) with a < b.
@@ -305,6 +370,24 @@ private:
     }
 
     static bool finite(T x) { return x - x == T(0); }
+
+    /// The bits of x (30 / D of them) spread D apart: one axis of a Morton key.
+    static std::uint32_t spread_bits(std::uint32_t x) {
+        if constexpr (D == 3) {
+            x &= 0x3ffu;
+            x = (x | (x << 16)) & 0x030000ffu;
+            x = (x | (x << 8)) & 0x0300f00fu;
+            x = (x | (x << 4)) & 0x030c30c3u;
+            x = (x | (x << 2)) & 0x09249249u;
+        } else if constexpr (D == 2) {
+            x &= 0x7fffu;
+            x = (x | (x << 8)) & 0x00ff00ffu;
+            x = (x | (x << 4)) & 0x0f0f0f0fu;
+            x = (x | (x << 2)) & 0x33333333u;
+            x = (x | (x << 1)) & 0x55555555u;
+        }
+        return x;
+    }
 
     /// Origin and scale of the quantisation: the data's bounds, cut down to
     /// 2^10 times the bulk's spread when far outliers would stretch them
@@ -533,6 +616,32 @@ private:
         }
     }
 
+    /// True when the quantised box lies inside nd's cell.
+    static bool inside(const Node& nd, const std::uint32_t* lo, const std::uint32_t* hi) {
+        const int shift = bits - 2 * nd.level;
+        for (int k = 0; k < D; ++k)
+            if ((lo[k] >> shift) != nd.cell[k] || (hi[k] >> shift) != nd.cell[k]) return false;
+        return true;
+    }
+
+    /// Tests nd's own instances against box b (quantised min corner lo):
+    /// emit(id) for each overlapping one whose pair with b is owned at nd.
+    template <class Emit>
+    void scan_node(const Node& nd, const std::uint32_t* lo, const BasicBox<T, D>& b, Emit& emit) const {
+        if (nd.begin != nd.end) scan_node(nd, lo, b, emit, store_view(), flags_.data(), ids_.data());
+    }
+    template <class Emit>
+    static void scan_node(const Node& nd, const std::uint32_t* lo, const BasicBox<T, D>& b, Emit& emit, const View& v,
+                          const std::uint8_t* flags, const std::uint32_t* ids) {
+        const int shift = bits - 2 * nd.level;
+        std::uint32_t f = 0;
+        for (int k = 0; k < D; ++k)
+            if ((lo[k] >> shift) == nd.cell[k]) f |= 1u << k;
+        scan_overlaps_padded(v, nd.begin, nd.end, b, [&](std::size_t j) {
+            if (((f | flags[j]) & all_flags) == all_flags) emit(ids[j]);
+        });
+    }
+
     /// Walks the subtree of node `start` (its own instances included or
     /// not) along the children the box (quantised lo/hi) touches, testing
     /// the instances of each node on the way: emit(id) for each one whose
@@ -551,15 +660,7 @@ private:
         bool test = with_start;
         for (;;) {
             const Node& nd = nodes[ni];
-            if (test && nd.begin != nd.end) {
-                const int shift = bits - 2 * nd.level;
-                std::uint32_t f = 0;
-                for (int k = 0; k < D; ++k)
-                    if ((lo[k] >> shift) == nd.cell[k]) f |= 1u << k;
-                scan_overlaps_padded(v, nd.begin, nd.end, b, [&](std::size_t j) {
-                    if (((f | flags[j]) & all_flags) == all_flags) emit(ids[j]);
-                });
-            }
+            if (test && nd.begin != nd.end) scan_node(nd, lo, b, emit, v, flags, ids);
             test = true;
             std::uint64_t m = 0;
             if (!nd.leaf) {
