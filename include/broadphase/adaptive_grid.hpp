@@ -50,22 +50,28 @@ private:
         tree_.self_pairs(sink);
     }
 
-    /// Two sets: build over the larger, query it with each box of the smaller.
+    /// Two sets: build over the larger, query it with the smaller as one
+    /// batch (Morton order, see AdaptiveTree::query_batch).
     template <class Sink>
     void cross_impl(const BasicBoxes<T, D>& a, const BasicBoxes<T, D>& b, Sink& sink) {
         if (a.size() == 0 || b.size() == 0) return;
         const bool build_a = a.size() >= b.size();
-        const BasicBoxes<T, D>& built = build_a ? a : b;
-        const BasicBoxes<T, D>& queries = build_a ? b : a;
-        tree_.build(View::of(built), params_);
-        for (std::size_t i = 0; i < queries.size() && !sink.stopped(); ++i) {
-            const auto qi = static_cast<std::uint32_t>(i);
-            tree_.query(queries[i], [&](std::uint32_t j) {
-                if (build_a) sink(j, qi);
-                else sink(qi, j);
-            });
+        tree_.build(View::of(build_a ? a : b), params_);
+        if (build_a) {
+            Swapped<Sink> swapped{sink};
+            tree_.query_batch(View::of(b), swapped);
+        } else {
+            tree_.query_batch(View::of(a), sink);
         }
     }
+
+    /// A sink that receives (query, built) and passes on (built, query).
+    template <class Sink>
+    struct Swapped {
+        Sink& sink;
+        void operator()(std::uint32_t q, std::uint32_t i) { sink(i, q); }
+        bool stopped() const { return sink.stopped(); }
+    };
 
     void build_impl(const BasicBoxes<T, D>& boxes) { built_.build(View::of(boxes), params_); }
 
