@@ -53,29 +53,6 @@
 namespace broadphase {
 namespace detail {
 
-/// Set bits of x. The instruction when the target has it; otherwise the
-/// SWAR sum, inline (GCC's generic builtin is a slow library call).
-inline int popcount64(std::uint64_t x) {
-#if defined(__GNUC__) && defined(__POPCNT__)
-    return __builtin_popcountll(x);
-#else
-    x = x - ((x >> 1) & 0x5555555555555555ull);
-    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
-    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
-    return static_cast<int>((x * 0x0101010101010101ull) >> 56);
-#endif
-}
-
-inline int count_trailing_zeros64(std::uint64_t x) {
-#if defined(__GNUC__)
-    return __builtin_ctzll(x);
-#else
-    int n = 0;
-    while (!(x & 1u)) { x >>= 1; ++n; }
-    return n;
-#endif
-}
-
 /// For axis k and a digit range [lo, hi] (0..3): the children (bit
 /// sum_k digit_k * 4^k) whose digit on axis k lies in the range.
 template <int D>
@@ -304,7 +281,7 @@ public:
                 if (nd.first_child + nc > nodes_.size()) return "node " + std::to_string(ni) + ": children out of range";
                 int r = 0;
                 for (std::uint64_t m = nd.mask; m; m &= m - 1, ++r) {
-                    const int bit = count_trailing_zeros64(m);
+                    const int bit = count_trailing_zeros(m);
                     const Node& c = nodes_[nd.first_child + r];
                     if (c.level != nd.level + 1) return "node " + std::to_string(ni) + ": child level";
                     for (int k = 0; k < D; ++k)
@@ -572,7 +549,7 @@ private:
                 continue;
             }
             ranges_[e] = packed;
-            for (; cm; cm &= cm - 1) ++counts[count_trailing_zeros64(cm)];
+            for (; cm; cm &= cm - 1) ++counts[count_trailing_zeros(cm)];
         }
         bool share = true;
         for (int k = 0; k < D; ++k) share = share && max_lo[k] <= min_hi[k];
@@ -612,7 +589,7 @@ private:
                 cm &= masks_.m[k][r & 3][(r >> 2) & 3];
             }
             const Rec& r = recs[begin + e];
-            for (; cm; cm &= cm - 1) next_[offset[count_trailing_zeros64(cm)]++] = r;
+            for (; cm; cm &= cm - 1) next_[offset[count_trailing_zeros(cm)]++] = r;
         }
     }
 
@@ -677,10 +654,10 @@ private:
                 const std::uint64_t below = nd.mask;
                 const std::uint32_t first = nd.first_child;
                 // Later children onto the stack, the first one next.
-                int bit = count_trailing_zeros64(m);
+                int bit = count_trailing_zeros(m);
                 ni = first + static_cast<std::uint32_t>(popcount64(below & ((std::uint64_t(1) << bit) - 1)));
                 for (m &= m - 1; m; m &= m - 1) {
-                    bit = count_trailing_zeros64(m);
+                    bit = count_trailing_zeros(m);
                     stack[sp++] = first + static_cast<std::uint32_t>(popcount64(below & ((std::uint64_t(1) << bit) - 1)));
                 }
                 continue;

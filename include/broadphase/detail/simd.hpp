@@ -21,13 +21,30 @@
 namespace broadphase {
 namespace detail {
 
-inline int count_trailing_zeros(std::uint32_t x) {
+/// Index of the lowest set bit of x (x != 0), for 32- and 64-bit masks.
+template <class U>
+inline int count_trailing_zeros(U x) {
+    static_assert(std::is_unsigned<U>::value, "unsigned masks only");
 #if defined(__GNUC__)
-    return __builtin_ctz(x);
+    if constexpr (sizeof(U) > 4) return __builtin_ctzll(x);
+    else return __builtin_ctz(x);
 #else
     int n = 0;
     while (!(x & 1u)) { x >>= 1; ++n; }
     return n;
+#endif
+}
+
+/// Set bits of x. The instruction when the target has it; otherwise the
+/// SWAR sum, inline (GCC's generic builtin is a slow library call).
+inline int popcount64(std::uint64_t x) {
+#if defined(__GNUC__) && defined(__POPCNT__)
+    return __builtin_popcountll(x);
+#else
+    x = x - ((x >> 1) & 0x5555555555555555ull);
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+    return static_cast<int>((x * 0x0101010101010101ull) >> 56);
 #endif
 }
 
