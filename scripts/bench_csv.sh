@@ -14,28 +14,13 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$bp_repo_root"
 
-machine_name() {
-    local model cores
-    model="$(LC_ALL=C lscpu 2>/dev/null | sed -n 's/^Model name:[[:space:]]*//p' | head -n 1)"
-    if [ -z "$model" ]; then
-        model="$(sed -n 's/^model name[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo 2>/dev/null | head -n 1)"
-    fi
-    [ -n "$model" ] || model="unknown-cpu"
-    cores="$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)"
-    # "Intel(R) Xeon(R) Platinum 8375C CPU @ 2.90GHz" -> intel-xeon-platinum-8375c
-    printf '%s\n' "$model" | tr 'A-Z' 'a-z' |
-        sed -e 's/([^)]*)//g' -e 's/@.*$//' -e 's/ cpu\b//g' -e 's/ processor\b//g' \
-            -e 's/[0-9]*-core//g' -e 's/[^a-z0-9]\{1,\}/-/g' -e 's/^-//' -e 's/-$//' |
-        sed "s/\$/-${cores}core/"
-}
-
 bp_ensure_deps "${bp_deps[@]}"
 
 bp_log "release build (build/release)"
 bp_configure_release >/dev/null
 cmake --build build/release --parallel "$bp_jobs" --target broadphase_cli broadphase_bench
 
-machine="${MACHINE:-$(machine_name)}"
+machine="${MACHINE:-$(bp_machine_name)}"
 mkdir -p docs/benchmarks
 suite_csv="docs/benchmarks/${machine}.csv"
 cli_csv="docs/benchmarks/${machine}-cli.csv"

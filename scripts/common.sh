@@ -5,6 +5,7 @@
 #   bp_ensure_deps PKG...   installs the Debian packages that are missing
 #   bp_configure_release    configures build/release (Release, CLI, tests, bench)
 #   bp_log MESSAGE          a visible progress line on stderr
+#   bp_machine_name         this machine as a file name: amd-epyc-2core
 
 bp_repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bp_jobs="${JOBS:-$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)}"
@@ -52,10 +53,29 @@ bp_ensure_deps() {
 
 # Everything the build, the tests and the benchmarks need.
 bp_deps=(cmake g++ make libgtest-dev libbenchmark-dev)
+# The ThreadSanitizer stage of the tests also needs clang and LLVM's OpenMP.
+bp_tsan_deps=(clang libomp-dev)
 
 # Options spelled out, so that a cache left by another configure cannot
 # quietly turn the tests or the CLI off.
 bp_configure_release() {
     cmake -S "$bp_repo_root" -B "$bp_repo_root/build/release" -DCMAKE_BUILD_TYPE=Release \
         -DBROADPHASE_BUILD_TOOLS=ON -DBROADPHASE_BUILD_TESTS=ON -DBROADPHASE_BUILD_BENCH=ON "$@"
+}
+
+# This machine as a file name, from lscpu's model name and the CPU count,
+# e.g. amd-epyc-2core; results in docs/benchmarks/ are filed under it.
+bp_machine_name() {
+    local model cores
+    model="$(LC_ALL=C lscpu 2>/dev/null | sed -n 's/^Model name:[[:space:]]*//p' | head -n 1)"
+    if [ -z "$model" ]; then
+        model="$(sed -n 's/^model name[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo 2>/dev/null | head -n 1)"
+    fi
+    [ -n "$model" ] || model="unknown-cpu"
+    cores="$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)"
+    # "Intel(R) Xeon(R) Platinum 8375C CPU @ 2.90GHz" -> intel-xeon-platinum-8375c
+    printf '%s\n' "$model" | tr 'A-Z' 'a-z' |
+        sed -e 's/([^)]*)//g' -e 's/@.*$//' -e 's/ cpu\b//g' -e 's/ processor\b//g' \
+            -e 's/[0-9]*-core//g' -e 's/[^a-z0-9]\{1,\}/-/g' -e 's/^-//' -e 's/-$//' |
+        sed "s/\$/-${cores}core/"
 }

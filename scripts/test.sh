@@ -1,16 +1,23 @@
 #!/usr/bin/env bash
-# Builds everything and runs every test, twice:
+# Builds everything and runs every test, twice, then the threaded tests a
+# third time under ThreadSanitizer:
 #   build/release  Release build, then ctest
 #   build/asan     RelWithDebInfo with AddressSanitizer + UBSan, then ctest
-# Installs cmake, g++, make, GoogleTest and Google Benchmark with apt-get
-# first if any is missing (Debian/Ubuntu). Exits non-zero if anything fails.
+#   build/tsan     clang + LLVM's OpenMP (libomp) with ThreadSanitizer, the
+#                  parallel tests only (ctest -L threads). GCC's libgomp is
+#                  invisible to TSan and reports false races; LLVM's OpenMP
+#                  ships Archer (libarcher.so), which tells TSan about its
+#                  barriers and tasks, loaded through OMP_TOOL_LIBRARIES.
+# Installs cmake, g++, make, GoogleTest, Google Benchmark, clang and libomp
+# with apt-get first if any is missing (Debian/Ubuntu). Exits non-zero if
+# anything fails.
 # JOBS=N overrides the parallelism (default: the number of CPUs).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$bp_repo_root"
 
 start=$SECONDS
-bp_ensure_deps "${bp_deps[@]}"
+bp_ensure_deps "${bp_deps[@]}" "${bp_tsan_deps[@]}"
 
 bp_log "release build (build/release)"
 bp_configure_release
@@ -32,4 +39,21 @@ bp_log "sanitizer tests"
     UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1}" \
     ctest --output-on-failure --no-tests=error --parallel "$bp_jobs")
 
-bp_log "all tests passed in both builds ($((SECONDS - start)) s)"
+bp_log "thread sanitizer build (build/tsan: clang, libomp, parallel tests)"
+archer="$(ls /usr/lib/llvm-*/lib/libarcher.so 2>/dev/null | sort -V | tail -n 1)"
+if [ -z "$archer" ]; then
+    echo "error: libarcher.so (LLVM OpenMP's ThreadSanitizer support, package libomp-dev) not found" >&2
+    exit 1
+fi
+cmake -S . -B build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DBROADPHASE_TSAN=ON \
+    "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" \
+    -DBROADPHASE_BUILD_TOOLS=OFF -DBROADPHASE_BUILD_TESTS=ON -DBROADPHASE_BUILD_BENCH=OFF -DBROADPHASE_BUILD_EXAMPLES=OFF
+cmake --build build/tsan --parallel "$bp_jobs" --target broadphase_parallel_tests
+
+bp_log "thread sanitizer tests"
+(cd build/tsan && \
+    OMP_TOOL_LIBRARIES="$archer" \
+    TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1 second_deadlock_stack=1}" \
+    ctest --output-on-failure --no-tests=error --parallel "$bp_jobs" -L threads)
+
+bp_log "all tests passed in the three builds ($((SECONDS - start)) s)"

@@ -47,7 +47,7 @@ private:
     template <class Sink>
     void self_impl(const BasicBoxes<T, D>& boxes, Sink& sink) {
         tree_.build(View::of(boxes), params_);
-        tree_.self_pairs(sink);
+        tree_.self_pairs(sink, this->threads_for(boxes.size()));
     }
 
     /// Two sets: build over the larger, query it with the smaller as one
@@ -56,12 +56,13 @@ private:
     void cross_impl(const BasicBoxes<T, D>& a, const BasicBoxes<T, D>& b, Sink& sink) {
         if (a.size() == 0 || b.size() == 0) return;
         const bool build_a = a.size() >= b.size();
+        const unsigned threads = this->threads_for(a.size() + b.size());
         tree_.build(View::of(build_a ? a : b), params_);
         if (build_a) {
             Swapped<Sink> swapped{sink};
-            tree_.query_batch(View::of(b), swapped);
+            tree_.query_batch(View::of(b), swapped, threads, &cross_buffers_);
         } else {
-            tree_.query_batch(View::of(a), sink);
+            tree_.query_batch(View::of(a), sink, threads, &cross_buffers_);
         }
     }
 
@@ -71,6 +72,7 @@ private:
         Sink& sink;
         void operator()(std::uint32_t q, std::uint32_t i) { sink(i, q); }
         bool stopped() const { return sink.stopped(); }
+        std::uint64_t budget_left() const { return detail::budget_left(sink); }
     };
 
     void build_impl(const BasicBoxes<T, D>& boxes) { built_.build(View::of(boxes), params_); }
@@ -82,12 +84,13 @@ private:
 
     /// Batches run in spatial order (see AdaptiveTree::query_batch).
     template <class Sink>
-    void query_batch_impl(const BasicBoxes<T, D>& queries, Sink& sink) const {
-        built_.query_batch(View::of(queries), sink);
+    void query_batch_impl(const BasicBoxes<T, D>& queries, Sink& sink, unsigned threads) const {
+        built_.query_batch(View::of(queries), sink, threads);
     }
 
     Params params_;
     Tree tree_, built_;
+    detail::TaskPairs cross_buffers_;  // two-set searches' per-task pairs, kept between frames
 };
 
 /// Adaptive grid over 3-D float boxes.

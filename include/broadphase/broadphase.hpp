@@ -61,6 +61,10 @@ Algorithm choose_algorithm(const BasicBoxes<T, D>& boxes) {
     return choose_algorithm(boxes, scratch);
 }
 
+/// The thread count Options::threads = 0 stands for: all hardware threads
+/// (or OMP_NUM_THREADS); 1 when the build has no OpenMP.
+inline unsigned default_threads() { return detail::default_threads(); }
+
 /// Picks the algorithm for a two-set query: brute force when either set is
 /// tiny, the uniform grid (binning the larger set, querying with the other)
 /// when both have 4,096 boxes or more, sweep and prune between.
@@ -165,10 +169,18 @@ public:
     /// boxes, else the uniform grid, whose queries visit only the cells the
     /// query box covers. O(n) build.
     Report build(const BasicBoxes<T, D>& boxes, Algorithm algorithm = Algorithm::automatic) {
-        algo_ = algorithm == Algorithm::automatic
+        Options options;
+        options.algorithm = algorithm;
+        return build(boxes, options);
+    }
+
+    /// As above, with options.algorithm and options.threads (the build's
+    /// binning runs on that many threads; the other options do not apply).
+    Report build(const BasicBoxes<T, D>& boxes, const Options& options) {
+        algo_ = options.algorithm == Algorithm::automatic
                     ? (boxes.size() < 64 ? Algorithm::brute_force : Algorithm::uniform_grid)
-                    : algorithm;
-        return dispatch(*this, [&](auto& a) { return a.build(boxes); });
+                    : options.algorithm;
+        return dispatch(*this, [&](auto& a) { return a.build(boxes, options); });
     }
 
     /// Indices of the built boxes overlapping q into `out` (replaced); returns the count.
@@ -185,7 +197,8 @@ public:
         });
     }
 
-    /// Pairs (query index, built index) for every query box into `out` (replaced).
+    /// Pairs (query index, built index) for every query box into `out`
+    /// (replaced), on options.threads threads (same pairs, same order).
     Report query_batch(const BasicBoxes<T, D>& queries, std::vector<Pair>& out, const Options& options = {}) const {
         return dispatch(*this, [&](const auto& a) { return a.query_batch(queries, out, options); });
     }

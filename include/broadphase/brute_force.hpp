@@ -1,9 +1,13 @@
 // Brute force: every box against every other, SIMD-width at a time.
 //
-// O(n^2) tests, no build cost, no memory beyond the input. It is the oracle
+// O(n^2) tests, no build cost, no memory beyond the input. With threads,
+// runs of rows of equal cost are tasks (see detail/parallel.hpp). It is the oracle
 // every other algorithm is tested against, and it wins below a few hundred
 // boxes, where any structure costs more to build than it saves.
 #pragma once
+
+#include <algorithm>
+#include <cmath>
 
 #include "boxes.hpp"
 #include "detail/algorithm_base.hpp"
@@ -16,24 +20,61 @@ class BasicBruteForce : public detail::AlgorithmBase<BasicBruteForce<T, D>, T, D
     friend class detail::AlgorithmBase<BasicBruteForce<T, D>, T, D>;
     using View = detail::SoaView<T, D>;
 
+    /// Rows [begin, end) of the triangle: box i against every box after it.
     template <class Sink>
-    void self_impl(const BasicBoxes<T, D>& boxes, Sink& sink) {
-        const View v = View::of(boxes);
-        for (std::size_t i = 0; i + 1 < v.n && !sink.stopped(); ++i) {
+    static void self_rows(const View& v, std::size_t begin, std::size_t end, Sink& sink) {
+        for (std::size_t i = begin; i < end && i + 1 < v.n && !sink.stopped(); ++i) {
             const auto a = static_cast<std::uint32_t>(i);
             detail::scan_overlaps(v, i + 1, v.n, detail::box_at(v, i),
                                   [&](std::size_t j) { sink(a, static_cast<std::uint32_t>(j)); });
         }
     }
 
+    /// Start of the t-th of `parts` runs of rows of equal cost: row i
+    /// costs n - i tests, so the rows before the bound hold t/parts of them.
+    static std::size_t triangle_bound(std::size_t n, std::size_t parts, std::size_t t) {
+        if (t >= parts) return n;
+        const double total = 0.5 * static_cast<double>(n) * static_cast<double>(n);
+        const double left = total * (1.0 - static_cast<double>(t) / static_cast<double>(parts));  // tests after the bound
+        const double i = static_cast<double>(n) - std::sqrt(2.0 * left);
+        return std::min(n, static_cast<std::size_t>(std::max(0.0, i)));
+    }
+
     template <class Sink>
-    void cross_impl(const BasicBoxes<T, D>& a, const BasicBoxes<T, D>& b, Sink& sink) {
-        const View va = View::of(a), vb = View::of(b);
-        for (std::size_t i = 0; i < va.n && !sink.stopped(); ++i) {
+    void self_impl(const BasicBoxes<T, D>& boxes, Sink& sink) {
+        const View v = View::of(boxes);
+        const unsigned threads = this->threads_for(v.n);
+        if (threads <= 1) {
+            self_rows(v, 0, v.n, sink);
+            return;
+        }
+        const std::size_t nt = detail::task_count(threads, v.n, 64);
+        tasks_.run(threads, nt, sink, [&](std::size_t t, VectorSink& s, unsigned) {
+            self_rows(v, triangle_bound(v.n, nt, t), triangle_bound(v.n, nt, t + 1), s);
+        });
+    }
+
+    template <class Sink>
+    static void cross_rows(const View& va, const View& vb, std::size_t begin, std::size_t end, Sink& sink) {
+        for (std::size_t i = begin; i < end && !sink.stopped(); ++i) {
             const auto ia = static_cast<std::uint32_t>(i);
             detail::scan_overlaps(vb, 0, vb.n, detail::box_at(va, i),
                                   [&](std::size_t j) { sink(ia, static_cast<std::uint32_t>(j)); });
         }
+    }
+
+    template <class Sink>
+    void cross_impl(const BasicBoxes<T, D>& a, const BasicBoxes<T, D>& b, Sink& sink) {
+        const View va = View::of(a), vb = View::of(b);
+        const unsigned threads = this->threads_for(std::max(va.n, vb.n));
+        if (threads <= 1 || va.n < 2) {
+            cross_rows(va, vb, 0, va.n, sink);
+            return;
+        }
+        const std::size_t nt = detail::task_count(threads, va.n, 16);
+        tasks_.run(threads, nt, sink, [&](std::size_t t, VectorSink& s, unsigned) {
+            cross_rows(va, vb, detail::even_bound(va.n, nt, t), detail::even_bound(va.n, nt, t + 1), s);
+        });
     }
 
     void build_impl(const BasicBoxes<T, D>& boxes) { built_ = boxes; }
@@ -45,6 +86,7 @@ class BasicBruteForce : public detail::AlgorithmBase<BasicBruteForce<T, D>, T, D
     }
 
     BasicBoxes<T, D> built_;
+    detail::TaskPairs tasks_;
 };
 
 /// Brute force over 3-D float boxes.

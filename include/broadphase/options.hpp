@@ -1,6 +1,8 @@
-// Options shared by every query: which algorithm, output order, pair budget.
+// Options shared by every query: which algorithm, output order, pair
+// budget, threads.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -58,6 +60,15 @@ struct Options {
     bool sorted = false;
     /// Stop with Status::pair_budget_exceeded after this many pairs.
     std::uint64_t max_pairs = no_budget;
+    /// Threads to use: 0 (the default) = all hardware threads (OpenMP's
+    /// default, so OMP_NUM_THREADS applies); 1 = the calling thread only,
+    /// no thread started. Without OpenMP enabled in the build, always 1.
+    /// The pairs, and their order, are the same for every thread count.
+    unsigned threads = 0;
+    /// Fewer threads are used when each would get fewer boxes than this:
+    /// below it, starting threads costs more than it saves. 1 uses every
+    /// requested thread whatever the size (tests do).
+    std::size_t min_boxes_per_thread = 4096;
 };
 
 }  // namespace broadphase

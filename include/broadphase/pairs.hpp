@@ -97,6 +97,26 @@ public:
     Status status() const { return over_ ? Status::pair_budget_exceeded : Status::ok; }
     std::uint64_t count() const { return written() - start_; }
 
+    /// Pairs the budget still allows.
+    std::uint64_t budget_left() const { return limit_ == no_budget ? no_budget : limit_ - written(); }
+
+    /// Makes room for n more pairs, as many as the budget allows (`granted`;
+    /// fewer than n stops the sink), and returns where they go. For writers
+    /// that fill a block at once, such as parallel searches.
+    Pair* extend(std::size_t n, std::size_t& granted) {
+        finish();
+        const std::size_t at = out_.size();
+        const std::uint64_t room = budget_left();
+        granted = static_cast<std::size_t>(std::min<std::uint64_t>(n, room));
+        if (granted < n) over_ = true;
+        out_.resize(at + granted);
+        used_ = at + granted;
+        return out_.data() + at;
+    }
+
+    /// Records that more pairs existed than the budget let through.
+    void exceed() { over_ = true; }
+
     /// Trims the vector to the pairs written. Idempotent.
     void finish() {
         const std::size_t n = written();

@@ -76,48 +76,76 @@ private:
         }
     }
 
+    /// The sweep is cut into slices of this many boxes, whatever the
+    /// thread count (the order of pairs within a slice depends on its cut).
+    static constexpr std::size_t slice = 2048;
+
+    /// The sweep for sorted boxes in slices [first, last): each box against
+    /// those after it that start before it ends.
     template <class Sink>
-    void self_impl(const BasicBoxes<T, D>& boxes, Sink& sink) {
-        const View in = View::of(boxes);
-        const int axis = pick_axis(in);
-        sort_into(in, axis, a_);
+    void sweep_slices(int axis, std::size_t first, std::size_t last, Sink& sink) const {
         const std::uint32_t* ids = a_.ids.data();
-        // In slices, so a stopped sink is noticed.
-        constexpr std::size_t slice = 4096;
         const View all = a_.view();
-        for (std::size_t begin = 0; begin + 1 < all.n && !sink.stopped(); begin += slice) {
+        for (std::size_t sl = first; sl < last && !sink.stopped(); ++sl) {
+            const std::size_t from = sl * slice;
+            if (from + 1 >= all.n) break;
             View v = all;
-            for (int k = 0; k < D; ++k) v.lo[k] += begin, v.hi[k] += begin;
-            v.n = all.n - begin;
+            for (int k = 0; k < D; ++k) v.lo[k] += from, v.hi[k] += from;
+            v.n = all.n - from;
             const std::size_t stop = std::min(slice, v.n);
             detail::sweep_pairs(v, axis, stop, [&](std::size_t i, std::size_t j) {
-                const std::uint32_t a = ids[begin + i], b = ids[begin + j];
+                const std::uint32_t a = ids[from + i], b = ids[from + j];
                 if (a < b) sink(a, b);
                 else sink(b, a);
             });
         }
     }
 
-    /// Pairs between sorted sets: each box sweeps the other set from the
-    /// first box that starts at (B) or after (A) it.
     template <class Sink>
-    static void sweep_sets(const Sorted& sa, const Sorted& sb, int axis, Sink& sink) {
+    void self_impl(const BasicBoxes<T, D>& boxes, Sink& sink) {
+        const View in = View::of(boxes);
+        const int axis = pick_axis(in);
+        sort_into(in, axis, a_);
+        const std::size_t slices = (in.n + slice - 1) / slice;
+        const unsigned threads = this->threads_for(in.n);
+        if (threads <= 1 || slices < 2) {
+            sweep_slices(axis, 0, slices, sink);
+            return;
+        }
+        const std::size_t nt = detail::task_count(threads, slices, 1);
+        tasks_.run(threads, nt, sink, [&](std::size_t t, VectorSink& s, unsigned) {
+            sweep_slices(axis, detail::even_bound(slices, nt, t), detail::even_bound(slices, nt, t + 1), s);
+        });
+    }
+
+    /// Pairs between sorted sets for the boxes [begin, end) of `side`'s
+    /// set: each sweeps the other set from the first box that starts at (B)
+    /// or after (A) it. Side 0 is set A's boxes, side 1 set B's; both sides
+    /// together meet each pair once.
+    template <class Sink>
+    static void sweep_sets(const Sorted& sa, const Sorted& sb, int axis, int side, std::size_t begin,
+                           std::size_t end, Sink& sink) {
         const View va = sa.view(), vb = sb.view();
         const T* alo = va.lo[axis];
         const T* blo = vb.lo[axis];
-        std::size_t start = 0;
-        for (std::size_t i = 0; i < va.n && !sink.stopped(); ++i) {
-            while (start < vb.n && blo[start] < alo[i]) ++start;  // first b with lo >= a.lo
-            const std::uint32_t a = sa.ids[i];
-            detail::sweep_overlaps(vb, start, vb.n, axis, detail::box_at(va, i),
-                                   [&](std::size_t j) { sink(a, sb.ids[j]); });
-        }
-        start = 0;
-        for (std::size_t j = 0; j < vb.n && !sink.stopped(); ++j) {
-            while (start < va.n && !(blo[j] < alo[start])) ++start;  // first a with lo > b.lo
-            const std::uint32_t b = sb.ids[j];
-            detail::sweep_overlaps(va, start, va.n, axis, detail::box_at(vb, j),
-                                   [&](std::size_t i) { sink(sa.ids[i], b); });
+        if (side == 0) {
+            // first b with lo >= a.lo
+            std::size_t start = begin < va.n ? static_cast<std::size_t>(std::lower_bound(blo, blo + vb.n, alo[begin]) - blo) : 0;
+            for (std::size_t i = begin; i < end && !sink.stopped(); ++i) {
+                while (start < vb.n && blo[start] < alo[i]) ++start;
+                const std::uint32_t a = sa.ids[i];
+                detail::sweep_overlaps(vb, start, vb.n, axis, detail::box_at(va, i),
+                                       [&](std::size_t j) { sink(a, sb.ids[j]); });
+            }
+        } else {
+            // first a with lo > b.lo
+            std::size_t start = begin < vb.n ? static_cast<std::size_t>(std::upper_bound(alo, alo + va.n, blo[begin]) - alo) : 0;
+            for (std::size_t j = begin; j < end && !sink.stopped(); ++j) {
+                while (start < va.n && !(blo[j] < alo[start])) ++start;
+                const std::uint32_t b = sb.ids[j];
+                detail::sweep_overlaps(va, start, va.n, axis, detail::box_at(vb, j),
+                                       [&](std::size_t i) { sink(sa.ids[i], b); });
+            }
         }
     }
 
@@ -128,7 +156,18 @@ private:
         const int axis = pick_axis(va.n >= vb.n ? va : vb);
         sort_into(va, axis, a_);
         sort_into(vb, axis, b_);
-        sweep_sets(a_, b_, axis, sink);
+        const unsigned threads = this->threads_for(va.n + vb.n);
+        if (threads <= 1) {
+            sweep_sets(a_, b_, axis, 0, 0, va.n, sink);
+            if (!sink.stopped()) sweep_sets(a_, b_, axis, 1, 0, vb.n, sink);
+            return;
+        }
+        // Tasks: runs of A's boxes, then runs of B's.
+        const std::size_t na = detail::task_count(threads, va.n), nb = detail::task_count(threads, vb.n);
+        tasks_.run(threads, na + nb, sink, [&](std::size_t t, VectorSink& s, unsigned) {
+            if (t < na) sweep_sets(a_, b_, axis, 0, detail::even_bound(va.n, na, t), detail::even_bound(va.n, na, t + 1), s);
+            else sweep_sets(a_, b_, axis, 1, detail::even_bound(vb.n, nb, t - na), detail::even_bound(vb.n, nb, t - na + 1), s);
+        });
     }
 
     void build_impl(const BasicBoxes<T, D>& boxes) {
@@ -160,6 +199,7 @@ private:
     std::vector<T> prefix_max_;
     detail::SortScratch sort_;
     detail::StatsScratch stats_scratch_;
+    detail::TaskPairs tasks_;
 };
 
 /// Sweep and prune over 3-D float boxes.

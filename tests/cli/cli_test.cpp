@@ -644,7 +644,8 @@ TEST_F(Cli, BenchJsonDense20kVerifies) {
     EXPECT_EQ(obj["n"], "20004");
     EXPECT_EQ(obj["algorithm"], "auto");
     EXPECT_EQ(obj["verified"], "true");
-    EXPECT_EQ(obj["threads"], "1");
+    // No --threads: all hardware threads, reported as their count.
+    EXPECT_EQ(obj["threads"], std::to_string(broadphase::default_threads()));
     const int frames = std::stoi(obj["frames"]);
     EXPECT_GE(frames, 1);
     EXPECT_LE(frames, 2);
@@ -718,7 +719,8 @@ TEST_F(Cli, BenchRejectsBadArguments) {
         {"bench", "uniform:abc"},
         {"bench", "uniform:100", "--frames", "0"},
         {"bench", "uniform:100", "--frames", "x"},
-        {"bench", "uniform:100", "--threads", "0"},
+        {"bench", "uniform:100", "--threads", "-1"},
+        {"bench", "uniform:100", "--threads", "x"},
         {"bench", "uniform:100", "--algorithm", "octree"},
         {"bench", "uniform:100", "--fast"},
         {"bench"},

@@ -52,10 +52,11 @@ double median(std::vector<double> v) {
 /// One untimed warm-up frame, then up to `frames` timed ones on `finder`.
 /// Leaves the last frame's pairs in `out`.
 Result time_frames(broadphase::PairFinder& finder, const broadphase::Boxes& boxes, Algorithm algorithm, int frames,
-                   std::vector<broadphase::Pair>& out) {
+                   unsigned threads, std::vector<broadphase::Pair>& out) {
     using clock = std::chrono::steady_clock;
     broadphase::Options options;
     options.algorithm = algorithm;
+    options.threads = threads;
     check(finder.find_pairs(boxes, out, options), algorithm);
 
     std::vector<double> times;
@@ -218,20 +219,23 @@ struct QueryResult {
 /// Each stage stops early once its timed work passes query_time_budget_ms.
 QueryResult time_queries(broadphase::Index& index, const broadphase::Boxes& boxes,
                          const std::vector<broadphase::Box>& queries, Algorithm algorithm, int max_reps,
-                         const HitLists* reference) {
+                         unsigned threads, const HitLists* reference) {
+    broadphase::Options options;  // for the build and the batch; single queries run on this thread
+    options.algorithm = algorithm;
+    options.threads = threads;
     QueryResult res;
     res.algorithm = algorithm;
     const std::size_t n = queries.size();
 
     // Build.
-    check(index.build(boxes, algorithm), algorithm);
+    check(index.build(boxes, options), algorithm);
     res.chosen = index.algorithm();
     {
         std::vector<double> times;
         double total = 0;
         for (int k = 0; k < max_reps && (k == 0 || total < query_time_budget_ms); ++k) {
             const auto t0 = clock_type::now();
-            const broadphase::Report r = index.build(boxes, algorithm);
+            const broadphase::Report r = index.build(boxes, options);
             const auto t1 = clock_type::now();
             check(r, algorithm);
             times.push_back(elapsed_ms(t0, t1));
@@ -303,7 +307,7 @@ QueryResult time_queries(broadphase::Index& index, const broadphase::Boxes& boxe
     // Batch.
     {
         std::vector<broadphase::Pair> pairs;
-        check(index.query_batch(boxes, pairs), algorithm);
+        check(index.query_batch(boxes, pairs, options), algorithm);
         if (pairs.size() != res.hits)
             throw CliError(std::string(broadphase::to_string(algorithm)) + ": query_batch found " +
                            std::to_string(pairs.size()) + " hits, single queries " + std::to_string(res.hits));
@@ -317,7 +321,7 @@ QueryResult time_queries(broadphase::Index& index, const broadphase::Boxes& boxe
         double total = 0;
         for (int k = 0; k < max_reps && (k == 0 || total < query_time_budget_ms); ++k) {
             const auto t0 = clock_type::now();
-            const broadphase::Report r = index.query_batch(boxes, pairs);
+            const broadphase::Report r = index.query_batch(boxes, pairs, options);
             const auto t1 = clock_type::now();
             check(r, algorithm);
             times.push_back(elapsed_ms(t0, t1));
@@ -382,7 +386,8 @@ int run_query_bench(const broadphase::Boxes& boxes, const std::string& scene, co
     }
     broadphase::Index index;  // one index for every algorithm: memory is reused
     for (Algorithm a : algorithms) {
-        const QueryResult r = time_queries(index, boxes, queries, a, max_reps, verify ? &reference : nullptr);
+        const QueryResult r =
+            time_queries(index, boxes, queries, a, max_reps, static_cast<unsigned>(threads), verify ? &reference : nullptr);
         if (json) print_query_json(r, scene, n, threads);
         else print_query_row(r);
         std::fflush(stdout);
@@ -410,7 +415,9 @@ int run_bench(const std::vector<std::string>& args) {
     // --frames: timed frames, or with --queries timed passes over every box.
     const int frames =
         static_cast<int>(parse_count("--frames", p.get("--frames", queries ? "5" : "20"), 1, 1000000));
-    const long long threads = parse_count("--threads", p.get("--threads", "1"), 1, 4096);
+    // --threads 0 (the default): all hardware threads; reported as the count it stands for.
+    long long threads = parse_count("--threads", p.get("--threads", "0"), 0, 4096);
+    if (threads == 0) threads = broadphase::default_threads();
     const bool verify = p.has("--verify"), json = p.has("--json");
     const std::string algorithm_name = p.get("--algorithm", "auto");
     const bool all = algorithm_name == "all";
@@ -467,6 +474,7 @@ int run_bench(const std::vector<std::string>& args) {
         broadphase::BruteForce brute;
         broadphase::Options sorted;
         sorted.sorted = true;
+        sorted.threads = static_cast<unsigned>(threads);
         const broadphase::Report r = brute.find_pairs(boxes, reference, sorted);
         check(r, Algorithm::brute_force);
     }
@@ -479,7 +487,7 @@ int run_bench(const std::vector<std::string>& args) {
     broadphase::PairFinder finder;  // one finder for every frame: memory is reused
     std::vector<broadphase::Pair> out;
     for (Algorithm a : algorithms) {
-        Result r = time_frames(finder, boxes, a, frames, out);
+        Result r = time_frames(finder, boxes, a, frames, static_cast<unsigned>(threads), out);
         if (verify) {
             broadphase::sort_pairs(out);
             r.verified = out == reference ? 1 : 0;

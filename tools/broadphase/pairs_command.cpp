@@ -16,6 +16,7 @@ int run_pairs(const std::vector<std::string>& args) {
     const ParsedArgs p = parse_args(args, {{"--output", "-o", true},
                                            {"--algorithm", "-a", true},
                                            {"--sorted", "", false},
+                                           {"--threads", "", true},
                                            {"--help", "-h", false}});
     if (p.has("--help")) {
         std::fputs(usage_text(), stdout);
@@ -31,6 +32,7 @@ int run_pairs(const std::vector<std::string>& args) {
     broadphase::Options options;
     options.algorithm = parse_algorithm_option(p.get("--algorithm", "auto"));
     options.sorted = p.has("--sorted");
+    options.threads = static_cast<unsigned>(parse_count("--threads", p.get("--threads", "0"), 0, 4096));
 
     const broadphase::Boxes a = load_boxes(p.positional[0]);
     broadphase::PairFinder finder;

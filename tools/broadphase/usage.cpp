@@ -10,7 +10,7 @@ const char* usage_text() {
     return R"(broadphase: every overlapping pair among axis-aligned boxes
 
 Usage:
-  broadphase pairs A.npy|A.csv [B.npy|B.csv] -o PAIRS.npy|PAIRS.csv [--algorithm NAME] [--sorted]
+  broadphase pairs A.npy|A.csv [B.npy|B.csv] -o PAIRS.npy|PAIRS.csv [--algorithm NAME] [--sorted] [--threads T]
   broadphase bench SCENE|FILE [--algorithm NAME|all] [--frames K] [--threads T] [--verify] [--json]
   broadphase bench SCENE|FILE --queries [--algorithm NAME|all] [--frames K] [--threads T] [--verify] [--json]
   broadphase scenes
@@ -24,14 +24,17 @@ pairs   With one file, every overlapping pair (i, j), i < j, within it; with
                                 uniform_grid, hybrid_grid, adaptive_grid
           --sorted              sort the pairs by (i, j); otherwise the order
                                 is unspecified but the same on every run
+                                and for every thread count
+          --threads T           threads to use; 0 (default) = all hardware
+                                threads (OMP_NUM_THREADS applies)
 bench   Times full frames (build + find) on one kept finder: one untimed
         warm-up frame, then K frames (stopping early after 2 s, at least 1).
         Prints the median and minimum milliseconds per frame and the pairs.
           -a, --algorithm NAME  one algorithm, or "all": every algorithm
                                 (brute_force only up to 50,000 boxes), then auto
           --frames K            timed frames per algorithm (default 20)
-          --threads T           recorded in the output (default 1); the
-                                library is single-threaded for now
+          --threads T           threads per frame; 0 (default) = all hardware
+                                threads. Reported as the count used
           --verify              compare the sorted pairs with brute force's
           --json                one JSON object per line per algorithm
         With --queries, times an Index instead: built over the boxes, then

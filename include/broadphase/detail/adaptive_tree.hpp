@@ -47,6 +47,7 @@
 
 #include "../boxes.hpp"
 #include "buffers.hpp"
+#include "parallel.hpp"
 #include "radix_sort.hpp"
 #include "simd.hpp"
 
@@ -177,9 +178,10 @@ public:
     /// Every (query index, built index) pair of a batch, to sink. The
     /// queries run in Morton order of their quantised min corners, so that
     /// consecutive ones walk the same nodes while they are in cache: faster
-    /// per box than single queries in arbitrary order. O(n) to sort.
+    /// per box than single queries in arbitrary order. O(n) to sort. With
+    /// threads, runs of that order are tasks (same pairs, same order).
     template <class Sink>
-    void query_batch(const SoaView<T, D>& queries, Sink& sink) const {
+    void query_batch(const SoaView<T, D>& queries, Sink& sink, unsigned threads = 1, TaskPairs* buffers = nullptr) const {
         if (nodes_.empty() || queries.n == 0) return;
         // Per-thread scratch: const queries may run on many threads at once,
         // and a thread's later batches allocate nothing.
@@ -195,6 +197,26 @@ public:
             order[i] = static_cast<std::uint32_t>(i);
         }
         radix_sort(keys, order, scratch.radix);
+        const std::uint32_t* ord = order.data();
+        if (threads <= 1) {
+            query_run(queries, ord, 0, queries.n, sink);
+            return;
+        }
+        // Buffers kept by the caller when it can (two-set searches), else
+        // per calling thread: const batches may run on many threads at once,
+        // and each thread's later batches allocate nothing.
+        static thread_local TaskPairs per_thread;
+        TaskPairs& tasks = buffers ? *buffers : per_thread;
+        const std::size_t nt = task_count(threads, queries.n, 256);
+        tasks.run(threads, nt, sink, [&](std::size_t t, VectorSink& s, unsigned) {
+            query_run(queries, ord, even_bound(queries.n, nt, t), even_bound(queries.n, nt, t + 1), s);
+        });
+    }
+
+    /// The queries order[first..last) of a batch, in that order.
+    template <class Sink>
+    void query_run(const SoaView<T, D>& queries, const std::uint32_t* order, std::size_t first, std::size_t last,
+                   Sink& sink) const {
         // path[0..depth): root, then each node's single child holding the
         // last query. Consecutive queries share most of it, so each one
         // starts at the deepest node holding it (testing only the
@@ -202,7 +224,7 @@ public:
         std::uint32_t path[max_level + 2];
         int depth = 1;
         path[0] = 0;
-        for (std::size_t r = 0; r < queries.n && !sink.stopped(); ++r) {
+        for (std::size_t r = first; r < last && !sink.stopped(); ++r) {
             const std::uint32_t qi = order[r];
             const BasicBox<T, D> q = box_at(queries, qi);
             std::uint32_t lo[D], hi[D];
@@ -230,11 +252,27 @@ public:
         }
     }
 
-    /// Every overlapping pair once: emit(a, b) with a < b.
+    /// Every overlapping pair once: emit(a, b) with a < b. With threads,
+    /// runs of nodes are tasks (same pairs, same order).
     template <class Sink>
-    void self_pairs(Sink& sink) const {
+    void self_pairs(Sink& sink, unsigned threads = 1) {
+        if (threads <= 1) {
+            node_pairs(0, nodes_.size(), sink);
+            return;
+        }
+        const std::size_t nn = nodes_.size();
+        const std::size_t nt = task_count(threads, nn, 64);
+        task_pairs_.run(threads, nt, sink, [&](std::size_t t, VectorSink& s, unsigned) {
+            node_pairs(even_bound(nn, nt, t), even_bound(nn, nt, t + 1), s);
+        });
+    }
+
+    /// The pairs found at nodes [first, last): each node's instances among
+    /// themselves, then each of its residents against the subtree below.
+    template <class Sink>
+    void node_pairs(std::size_t first, std::size_t last, Sink& sink) const {
         const SoaView<T, D> v = store_view();
-        for (std::size_t ni = 0; ni < nodes_.size() && !sink.stopped(); ++ni) {
+        for (std::size_t ni = first; ni < last && !sink.stopped(); ++ni) {
             const Node& nd = nodes_[ni];
             // Instances of the node among themselves.
             for (std::uint32_t i = nd.begin; i + 1 < nd.end; ++i) {
@@ -673,6 +711,7 @@ private:
     T scale_ = T(1);
     std::vector<Rec> boxq_;  // quantised boxes, by index
     std::vector<Node> nodes_;
+    TaskPairs task_pairs_;  // per-task pair buffers of self_pairs
     // The store: instances of boxes, node by node, padded for SIMD reads.
     std::vector<T> lo_[D], hi_[D];
     std::vector<std::uint32_t> ids_;

@@ -7,6 +7,8 @@
 //   void build_impl(const BasicBoxes<T,D>&);
 //   template <class Emit> void query_impl(const BasicBox<T,D>&, Emit&&) const;  // emit(index)
 // and may override query_batch_impl when it has a faster batch path.
+// threads_for(items) tells an algorithm how many threads the current call
+// may use (see detail/parallel.hpp); the pairs must not depend on it.
 #pragma once
 
 #include <new>
@@ -15,6 +17,7 @@
 #include "../boxes.hpp"
 #include "../options.hpp"
 #include "../pairs.hpp"
+#include "parallel.hpp"
 #include "working_set.hpp"
 
 namespace broadphase {
@@ -30,6 +33,7 @@ public:
     Report find_pairs(const boxes_type& boxes, std::vector<Pair>& out, const Options& options = {}) {
         out.clear();
         VectorSink sink(out, options.max_pairs);
+        const ThreadScope scope(*this, options);
         Report r = run_self(boxes, sink);
         sink.finish();
         if (options.sorted) sort_pairs(out);
@@ -37,7 +41,8 @@ public:
     }
 
     /// Streams every pair within `boxes` to f(a, b) (return false to stop),
-    /// at most max_pairs of them. Nothing is stored.
+    /// at most max_pairs of them. Nothing is stored. Runs on the calling
+    /// thread (f is never called concurrently).
     template <class F>
     Report for_each_pair(const boxes_type& boxes, F&& f, std::uint64_t max_pairs = no_budget) {
         CallbackSink<std::remove_reference_t<F>> sink(f, max_pairs);
@@ -48,6 +53,7 @@ public:
     Report find_pairs(const boxes_type& a, const boxes_type& b, std::vector<Pair>& out, const Options& options = {}) {
         out.clear();
         VectorSink sink(out, options.max_pairs);
+        const ThreadScope scope(*this, options);
         Report r = run_cross(a, b, sink);
         sink.finish();
         if (options.sorted) sort_pairs(out);
@@ -55,7 +61,7 @@ public:
     }
 
     /// Streams every pair between two sets to f(a_index, b_index), at most
-    /// max_pairs of them.
+    /// max_pairs of them, on the calling thread.
     template <class F>
     Report for_each_pair(const boxes_type& a, const boxes_type& b, F&& f, std::uint64_t max_pairs = no_budget) {
         CallbackSink<std::remove_reference_t<F>> sink(f, max_pairs);
@@ -64,7 +70,9 @@ public:
 
     /// Builds the structure over `boxes` for later queries; copies what it
     /// needs, so `boxes` may change afterwards. Reuses memory between builds.
-    Report build(const boxes_type& boxes) {
+    /// Uses options.threads (other options do not apply).
+    Report build(const boxes_type& boxes, const Options& options = {}) {
+        const ThreadScope scope(*this, options);
         Report r;
         built_ = false;
         if (boxes.size() > max_boxes) {
@@ -101,36 +109,70 @@ public:
         else derived().query_impl(q, [&](std::uint32_t i) { f(built_set_.original(i)); });
     }
 
-    /// Pairs (query index, built index) for a batch of query boxes, replacing `out`.
+    /// Pairs (query index, built index) for a batch of query boxes, replacing
+    /// `out`. Safe to call from many threads at once; each call may itself
+    /// use options.threads threads.
     Report query_batch(const boxes_type& queries, std::vector<Pair>& out, const Options& options = {}) const {
         out.clear();
         VectorSink sink(out, options.max_pairs);
-        Report r = run_batch(queries, sink);
+        Report r = run_batch(queries, sink, plan_threads(options.threads, queries.size(), options.min_boxes_per_thread));
         sink.finish();
         if (options.sorted) sort_pairs(out);
         return r;
     }
 
     /// Streams (query index, built index) pairs of a batch to f, at most
-    /// max_pairs of them.
+    /// max_pairs of them, on the calling thread.
     template <class F>
     Report for_each_batch_hit(const boxes_type& queries, F&& f, std::uint64_t max_pairs = no_budget) const {
         CallbackSink<std::remove_reference_t<F>> sink(f, max_pairs);
-        return run_batch(queries, sink);
+        return run_batch(queries, sink, 1);
     }
 
 protected:
-    /// Default batch path: one query per box. Algorithms may do better.
+    /// Threads the current find_pairs or build may use for `items` boxes.
+    unsigned threads_for(std::size_t items) const {
+        return plan_threads(threads_requested_, items, min_boxes_per_thread_);
+    }
+
+    /// Default batch path: one query per box, in query order; with threads,
+    /// contiguous runs of queries as tasks. Algorithms may do better.
     template <class Sink>
-    void query_batch_impl(const boxes_type& queries, Sink& sink) const {
-        const std::size_t n = queries.size();
-        for (std::size_t i = 0; i < n && !sink.stopped(); ++i) {
-            const auto qi = static_cast<std::uint32_t>(i);
-            derived().query_impl(queries[i], [&](std::uint32_t j) { sink(qi, j); });
+    void query_batch_impl(const boxes_type& queries, Sink& sink, unsigned threads) const {
+        const View v = View::of(queries);
+        auto run = [&](std::size_t begin, std::size_t end, auto& s) {
+            for (std::size_t i = begin; i < end && !s.stopped(); ++i) {
+                const auto qi = static_cast<std::uint32_t>(i);
+                derived().query_impl(box_at(v, i), [&](std::uint32_t j) { s(qi, j); });
+            }
+        };
+        if (threads <= 1) {
+            run(0, v.n, sink);
+            return;
         }
+        // Per calling thread: const batches may run on many threads at once,
+        // and each thread's later batches allocate nothing.
+        static thread_local TaskPairs tasks;
+        const std::size_t nt = task_count(threads, v.n, 64);
+        tasks.run(threads, nt, sink, [&](std::size_t t, VectorSink& s, unsigned) {
+            run(even_bound(v.n, nt, t), even_bound(v.n, nt, t + 1), s);
+        });
     }
 
 private:
+    using View = SoaView<T, D>;
+
+    /// Sets the thread request for one call, and back to one thread after
+    /// (so for_each_pair, which streams to a callback, never starts threads).
+    struct ThreadScope {
+        ThreadScope(AlgorithmBase& b, const Options& o) : base(b) {
+            b.threads_requested_ = o.threads;
+            b.min_boxes_per_thread_ = o.min_boxes_per_thread;
+        }
+        ~ThreadScope() { base.threads_requested_ = 1; }
+        AlgorithmBase& base;
+    };
+
     Derived& derived() { return static_cast<Derived&>(*this); }
     const Derived& derived() const { return static_cast<const Derived&>(*this); }
 
@@ -190,7 +232,7 @@ private:
     }
 
     template <class Sink>
-    Report run_batch(const boxes_type& queries, Sink& sink) const {
+    Report run_batch(const boxes_type& queries, Sink& sink, unsigned threads) const {
         Report r;
         if (queries.size() > max_boxes) {
             r.status = Status::too_many_boxes;
@@ -207,10 +249,10 @@ private:
             const std::vector<std::uint32_t>* qmap = qs.identity() ? nullptr : &qs.map();
             const std::vector<std::uint32_t>* bmap = built_set_.identity() ? nullptr : &built_set_.map();
             if (!qmap && !bmap) {
-                derived().query_batch_impl(qs.boxes(), sink);
+                derived().query_batch_impl(qs.boxes(), sink, threads);
             } else {
                 RemapSink<Sink> remap(sink, qmap, bmap);
-                derived().query_batch_impl(qs.boxes(), remap);
+                derived().query_batch_impl(qs.boxes(), remap, threads);
             }
         } catch (const std::bad_alloc&) {
             r.status = Status::out_of_memory;
@@ -221,6 +263,8 @@ private:
 
     WorkingSet<T, D> set_a_, set_b_, built_set_;
     bool built_ = false;
+    unsigned threads_requested_ = 1;
+    std::size_t min_boxes_per_thread_ = 4096;
 };
 
 }  // namespace detail

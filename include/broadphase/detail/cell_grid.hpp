@@ -24,11 +24,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "../boxes.hpp"
 #include "box_record.hpp"
 #include "buffers.hpp"
+#include "parallel.hpp"
 #include "radix_sort.hpp"
 #include "simd.hpp"
 #include "stats.hpp"
@@ -41,6 +43,18 @@ class CellGrid {
     static_assert(D >= 1 && D <= 3, "hashed cells pack at most 3 axes");
     using View = SoaView<T, D>;
     using Record = BoxRecord<T>;
+
+    static constexpr std::size_t chunk = 1024;  // boxes binned at a time
+
+    /// What each thread needs of its own while binning and finding pairs.
+    struct ThreadScratch {
+        std::vector<T> soa_lo[D], soa_hi[D];  // one bucket as struct of arrays
+        std::vector<Record> tmp_records;      // one partition or bucket, while sorting it
+        std::vector<std::uint64_t> tmp_keys;
+        std::vector<std::uint32_t> local;     // one partition's bucket counts
+        std::vector<std::uint32_t> large;     // large boxes of one part, while binning
+        std::vector<std::pair<std::uint64_t, std::uint32_t>> keyed;  // one bucket's sort keys
+    };
 
 public:
     static constexpr int coord_bits = 20;
@@ -56,9 +70,13 @@ public:
     };
 
     /// Chooses the cell size from the data, then bins every box; with a
-    /// sweep axis, each bucket is then sorted by min on it.
-    void build(const View& v, const Params& p, StatsScratch& stats_scratch) {
+    /// sweep axis, each bucket is then sorted by min on it. Binning and
+    /// sorting run on up to `threads` threads; the result is the same for
+    /// any count.
+    void build(const View& v, const Params& p, StatsScratch& stats_scratch, unsigned threads = 1) {
         params_ = p;
+        threads_ = std::max(threads, 1u);
+        scratch_.ensure(threads_);
         naxes_ = 0;
         for (int k = 0; k < D; ++k)
             if (p.axis_mask & (1u << k)) axes_[naxes_++] = k;
@@ -67,67 +85,36 @@ public:
         place(v);
     }
 
-    /// Every pair within the built boxes, ids as given at build, a < b.
-    /// Buckets of a few boxes are tested record against record; longer ones
-    /// are first copied to struct-of-arrays and tested SIMD-width at a time.
+    /// Every pair within the built boxes, ids as given at build, a < b, on
+    /// up to `threads` threads: runs of buckets of about equal entries, then
+    /// runs of large boxes, then the large boxes among themselves, as tasks
+    /// whose pairs, in task order, are those of one thread.
     template <class Sink>
-    void self_pairs(const View& v, Sink& sink) {
+    void self_pairs(const View& v, Sink& sink, unsigned threads = 1) {
         const std::size_t nb = starts_.size() - 1;
-        const Record* rec = records_.data();
-        const std::uint64_t* keys = keys_.data();
-        const int sweep = params_.sweep_axis;
-        for (std::size_t b = 0; b < nb; ++b) {
-            const std::size_t s = starts_[b], end = starts_[b + 1];
-            if (end - s < 2) continue;
-            auto report = [&](std::size_t i, std::size_t j) {
-                const std::uint64_t ki = keys[i], kj = keys[j];
-                if (same_cell(ki, kj) && owns(ki, kj)) {
-                    const std::uint32_t a = rec[i].id, bj = rec[j].id;
-                    if (a < bj) sink(a, bj);
-                    else sink(bj, a);
-                }
-            };
-            if (end - s >= soa_min) {
-                const View bv = bucket_soa(s, end);
-                if (single_cell_bucket(s, end)) {
-                    // Every entry is its box's only cell: every overlap is
-                    // owned, no key checks. The hot path of very dense scenes.
-                    if (sweep >= 0) {
-                        sweep_pairs(bv, sweep, bv.n, [&](std::size_t i, std::size_t j) {
-                            const std::uint32_t a = rec[s + i].id, bj = rec[s + j].id;
-                            if (a < bj) sink(a, bj);
-                            else sink(bj, a);
-                        });
-                    } else {
-                        // In input order, so ids increase: a < b.
-                        for (std::size_t i = 0; i + 1 < bv.n; ++i) {
-                            const std::uint32_t a = rec[s + i].id;
-                            scan_overlaps_padded(bv, i + 1, bv.n, box_at(bv, i),
-                                                 [&](std::size_t j) { sink(a, rec[s + j].id); });
-                        }
-                    }
-                } else if (sweep >= 0) {
-                    sweep_pairs(bv, sweep, bv.n, [&](std::size_t i, std::size_t j) { report(s + i, s + j); });
-                } else {
-                    for (std::size_t i = 0; i + 1 < bv.n; ++i)
-                        scan_overlaps_padded(bv, i + 1, bv.n, box_at(bv, i), [&](std::size_t j) { report(s + i, s + j); });
-                }
-            } else {
-                for (std::size_t i = s; i + 1 < end; ++i) {
-                    const RecordProbe<T> probe(rec[i]);
-                    if (sweep >= 0) {
-                        const T limit = rec[i].hi[sweep];
-                        for (std::size_t j = i + 1; j < end && !(rec[j].lo[sweep] > limit); ++j)
-                            if (probe.overlaps(rec[j])) report(i, j);
-                    } else {
-                        for (std::size_t j = i + 1; j < end; ++j)
-                            if (probe.overlaps(rec[j])) report(i, j);
-                    }
-                }
-            }
-            if ((b & 63) == 0 && sink.stopped()) return;
+        prepare_large(v);
+        const std::size_t nl = large_ids_.size();
+        if (threads <= 1) {
+            bucket_pairs(0, nb, sink, scratch_[0]);
+            large_table_pairs(v, 0, nl, sink);
+            if (!sink.stopped()) large_large_pairs(sink);
+            return;
         }
-        large_pairs(v, sink);
+        scratch_.ensure(threads);
+        const std::size_t bucket_tasks = task_count(threads, entries_, 1024);
+        const std::size_t large_tasks = (nl + large_per_task - 1) / large_per_task;
+        const std::size_t tasks = bucket_tasks + large_tasks + (nl >= 2 ? 1 : 0);
+        task_pairs_.run(threads, tasks, sink, [&](std::size_t t, VectorSink& s, unsigned thread) {
+            if (t < bucket_tasks) {
+                bucket_pairs(bucket_at_entry(even_bound(entries_, bucket_tasks, t)),
+                             bucket_at_entry(even_bound(entries_, bucket_tasks, t + 1)), s, scratch_[thread]);
+            } else if (t < bucket_tasks + large_tasks) {
+                const std::size_t first = (t - bucket_tasks) * large_per_task;
+                large_table_pairs(v, first, std::min(nl, first + large_per_task), s);
+            } else {
+                large_large_pairs(s);
+            }
+        });
     }
 
     /// Calls emit(id) once for every built box (in the table or large) overlapping q.
@@ -289,27 +276,47 @@ private:
                 }
     }
 
+    /// Cell coordinates of one chunk of boxes, per grid axis.
+    struct ChunkCells {
+        std::int32_t lo[3][chunk], hi[3][chunk];
+    };
+
     /// Per box: its min cell key and span (or "large"), from cell coordinates
     /// computed in chunks (SIMD) so no per-box coordinate arrays are kept.
+    /// Parts of the boxes on separate threads; large ids gathered in order.
     /// Returns the number of table entries.
     std::uint64_t bin_boxes(const View& v) {
         const std::size_t n = v.n;
         resize_buffer(box_key_, n);
         resize_buffer(box_span_, n);
         large_ids_.clear();
+        const std::size_t parts = part_count(threads_, n);
+        part_entries_.assign(parts, 0);
+        run_parts(threads_, n, [&](std::size_t part, std::size_t first, std::size_t last) {
+            std::vector<std::uint32_t>& large = scratch_[static_cast<unsigned>(part)].large;
+            large.clear();
+            ChunkCells cells;
+            std::uint64_t total = 0;
+            for (std::size_t begin = first; begin < last; begin += chunk) {
+                const std::size_t m = std::min(chunk, last - begin);
+                for (int a = 0; a < naxes_; ++a) {
+                    const int k = axes_[a];
+                    scale_clamp_trunc(v.lo[k] + begin, m, origin_[k], inv_h_, T(coord_limit), cells.lo[a]);
+                    scale_clamp_trunc(v.hi[k] + begin, m, origin_[k], inv_h_, T(coord_limit), cells.hi[a]);
+                }
+                switch (naxes_) {
+                    case 1: total += key_boxes<1>(cells, begin, m, large); break;
+                    case 2: total += key_boxes<2>(cells, begin, m, large); break;
+                    default: total += key_boxes<3>(cells, begin, m, large); break;
+                }
+            }
+            part_entries_[part] = total;
+        });
         std::uint64_t total = 0;
-        for (std::size_t begin = 0; begin < n; begin += chunk) {
-            const std::size_t m = std::min(chunk, n - begin);
-            for (int a = 0; a < naxes_; ++a) {
-                const int k = axes_[a];
-                scale_clamp_trunc(v.lo[k] + begin, m, origin_[k], inv_h_, T(coord_limit), cell_lo_[a]);
-                scale_clamp_trunc(v.hi[k] + begin, m, origin_[k], inv_h_, T(coord_limit), cell_hi_[a]);
-            }
-            switch (naxes_) {
-                case 1: total += key_boxes<1>(begin, m); break;
-                case 2: total += key_boxes<2>(begin, m); break;
-                default: total += key_boxes<3>(begin, m); break;
-            }
+        for (std::size_t p = 0; p < parts; ++p) {
+            total += part_entries_[p];
+            const std::vector<std::uint32_t>& large = scratch_[static_cast<unsigned>(p)].large;
+            large_ids_.insert(large_ids_.end(), large.begin(), large.end());
         }
         return total;
     }
@@ -317,7 +324,7 @@ private:
     /// Keys and spans of boxes [begin, begin + m) from the chunk's cell
     /// coordinates; NA = number of grid axes, fixed so the loop unrolls.
     template <int NA>
-    std::uint64_t key_boxes(std::size_t begin, std::size_t m) {
+    std::uint64_t key_boxes(const ChunkCells& cc, std::size_t begin, std::size_t m, std::vector<std::uint32_t>& large) {
         constexpr std::int32_t off = static_cast<std::int32_t>(coord_limit + 1);
         const std::uint64_t max_cells = params_.max_cells;
         std::uint64_t* box_key = box_key_.data() + begin;
@@ -327,14 +334,14 @@ private:
             std::uint64_t cells = 1, key = 0;
             std::uint32_t packed = 0;
             for (int a = 0; a < NA; ++a) {
-                const std::int32_t lo = cell_lo_[a][i], d = cell_hi_[a][i] - lo;
+                const std::int32_t lo = cc.lo[a][i], d = cc.hi[a][i] - lo;
                 cells *= static_cast<std::uint64_t>(d) + 1;
                 key |= static_cast<std::uint64_t>(lo + off) << (a * coord_bits);
                 packed |= static_cast<std::uint32_t>(d < 255 ? d : 255) << (8 * a);
             }
             box_key[i] = key;
             if (cells > max_cells) {
-                large_ids_.push_back(static_cast<std::uint32_t>(begin + i));
+                large.push_back(static_cast<std::uint32_t>(begin + i));
                 packed = large_span;
             } else {
                 total += cells;
@@ -344,13 +351,13 @@ private:
         return total;
     }
 
-    /// Calls f(box, cell key, start flags) for every table entry, boxes in
-    /// input order or in `order`.
+    /// Calls f(box, cell key, start flags) for every table entry of the
+    /// boxes at positions [first, last), in input order or in `order`.
     template <class F>
-    void for_each_entry(std::size_t n, F&& f, const std::uint32_t* order = nullptr) const {
+    void for_each_entry(std::size_t first, std::size_t last, F&& f, const std::uint32_t* order = nullptr) const {
         const std::uint64_t* box_key = box_key_.data();
         const std::uint32_t* box_span = box_span_.data();
-        for (std::size_t t = 0; t < n; ++t) {
+        for (std::size_t t = first; t < last; ++t) {
             const std::size_t i = order ? order[t] : t;
             const std::uint32_t sp = box_span[i];
             if (sp == 0) f(i, box_key[i], all_flags_);
@@ -359,11 +366,56 @@ private:
         }
     }
 
-    /// Counting sort of the entries by bucket, in two cache-friendly steps
-    /// (MSD style): first into at most 2^partition_bits partitions (a few
-    /// sequential write streams), then each partition,
-    /// now small enough for the cache, by bucket in place. Stable: within a
-    /// bucket, entries keep input order.
+    /// Stable counting sort of the entries of all boxes into `groups`
+    /// groups (group(key) < groups), parts of the boxes on separate threads:
+    /// each part counts its entries per group, the counts are laid out
+    /// group by group and part by part, and each part scatters its entries.
+    /// Entries keep input order (or `order`) within a group whatever the
+    /// thread count. Writes group starts to starts[0..groups] (when given).
+    template <class Group>
+    void scatter_entries(const View& src, std::size_t groups, Group&& group, std::uint32_t* starts,
+                         const std::uint32_t* order) {
+        const std::size_t n = src.n;
+        const std::size_t parts = part_count(threads_, n);
+        resize_buffer(counts_, parts * groups);
+        run_parts(threads_, n, [&](std::size_t part, std::size_t first, std::size_t last) {
+            std::uint32_t* c = counts_.data() + part * groups;
+            std::fill(c, c + groups, 0u);
+            for_each_entry(first, last, [&](std::size_t, std::uint64_t key, std::uint32_t) { ++c[group(key)]; }, order);
+        });
+        std::uint32_t sum = 0;
+        for (std::size_t g = 0; g < groups; ++g) {
+            if (starts) starts[g] = sum;
+            for (std::size_t p = 0; p < parts; ++p) {
+                std::uint32_t& c = counts_[p * groups + g];
+                const std::uint32_t k = c;
+                c = sum;
+                sum += k;
+            }
+        }
+        if (starts) starts[groups] = sum;
+        Record* rec = records_.data();
+        std::uint64_t* keys = keys_.data();
+        run_parts(threads_, n, [&](std::size_t part, std::size_t first, std::size_t last) {
+            std::uint32_t* cursor = counts_.data() + part * groups;
+            for_each_entry(
+                first, last,
+                [&](std::size_t i, std::uint64_t key, std::uint32_t flags) {
+                    const std::uint32_t at = cursor[group(key)]++;
+                    write_record(rec[at], src, i, static_cast<std::uint32_t>(i));
+                    keys[at] = key | (static_cast<std::uint64_t>(flags) << flag_shift);
+                },
+                order);
+        });
+    }
+
+    /// Counting sort of the entries by bucket. Small tables: one pass
+    /// straight from the boxes. Large ones in two cache-friendly steps (MSD
+    /// style): first into at most 2^partition_bits partitions (a few
+    /// sequential write streams), then each partition, now small enough for
+    /// the cache, by bucket in place, partitions on separate threads.
+    /// Stable: within a bucket, entries keep input order. Which path runs
+    /// depends on the data only, never on the thread count.
     void place(const View& v) {
         const std::size_t n = v.n;
         entries_ = static_cast<std::size_t>(bin_boxes(v));
@@ -376,33 +428,14 @@ private:
         const std::size_t nb = std::size_t(1) << table_bits_;
         resize_buffer(records_, entries_);
         resize_buffer(keys_, entries_);
-        Record* rec = records_.data();
-        std::uint64_t* keys = keys_.data();
-        const View src = v;
         resize_buffer(starts_, nb + 1);
         if (entries_ <= direct_entries || table_bits_ <= 1) {
-            // Small enough for the cache: one counting sort, straight from the boxes.
-            std::fill(starts_.begin(), starts_.end(), 0u);
-            for_each_entry(n, [&](std::size_t, std::uint64_t key, std::uint32_t) { ++starts_[bucket_of(key) + 1]; });
-            for (std::size_t b = 0; b < nb; ++b) starts_[b + 1] += starts_[b];
-            resize_buffer(cursor_, nb);
-            std::copy(starts_.begin(), starts_.end() - 1, cursor_.begin());
-            std::uint32_t* cursor = cursor_.data();
             // With a sweep axis, place boxes in order of their min there:
             // counting sort is stable, so every bucket comes out sorted.
-            const std::uint32_t* order = params_.sweep_axis >= 0 ? sweep_order(src, params_.sweep_axis) : nullptr;
-            for_each_entry(
-                n,
-                [&](std::size_t i, std::uint64_t key, std::uint32_t flags) {
-                    const std::uint32_t at = cursor[bucket_of(key)]++;
-                    write_record(rec[at], src, i, static_cast<std::uint32_t>(i));
-                    keys[at] = key | (static_cast<std::uint64_t>(flags) << flag_shift);
-                },
-                order);
+            const std::uint32_t* order = params_.sweep_axis >= 0 ? sweep_order(v, params_.sweep_axis) : nullptr;
+            scatter_entries(v, nb, [&](std::uint64_t key) { return bucket_of(key); }, starts_.data(), order);
         } else {
-            // Large: sort each bucket afterwards, in cache.
-            place_partitioned(src);
-            if (params_.sweep_axis >= 0) sort_buckets(params_.sweep_axis);
+            place_partitioned(v);
         }
         if (!large_ids_.empty()) {
             is_large_.assign(n, 0);
@@ -419,63 +452,63 @@ private:
     }
 
     void place_partitioned(const View& src) {
-        const std::size_t n = src.n;
         const std::size_t nb = std::size_t(1) << table_bits_;
         const int local_bits = std::max(table_bits_ - partition_bits, 1);
         const int shift = local_bits;
         const std::size_t np = nb >> local_bits;
-        Record* rec = records_.data();
-        std::uint64_t* keys = keys_.data();
 
-        // 1. Partition sizes, then scatter whole records into partitions.
-        pstart_.assign(np + 1, 0);
-        for_each_entry(n, [&](std::size_t, std::uint64_t key, std::uint32_t) { ++pstart_[(bucket_of(key) >> shift) + 1]; });
-        for (std::size_t p = 0; p < np; ++p) pstart_[p + 1] += pstart_[p];
-        cursor_.assign(pstart_.begin(), pstart_.end() - 1);
-        std::uint32_t* cursor = cursor_.data();
-        for_each_entry(n, [&](std::size_t i, std::uint64_t key, std::uint32_t flags) {
-            const std::uint32_t at = cursor[bucket_of(key) >> shift]++;
-            write_record(rec[at], src, i, static_cast<std::uint32_t>(i));
-            keys[at] = key | (static_cast<std::uint64_t>(flags) << flag_shift);
-        });
+        // 1. Whole records into partitions.
+        resize_buffer(pstart_, np + 1);
+        scatter_entries(src, np, [&](std::uint64_t key) { return bucket_of(key) >> shift; }, pstart_.data(), nullptr);
 
-        // 2. Each partition by bucket, through a partition-sized scratch.
+        // 2. Each partition by bucket, through a partition-sized scratch, then
+        //    (with a sweep axis) each of its buckets by min on that axis.
         const std::size_t local_nb = std::size_t(1) << local_bits;
-        std::vector<std::uint32_t>& local = cursor_;
-        if (local.size() < local_nb) resize_buffer(local, local_nb);
-        for (std::size_t p = 0; p < np; ++p) {
-            const std::size_t ps = pstart_[p], pe = pstart_[p + 1];
-            std::fill(local.begin(), local.begin() + static_cast<std::ptrdiff_t>(local_nb), 0u);
-            const std::uint32_t mask = static_cast<std::uint32_t>(local_nb - 1);
-            for (std::size_t j = ps; j < pe; ++j) ++local[bucket_of(keys[j]) & mask];
-            std::uint32_t sum = static_cast<std::uint32_t>(ps);
-            for (std::size_t b = 0; b < local_nb; ++b) {
-                const std::uint32_t c = local[b];
-                starts_[p * local_nb + b] = sum;
-                local[b] = sum - static_cast<std::uint32_t>(ps);
-                sum += c;
-            }
-            const std::size_t m = pe - ps;
-            if (m < 2) continue;
-            if (tmp_records_.size() < m) resize_buffer(tmp_records_, m);
-            if (tmp_keys_.size() < m) resize_buffer(tmp_keys_, m);
-            std::copy(rec + ps, rec + pe, tmp_records_.begin());
-            std::copy(keys + ps, keys + pe, tmp_keys_.begin());
-            for (std::size_t t = 0; t < m; ++t) {
-                const std::uint32_t at = static_cast<std::uint32_t>(ps) + local[bucket_of(tmp_keys_[t]) & mask]++;
-                rec[at] = tmp_records_[t];
-                keys[at] = tmp_keys_[t];
-            }
-        }
+        run_tasks(threads_, np, [&](std::size_t p, unsigned thread) {
+            ThreadScratch& scratch = scratch_[thread];
+            sort_partition(p, local_nb, scratch);
+            if (params_.sweep_axis >= 0)
+                sort_buckets(p * local_nb, (p + 1) * local_nb, pstart_[p + 1], params_.sweep_axis, scratch);
+        });
         starts_[nb] = static_cast<std::uint32_t>(entries_);
     }
 
-    /// Sorts each bucket by min on the sweep axis (stable: ties keep input
-    /// order), so the sweep inside a cell can stop early.
-    void sort_buckets(int axis) {
-        const std::size_t nb = starts_.size() - 1;
-        for (std::size_t b = 0; b < nb; ++b) {
-            const std::size_t s = starts_[b], e = starts_[b + 1];
+    /// Counting sort of partition p's entries by bucket (the low bits).
+    void sort_partition(std::size_t p, std::size_t local_nb, ThreadScratch& scratch) {
+        Record* rec = records_.data();
+        std::uint64_t* keys = keys_.data();
+        std::vector<std::uint32_t>& local = scratch.local;
+        if (local.size() < local_nb) resize_buffer(local, local_nb);
+        const std::size_t ps = pstart_[p], pe = pstart_[p + 1];
+        std::fill(local.begin(), local.begin() + static_cast<std::ptrdiff_t>(local_nb), 0u);
+        const std::uint32_t mask = static_cast<std::uint32_t>(local_nb - 1);
+        for (std::size_t j = ps; j < pe; ++j) ++local[bucket_of(keys[j]) & mask];
+        std::uint32_t sum = static_cast<std::uint32_t>(ps);
+        for (std::size_t b = 0; b < local_nb; ++b) {
+            const std::uint32_t c = local[b];
+            starts_[p * local_nb + b] = sum;
+            local[b] = sum - static_cast<std::uint32_t>(ps);
+            sum += c;
+        }
+        const std::size_t m = pe - ps;
+        if (m < 2) return;
+        if (scratch.tmp_records.size() < m) resize_buffer(scratch.tmp_records, m);
+        if (scratch.tmp_keys.size() < m) resize_buffer(scratch.tmp_keys, m);
+        std::copy(rec + ps, rec + pe, scratch.tmp_records.begin());
+        std::copy(keys + ps, keys + pe, scratch.tmp_keys.begin());
+        for (std::size_t t = 0; t < m; ++t) {
+            const std::uint32_t at = static_cast<std::uint32_t>(ps) + local[bucket_of(scratch.tmp_keys[t]) & mask]++;
+            rec[at] = scratch.tmp_records[t];
+            keys[at] = scratch.tmp_keys[t];
+        }
+    }
+
+    /// Sorts buckets [first, last), whose entries end at `end`, by min on
+    /// the sweep axis (stable: ties keep input order), so the sweep inside a
+    /// cell can stop early. (starts_[last] may belong to another task.)
+    void sort_buckets(std::size_t first, std::size_t last, std::size_t end, int axis, ThreadScratch& scratch) {
+        for (std::size_t b = first; b < last; ++b) {
+            const std::size_t s = starts_[b], e = b + 1 < last ? starts_[b + 1] : end;
             const std::size_t m = e - s;
             if (m < 2) continue;
             if (m <= 16) {  // insertion sort
@@ -493,20 +526,20 @@ private:
                 continue;
             }
             // Sort (key, position) pairs: exact keys, ties by position (stable).
-            resize_buffer(sort_.keyed, m);
-            for (std::size_t t = 0; t < m; ++t)
-                sort_.keyed[t] = {order_key(records_[s + t].lo[axis]), static_cast<std::uint32_t>(t)};
-            std::sort(sort_.keyed.begin(), sort_.keyed.begin() + static_cast<std::ptrdiff_t>(m));
-            if (tmp_records_.size() < m) resize_buffer(tmp_records_, m);
-            if (tmp_keys_.size() < m) resize_buffer(tmp_keys_, m);
+            auto& keyed = scratch.keyed;
+            resize_buffer(keyed, m);
+            for (std::size_t t = 0; t < m; ++t) keyed[t] = {order_key(records_[s + t].lo[axis]), static_cast<std::uint32_t>(t)};
+            std::sort(keyed.begin(), keyed.begin() + static_cast<std::ptrdiff_t>(m));
+            if (scratch.tmp_records.size() < m) resize_buffer(scratch.tmp_records, m);
+            if (scratch.tmp_keys.size() < m) resize_buffer(scratch.tmp_keys, m);
             std::copy(records_.begin() + static_cast<std::ptrdiff_t>(s), records_.begin() + static_cast<std::ptrdiff_t>(e),
-                      tmp_records_.begin());
+                      scratch.tmp_records.begin());
             std::copy(keys_.begin() + static_cast<std::ptrdiff_t>(s), keys_.begin() + static_cast<std::ptrdiff_t>(e),
-                      tmp_keys_.begin());
+                      scratch.tmp_keys.begin());
             for (std::size_t t = 0; t < m; ++t) {
-                const std::size_t from = sort_.keyed[t].second;
-                records_[s + t] = tmp_records_[from];
-                keys_[s + t] = tmp_keys_[from];
+                const std::size_t from = keyed[t].second;
+                records_[s + t] = scratch.tmp_records[from];
+                keys_[s + t] = scratch.tmp_keys[from];
             }
         }
     }
@@ -531,16 +564,16 @@ private:
 
     /// Copies the records of one bucket to struct-of-arrays scratch, padded
     /// so SIMD batches may read past the end.
-    View bucket_soa(std::size_t s, std::size_t end) {
+    View bucket_soa(std::size_t s, std::size_t end, ThreadScratch& scratch) const {
         const std::size_t m = end - s;
         View bv;
         for (int k = 0; k < D; ++k) {
-            if (soa_lo_[k].size() < m + simd::width) {
-                resize_buffer(soa_lo_[k], m + simd::width);
-                resize_buffer(soa_hi_[k], m + simd::width);
+            if (scratch.soa_lo[k].size() < m + simd::width) {
+                resize_buffer(scratch.soa_lo[k], m + simd::width);
+                resize_buffer(scratch.soa_hi[k], m + simd::width);
             }
-            T* lo = soa_lo_[k].data();
-            T* hi = soa_hi_[k].data();
+            T* lo = scratch.soa_lo[k].data();
+            T* hi = scratch.soa_hi[k].data();
             for (std::size_t t = 0; t < m; ++t) {
                 lo[t] = records_[s + t].lo[k];
                 hi[t] = records_[s + t].hi[k];
@@ -550,6 +583,75 @@ private:
         }
         bv.n = m;
         return bv;
+    }
+
+    /// First bucket whose entries start at or after entry e (nb if none):
+    /// cuts the table into runs of about equal entries.
+    std::size_t bucket_at_entry(std::size_t e) const {
+        const auto last = starts_.end() - 1;
+        return static_cast<std::size_t>(std::lower_bound(starts_.begin(), last, static_cast<std::uint32_t>(e)) -
+                                        starts_.begin());
+    }
+
+    /// Pairs within buckets [first, last). Buckets of a few boxes are
+    /// tested record against record; longer ones are first copied to
+    /// struct-of-arrays and tested SIMD-width at a time.
+    template <class Sink>
+    void bucket_pairs(std::size_t first, std::size_t last, Sink& sink, ThreadScratch& scratch) const {
+        const Record* rec = records_.data();
+        const std::uint64_t* keys = keys_.data();
+        const int sweep = params_.sweep_axis;
+        for (std::size_t b = first; b < last; ++b) {
+            const std::size_t s = starts_[b], end = starts_[b + 1];
+            if (end - s < 2) continue;
+            auto report = [&](std::size_t i, std::size_t j) {
+                const std::uint64_t ki = keys[i], kj = keys[j];
+                if (same_cell(ki, kj) && owns(ki, kj)) {
+                    const std::uint32_t a = rec[i].id, bj = rec[j].id;
+                    if (a < bj) sink(a, bj);
+                    else sink(bj, a);
+                }
+            };
+            if (end - s >= soa_min) {
+                const View bv = bucket_soa(s, end, scratch);
+                if (single_cell_bucket(s, end)) {
+                    // Every entry is its box's only cell: every overlap is
+                    // owned, no key checks. The hot path of very dense scenes.
+                    if (sweep >= 0) {
+                        sweep_pairs(bv, sweep, bv.n, [&](std::size_t i, std::size_t j) {
+                            const std::uint32_t a = rec[s + i].id, bj = rec[s + j].id;
+                            if (a < bj) sink(a, bj);
+                            else sink(bj, a);
+                        });
+                    } else {
+                        // In input order, so ids increase: a < b.
+                        for (std::size_t i = 0; i + 1 < bv.n; ++i) {
+                            const std::uint32_t a = rec[s + i].id;
+                            scan_overlaps_padded(bv, i + 1, bv.n, box_at(bv, i),
+                                                 [&](std::size_t j) { sink(a, rec[s + j].id); });
+                        }
+                    }
+                } else if (sweep >= 0) {
+                    sweep_pairs(bv, sweep, bv.n, [&](std::size_t i, std::size_t j) { report(s + i, s + j); });
+                } else {
+                    for (std::size_t i = 0; i + 1 < bv.n; ++i)
+                        scan_overlaps_padded(bv, i + 1, bv.n, box_at(bv, i), [&](std::size_t j) { report(s + i, s + j); });
+                }
+            } else {
+                for (std::size_t i = s; i + 1 < end; ++i) {
+                    const RecordProbe<T> probe(rec[i]);
+                    if (sweep >= 0) {
+                        const T limit = rec[i].hi[sweep];
+                        for (std::size_t j = i + 1; j < end && !(rec[j].lo[sweep] > limit); ++j)
+                            if (probe.overlaps(rec[j])) report(i, j);
+                    } else {
+                        for (std::size_t j = i + 1; j < end; ++j)
+                            if (probe.overlaps(rec[j])) report(i, j);
+                    }
+                }
+            }
+            if ((b & 63) == 0 && sink.stopped()) return;
+        }
     }
 
     // ---- queries and large boxes ---------------------------------------------
@@ -580,35 +682,45 @@ private:
         });
     }
 
-    /// Pairs involving large boxes: against the table, then among themselves.
+    /// Large boxes [first, last) against the table.
     template <class Sink>
-    void large_pairs(const View& v, Sink& sink) {
-        const std::size_t nl = large_ids_.size();
-        for (std::size_t t = 0; t < nl && !sink.stopped(); ++t) {
+    void large_table_pairs(const View& v, std::size_t first, std::size_t last, Sink& sink) const {
+        for (std::size_t t = first; t < last && !sink.stopped(); ++t) {
             const std::uint32_t a = large_ids_[t];
             query_table(v, box_at(v, a), [&](std::uint32_t b) {
                 if (a < b) sink(a, b);
                 else sink(b, a);
             });
         }
-        if (nl < 2 || sink.stopped()) return;
-        // Large against large: a sweep over them, sorted by min on axis 0.
+    }
+
+    /// Sorts the large boxes by min on axis 0 into struct-of-arrays, for
+    /// large_large_pairs.
+    void prepare_large(const View& v) {
+        const std::size_t nl = large_ids_.size();
+        large_view_ = View{};
+        if (nl < 2) return;
         sort_by_value_of(v, large_ids_, large_order_);
         for (int k = 0; k < D; ++k) {
             resize_buffer(large_lo_[k], nl + simd::width);
             resize_buffer(large_hi_[k], nl + simd::width);
         }
-        View lv;
         for (int k = 0; k < D; ++k) {
             for (std::size_t t = 0; t < nl; ++t) {
                 large_lo_[k][t] = v.lo[k][large_order_[t]];
                 large_hi_[k][t] = v.hi[k][large_order_[t]];
             }
-            lv.lo[k] = large_lo_[k].data();
-            lv.hi[k] = large_hi_[k].data();
+            large_view_.lo[k] = large_lo_[k].data();
+            large_view_.hi[k] = large_hi_[k].data();
         }
-        lv.n = nl;
-        sweep_pairs(lv, 0, nl, [&](std::size_t i, std::size_t j) {
+        large_view_.n = nl;
+    }
+
+    /// Large boxes against each other: a sweep on axis 0 (after prepare_large).
+    template <class Sink>
+    void large_large_pairs(Sink& sink) const {
+        if (large_view_.n < 2) return;
+        sweep_pairs(large_view_, 0, large_view_.n, [&](std::size_t i, std::size_t j) {
             const std::uint32_t a = large_order_[i], b = large_order_[j];
             if (a < b) sink(a, b);
             else sink(b, a);
@@ -634,22 +746,24 @@ private:
     int table_bits_ = 4;
     double occupancy_ = 1;  // estimated boxes per occupied cell
     std::size_t entries_ = 0;
-    std::vector<std::uint32_t> starts_, cursor_;
+    std::vector<std::uint32_t> starts_;
+    std::vector<std::uint32_t> counts_;        // per part and group, while scattering
+    std::vector<std::uint64_t> part_entries_;  // per part, while binning
     std::vector<Record> records_;  // per entry, grouped by bucket
-    std::vector<T> soa_lo_[D], soa_hi_[D];  // one bucket as struct of arrays
     std::vector<std::uint64_t> keys_;
     std::vector<std::uint32_t> large_ids_;
     std::vector<std::uint8_t> is_large_;
     std::vector<std::uint32_t> large_order_, large_rank_;  // large boxes in sweep order
     std::vector<T> large_mins_, large_lo_[D], large_hi_[D];
-    static constexpr std::size_t chunk = 1024;
+    View large_view_{};
+    static constexpr std::size_t large_per_task = 64;
+    unsigned threads_ = 1;
+    PerThread<ThreadScratch> scratch_;
+    TaskPairs task_pairs_;
     static constexpr std::size_t direct_entries = std::size_t(1) << 16;  // up to here: one pass, in cache
     static constexpr int partition_bits = 7;  // at most 128 partitions: write streams stay in L1
-    std::int32_t cell_lo_[3][chunk], cell_hi_[3][chunk];  // one chunk of boxes
     std::vector<std::uint32_t> pstart_, order_;
     SortScratch sort_;
-    std::vector<Record> tmp_records_;
-    std::vector<std::uint64_t> tmp_keys_;
     std::vector<std::uint64_t> box_key_;   // per box: key of its min cell
     std::vector<std::uint32_t> box_span_;  // per box: cells - 1 per axis, 8 bits each
     static constexpr std::uint32_t large_span = ~0u;

@@ -30,22 +30,24 @@ public:
 
 private:
     /// Bins `v` into `grid` on the axes the policy picks.
-    void bin(const View& v, Grid& grid) {
+    void bin(const View& v, Grid& grid, unsigned threads) {
         typename Grid::Params p = Policy::template params<T, D>(v, stats_scratch_);
         if (boxes_per_cell_ > 0) p.boxes_per_cell = boxes_per_cell_;
         if (min_cell_extents_ > 0) p.min_cell_extents = min_cell_extents_;
-        grid.build(v, p, stats_scratch_);
+        grid.build(v, p, stats_scratch_, threads);
         last_cell_size_ = grid.cell_size();
     }
 
     template <class Sink>
     void self_impl(const BasicBoxes<T, D>& boxes, Sink& sink) {
         const View v = View::of(boxes);
-        bin(v, grid_);
-        grid_.self_pairs(v, sink);
+        const unsigned threads = this->threads_for(v.n);
+        bin(v, grid_, threads);
+        grid_.self_pairs(v, sink, threads);
     }
 
-    /// Two sets: bin the larger, query it with each box of the smaller.
+    /// Two sets: bin the larger, query it with each box of the smaller
+    /// (with threads, runs of the smaller set as tasks).
     template <class Sink>
     void cross_impl(const BasicBoxes<T, D>& a, const BasicBoxes<T, D>& b, Sink& sink) {
         const View va = View::of(a), vb = View::of(b);
@@ -53,19 +55,30 @@ private:
         const bool bin_a = va.n >= vb.n;
         const View& binned = bin_a ? va : vb;
         const View& queries = bin_a ? vb : va;
-        bin(binned, grid_);
-        for (std::size_t i = 0; i < queries.n && !sink.stopped(); ++i) {
-            const auto qi = static_cast<std::uint32_t>(i);
-            grid_.query(binned, box_at(queries, i), [&](std::uint32_t j) {
-                if (bin_a) sink(j, qi);
-                else sink(qi, j);
-            });
+        const unsigned threads = this->threads_for(va.n + vb.n);
+        bin(binned, grid_, threads);
+        auto run = [&](std::size_t first, std::size_t last, auto& s) {
+            for (std::size_t i = first; i < last && !s.stopped(); ++i) {
+                const auto qi = static_cast<std::uint32_t>(i);
+                grid_.query(binned, box_at(queries, i), [&](std::uint32_t j) {
+                    if (bin_a) s(j, qi);
+                    else s(qi, j);
+                });
+            }
+        };
+        if (threads <= 1) {
+            run(0, queries.n, sink);
+            return;
         }
+        const std::size_t nt = task_count(threads, queries.n, 64);
+        tasks_.run(threads, nt, sink, [&](std::size_t t, VectorSink& s, unsigned) {
+            run(even_bound(queries.n, nt, t), even_bound(queries.n, nt, t + 1), s);
+        });
     }
 
     void build_impl(const BasicBoxes<T, D>& boxes) {
         built_ = boxes;
-        bin(View::of(built_), built_grid_);
+        bin(View::of(built_), built_grid_, this->threads_for(boxes.size()));
     }
 
     template <class Emit>
@@ -79,6 +92,7 @@ private:
     Grid grid_, built_grid_;
     BasicBoxes<T, D> built_;
     StatsScratch stats_scratch_;
+    TaskPairs tasks_;
 };
 
 }  // namespace detail

@@ -4,9 +4,11 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "../boxes.hpp"
+#include "../pairs.hpp"
 #include "simd.hpp"
 
 namespace broadphase {
@@ -84,8 +86,14 @@ public:
         : s_(s), a_(map_a), b_(map_b) {}
     void operator()(std::uint32_t a, std::uint32_t b) { s_(a_ ? (*a_)[a] : a, b_ ? (*b_)[b] : b); }
     bool stopped() const { return s_.stopped(); }
+    std::uint64_t budget_left() const { return detail_budget_left(s_); }
 
 private:
+    template <class S>
+    static std::uint64_t detail_budget_left(const S& s) {
+        if constexpr (std::is_same_v<S, VectorSink>) return s.budget_left();
+        else return no_budget;
+    }
     Sink& s_;
     const std::vector<std::uint32_t>* a_;
     const std::vector<std::uint32_t>* b_;

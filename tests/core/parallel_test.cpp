@@ -1,0 +1,315 @@
+// Threads: every algorithm, the front door and the Index at 1, 2, 3 and 8
+// threads, on random scenes (fixed seeds) and on the adversarial ones. The
+// pairs must equal the oracle's and be identical, order included, for every
+// thread count. Also: budgets under threads, concurrent const queries while
+// other threads run threaded batches, and the thread planning itself.
+//
+// Options::min_boxes_per_thread = 1 makes every requested thread take part
+// even on tiny inputs, so the parallel paths run on every case. This
+// executable is also built with ThreadSanitizer (scripts/test.sh).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <broadphase/broadphase.hpp>
+#include <broadphase/scenes.hpp>
+
+#include "differential.hpp"
+#include "reference.hpp"
+#include "test_scenes.hpp"
+
+namespace bptest {
+namespace {
+
+using broadphase::Boxes;
+using broadphase::Pair;
+
+constexpr unsigned kThreadCounts[] = {1, 2, 3, 8};
+
+Options threaded(Algorithm a, unsigned threads) {
+    Options o;
+    o.algorithm = a;
+    o.threads = threads;
+    o.min_boxes_per_thread = 1;
+    return o;
+}
+
+/// A scene to run under threads: one set, or two for cross pairs and queries.
+struct ThreadCase {
+    std::string name;
+    Boxes a, b;
+};
+
+std::vector<ThreadCase> thread_cases() {
+    std::vector<ThreadCase> cases;
+    for (std::size_t n : {0, 1, 2, 3, 17, 100, 1000, 3000})
+        for (std::uint64_t seed = 1; seed <= (n >= 1000 ? 4u : 3u); ++seed)
+            cases.push_back({case_name(n, seed), random_case(n, seed), random_case(n / 2 + 1, seed + 100)});
+#define BPTEST_ADD_SCENE(Name, fn)      \
+    {                                   \
+        ScenePair s = fn();             \
+        cases.push_back({#Name, s.a, s.b}); \
+    }
+    BPTEST_ADVERSARIAL_SCENES(BPTEST_ADD_SCENE)
+#undef BPTEST_ADD_SCENE
+    return cases;
+}
+
+const std::vector<ThreadCase>& all_cases() {
+    static const std::vector<ThreadCase> cases = thread_cases();
+    return cases;
+}
+
+std::vector<Algorithm> every_algorithm() {
+    std::vector<Algorithm> v(std::begin(broadphase::concrete_algorithms), std::end(broadphase::concrete_algorithms));
+    v.push_back(Algorithm::automatic);
+    return v;
+}
+
+class Threads : public ::testing::TestWithParam<Algorithm> {};
+
+TEST_P(Threads, SelfPairsEqualOracleAndIdenticalForEveryThreadCount) {
+    const Algorithm algo = GetParam();
+    broadphase::PairFinder finder;  // one finder across thread counts: its buffers are reused
+    for (const ThreadCase& c : all_cases()) {
+        SCOPED_TRACE(c.name);
+        const std::vector<Pair> want = ref_self(c.a);
+        std::vector<Pair> first;
+        const Report r1 = finder.find_pairs(c.a, first, threaded(algo, 1));
+        ASSERT_TRUE(r1.ok());
+        ASSERT_TRUE(same_pair_set(first, want));
+        for (unsigned t : kThreadCounts) {
+            SCOPED_TRACE("threads " + std::to_string(t));
+            std::vector<Pair> got{junk_pair()};
+            const Report r = finder.find_pairs(c.a, got, threaded(algo, t));
+            ASSERT_TRUE(r.ok()) << status_string(r.status);
+            EXPECT_EQ(r.pairs, got.size());
+            EXPECT_EQ(r.invalid_a, r1.invalid_a);
+            ASSERT_TRUE(identical_pairs(got, first));
+        }
+    }
+}
+
+TEST_P(Threads, CrossPairsEqualOracleAndIdenticalForEveryThreadCount) {
+    const Algorithm algo = GetParam();
+    broadphase::PairFinder finder;
+    for (const ThreadCase& c : all_cases()) {
+        SCOPED_TRACE(c.name);
+        const std::vector<Pair> want = ref_cross(c.a, c.b);
+        std::vector<Pair> first;
+        ASSERT_TRUE(finder.find_pairs(c.a, c.b, first, threaded(algo, 1)).ok());
+        ASSERT_TRUE(same_pair_set(first, want));
+        for (unsigned t : kThreadCounts) {
+            SCOPED_TRACE("threads " + std::to_string(t));
+            std::vector<Pair> got;
+            const Report r = finder.find_pairs(c.a, c.b, got, threaded(algo, t));
+            ASSERT_TRUE(r.ok()) << status_string(r.status);
+            ASSERT_TRUE(identical_pairs(got, first));
+        }
+    }
+}
+
+TEST_P(Threads, IndexBuildAndBatchIdenticalForEveryThreadCount) {
+    const Algorithm algo = GetParam();
+    for (const ThreadCase& c : all_cases()) {
+        SCOPED_TRACE(c.name);
+        const std::vector<Pair> want = ref_cross(c.b, c.a);  // (query, built)
+        broadphase::Index one;
+        ASSERT_TRUE(one.build(c.a, threaded(algo, 1)).ok());
+        std::vector<Pair> first;
+        ASSERT_TRUE(one.query_batch(c.b, first, threaded(algo, 1)).ok());
+        ASSERT_TRUE(same_pair_set(first, want));
+        for (unsigned t : kThreadCounts) {
+            SCOPED_TRACE("threads " + std::to_string(t));
+            broadphase::Index index;
+            ASSERT_TRUE(index.build(c.a, threaded(algo, t)).ok());
+            std::vector<Pair> got;
+            ASSERT_TRUE(index.query_batch(c.b, got, threaded(algo, t)).ok());
+            ASSERT_TRUE(identical_pairs(got, first));
+            // Single queries on an index built with threads.
+            std::vector<std::uint32_t> hits;
+            for (std::size_t q = 0; q < c.b.size() && q < 50; ++q) {
+                index.query(c.b[q], hits);
+                std::vector<std::uint32_t> expected;
+                for (const Pair& p : want)
+                    if (p.a == q) expected.push_back(p.b);
+                ASSERT_TRUE(same_index_set(hits, expected)) << "query " << q;
+            }
+        }
+    }
+}
+
+TEST_P(Threads, BudgetKeepsTheSameFirstPairs) {
+    const Algorithm algo = GetParam();
+    const Boxes boxes = random_case(3000, 2);
+    broadphase::PairFinder finder;
+    std::vector<Pair> all;
+    ASSERT_TRUE(finder.find_pairs(boxes, all, threaded(algo, 1)).ok());
+    ASSERT_GT(all.size(), 20u);
+    for (std::uint64_t budget : {std::uint64_t(0), std::uint64_t(1), std::uint64_t(all.size() / 3),
+                                 std::uint64_t(all.size() - 1), std::uint64_t(all.size())}) {
+        SCOPED_TRACE("budget " + std::to_string(budget));
+        Options one = threaded(algo, 1);
+        one.max_pairs = budget;
+        std::vector<Pair> first;
+        const Report r1 = finder.find_pairs(boxes, first, one);
+        for (unsigned t : kThreadCounts) {
+            Options o = threaded(algo, t);
+            o.max_pairs = budget;
+            std::vector<Pair> got;
+            const Report r = finder.find_pairs(boxes, got, o);
+            EXPECT_EQ(r.status, r1.status) << "threads " << t;
+            EXPECT_EQ(r.pairs, got.size());
+            ASSERT_TRUE(identical_pairs(got, first)) << "threads " << t;
+        }
+        EXPECT_EQ(r1.status, budget < all.size() ? Status::pair_budget_exceeded : Status::ok);
+    }
+}
+
+TEST_P(Threads, SortedOutputUnderThreads) {
+    const Algorithm algo = GetParam();
+    const Boxes boxes = random_case(2000, 5);
+    std::vector<Pair> want = ref_self(boxes);
+    for (unsigned t : kThreadCounts) {
+        Options o = threaded(algo, t);
+        o.sorted = true;
+        std::vector<Pair> got;
+        ASSERT_TRUE(broadphase::find_pairs(boxes, got, o).ok());
+        ASSERT_TRUE(sorted_pairs(got));
+        ASSERT_TRUE(identical_pairs(got, want)) << "threads " << t;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Every, Threads, ::testing::ValuesIn(every_algorithm()),
+                         [](const ::testing::TestParamInfo<Algorithm>& info) {
+                             return std::string(broadphase::to_string(info.param));
+                         });
+
+// Built-in scenes of the benchmarks, with the default threshold (threads
+// start only where each gets 4,096 boxes), against one thread.
+TEST(ThreadsBuiltinScenes, SameAsOneThread) {
+    for (const char* name : {"clusters40k", "mixed20k", "pointclouds10k"}) {
+        SCOPED_TRACE(name);
+        Boxes boxes;
+        ASSERT_TRUE(broadphase::scenes::make_scene(name, boxes));
+        broadphase::PairFinder finder;
+        for (Algorithm a : {Algorithm::uniform_grid, Algorithm::hybrid_grid, Algorithm::sweep_and_prune,
+                            Algorithm::adaptive_grid, Algorithm::automatic}) {
+            SCOPED_TRACE(broadphase::to_string(a));
+            Options o;
+            o.algorithm = a;
+            o.threads = 1;
+            std::vector<Pair> first, got;
+            ASSERT_TRUE(finder.find_pairs(boxes, first, o).ok());
+            for (unsigned t : {2u, 3u}) {
+                o.threads = t;
+                ASSERT_TRUE(finder.find_pairs(boxes, got, o).ok());
+                ASSERT_TRUE(identical_pairs(got, first)) << "threads " << t;
+            }
+        }
+    }
+}
+
+// Const queries from several threads on one structure, while some of those
+// threads run batches that are themselves threaded.
+TEST(ThreadsConcurrentQueries, OneIndexManyThreads) {
+    const Boxes built = random_case(3000, 4);
+    const Boxes queries = random_case(800, 7);
+    for (Algorithm a : every_algorithm()) {
+        SCOPED_TRACE(broadphase::to_string(a));
+        broadphase::Index index;
+        ASSERT_TRUE(index.build(built, threaded(a, 2)).ok());
+        std::vector<Pair> want;
+        ASSERT_TRUE(index.query_batch(queries, want, threaded(a, 1)).ok());
+        std::atomic<int> failures{0};
+        std::vector<std::thread> workers;
+        for (int w = 0; w < 4; ++w) {
+            workers.emplace_back([&, w] {
+                std::vector<Pair> got;
+                for (int rep = 0; rep < 3; ++rep) {
+                    if (!index.query_batch(queries, got, threaded(a, w % 2 ? 2 : 1)).ok() || got.size() != want.size() ||
+                        !std::equal(got.begin(), got.end(), want.begin()))
+                        ++failures;
+                    std::vector<std::uint32_t> hits;
+                    std::size_t total = 0;
+                    for (std::size_t q = 0; q < queries.size(); ++q) total += index.query(queries[q], hits);
+                    if (total != want.size()) ++failures;
+                }
+            });
+        }
+        for (std::thread& t : workers) t.join();
+        EXPECT_EQ(failures.load(), 0);
+    }
+}
+
+// Several PairFinders, one per thread, each using threads itself.
+TEST(ThreadsConcurrentQueries, OneFinderPerThread) {
+    const Boxes boxes = random_case(3000, 8);
+    const std::vector<Pair> want = ref_self(boxes);
+    std::atomic<int> failures{0};
+    std::vector<std::thread> workers;
+    for (int w = 0; w < 3; ++w) {
+        workers.emplace_back([&, w] {
+            broadphase::PairFinder finder;
+            std::vector<Pair> got;
+            for (Algorithm a : every_algorithm()) {
+                Options o = threaded(a, static_cast<unsigned>(w + 1));
+                o.sorted = true;
+                if (!finder.find_pairs(boxes, got, o).ok() || got != want) ++failures;
+            }
+        });
+    }
+    for (std::thread& t : workers) t.join();
+    EXPECT_EQ(failures.load(), 0);
+}
+
+TEST(ThreadPlanning, CountsAndThresholds) {
+    using broadphase::detail::plan_threads;
+    const unsigned all = broadphase::default_threads();
+    EXPECT_GE(all, 1u);
+    if (!broadphase::detail::threads_enabled()) {
+        EXPECT_EQ(plan_threads(8, 1u << 20, 1), 1u);
+        return;
+    }
+    EXPECT_EQ(plan_threads(0, 1u << 30, 1), all);   // 0 = all
+    EXPECT_EQ(plan_threads(1, 1u << 30, 1), 1u);    // 1 = the calling thread
+    EXPECT_EQ(plan_threads(8, 1u << 30, 1), 8u);    // more than the cores: as asked
+    EXPECT_EQ(plan_threads(8, 3, 1), 3u);           // never more than items
+    EXPECT_EQ(plan_threads(8, 10000, 4096), 2u);    // the threshold caps it
+    EXPECT_EQ(plan_threads(8, 100, 4096), 1u);
+    EXPECT_EQ(plan_threads(8, 0, 4096), 1u);
+}
+
+TEST(ThreadPlanning, TaskExceptionsReachTheCaller) {
+    for (unsigned threads : {1u, 2u, 8u}) {
+        std::atomic<int> ran{0};
+        EXPECT_THROW(broadphase::detail::run_tasks(threads, 64,
+                                                   [&](std::size_t t, unsigned) {
+                                                       ++ran;
+                                                       if (t == 5) throw std::bad_alloc();
+                                                   }),
+                     std::bad_alloc);
+        EXPECT_GE(ran.load(), 1);
+    }
+}
+
+TEST(ThreadPlanning, EveryTaskRunsOnceOnAThreadInRange) {
+    for (unsigned threads : {1u, 2u, 3u, 8u}) {
+        std::vector<std::atomic<int>> seen(257);
+        std::atomic<bool> bad_thread{false};
+        broadphase::detail::run_tasks(threads, seen.size(), [&](std::size_t t, unsigned thread) {
+            seen[t]++;
+            if (thread >= threads) bad_thread = true;
+        });
+        for (std::size_t t = 0; t < seen.size(); ++t) EXPECT_EQ(seen[t].load(), 1) << t;
+        EXPECT_FALSE(bad_thread.load());
+    }
+}
+
+}  // namespace
+}  // namespace bptest
