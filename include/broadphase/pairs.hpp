@@ -73,7 +73,7 @@ constexpr std::uint64_t no_budget = std::numeric_limits<std::uint64_t>::max();
 /// nothing more and asks the algorithm to stop.
 ///
 /// Pairs are written straight into the vector's storage, grown a chunk at a
-/// time (a chunk small enough to stay in cache), not pushed one by one: on
+/// time (chunks small enough to stay in cache), not pushed one by one: on
 /// scenes with hundreds of millions of pairs the output is the bottleneck.
 /// finish() trims the vector to the pairs written; the destructor calls it.
 class VectorSink {
@@ -126,7 +126,10 @@ public:
     }
 
 private:
-    static constexpr std::size_t chunk = 1 << 16;
+    // Chunks start small and double up to max_chunk: a search with few
+    // pairs (or each of many parallel tasks) zero-fills little.
+    static constexpr std::size_t first_chunk = 256;
+    static constexpr std::size_t max_chunk = std::size_t(1) << 16;
 
     std::size_t written() const { return cur_ ? static_cast<std::size_t>(cur_ - out_.data()) : used_; }
 
@@ -136,7 +139,11 @@ private:
             over_ = true;
             return false;
         }
-        const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(limit_, n + chunk));
+        std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(limit_, n + chunk_));
+        chunk_ = std::min(chunk_ * 2, max_chunk);
+        // Fill the capacity the vector already has before growing it, so a
+        // reused vector reallocates only when it is really full.
+        if (n < out_.capacity()) want = std::min(want, out_.capacity());
         out_.resize(want);  // geometric reallocation inside; the chunk's zero-fill stays in cache
         cur_ = out_.data() + n;
         end_ = out_.data() + want;
@@ -147,6 +154,7 @@ private:
     std::size_t start_;
     std::uint64_t limit_;
     std::size_t used_;  // pairs written while no chunk is open
+    std::size_t chunk_ = first_chunk;
     Pair* cur_ = nullptr;
     Pair* end_ = nullptr;
     bool over_ = false;

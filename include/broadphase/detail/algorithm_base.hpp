@@ -80,7 +80,7 @@ public:
             return r;
         }
         try {
-            built_set_.prepare(boxes);
+            built_set_.prepare(boxes, threads_for(boxes.size()));
             r.invalid_a = built_set_.invalid();
             derived().build_impl(built_set_.boxes());
             built_ = true;
@@ -190,7 +190,7 @@ private:
             return r;
         }
         try {
-            set_a_.prepare(boxes);
+            set_a_.prepare(boxes, threads_for(boxes.size()));
             r.invalid_a = set_a_.invalid();
             if (set_a_.identity()) {
                 derived().self_impl(set_a_.boxes(), sink);
@@ -213,8 +213,8 @@ private:
             return r;
         }
         try {
-            set_a_.prepare(a);
-            set_b_.prepare(b);
+            set_a_.prepare(a, threads_for(a.size()));
+            set_b_.prepare(b, threads_for(b.size()));
             r.invalid_a = set_a_.invalid();
             r.invalid_b = set_b_.invalid();
             if (set_a_.identity() && set_b_.identity()) {

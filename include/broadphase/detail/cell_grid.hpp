@@ -54,7 +54,30 @@ class CellGrid {
         std::vector<std::uint32_t> local;     // one partition's bucket counts
         std::vector<std::uint32_t> large;     // large boxes of one part, while binning
         std::vector<std::pair<std::uint64_t, std::uint32_t>> keyed;  // one bucket's sort keys
+
+        /// Visits every buffer: f(vector).
+        template <class F>
+        void each(F&& f) {
+            for (int k = 0; k < D; ++k) f(soa_lo[k]), f(soa_hi[k]);
+            f(tmp_records), f(tmp_keys), f(local), f(large), f(keyed);
+        }
     };
+
+    /// Gives every thread's scratch the largest capacity any thread's has.
+    /// Which thread meets the biggest bucket changes from frame to frame;
+    /// this way no thread allocates in the next frame for what another
+    /// already needed.
+    void share_capacity(unsigned threads) {
+        std::size_t most[2 * D + 5] = {};
+        for (unsigned t = 0; t < threads; ++t) {
+            std::size_t i = 0;
+            scratch_[t].each([&](auto& v) { most[i] = std::max(most[i], v.capacity()), ++i; });
+        }
+        for (unsigned t = 0; t < threads; ++t) {
+            std::size_t i = 0;
+            scratch_[t].each([&](auto& v) { v.reserve(most[i++]); });
+        }
+    }
 
 public:
     static constexpr int coord_bits = 20;
@@ -73,8 +96,15 @@ public:
     /// sweep axis, each bucket is then sorted by min on it. Binning and
     /// sorting run on up to `threads` threads; the result is the same for
     /// any count.
-    void build(const View& v, const Params& p, StatsScratch& stats_scratch, unsigned threads = 1) {
+    ///
+    /// With `for_pairs`, the second step of a large table's sort is left to
+    /// self_pairs, which sorts each partition and finds its pairs while the
+    /// partition is in cache; only self_pairs may follow such a build.
+    void build(const View& v, const Params& p, StatsScratch& stats_scratch, unsigned threads = 1,
+               bool for_pairs = false) {
         params_ = p;
+        defer_partitions_ = for_pairs;
+        partitions_pending_ = false;
         threads_ = std::max(threads, 1u);
         scratch_.ensure(threads_);
         naxes_ = 0;
@@ -83,6 +113,7 @@ public:
         all_flags_ = (1u << naxes_) - 1;
         choose_cell_size(v, stats_scratch);
         place(v);
+        if (threads_ > 1) share_capacity(threads_);
     }
 
     /// Every pair within the built boxes, ids as given at build, a < b, on
@@ -94,16 +125,37 @@ public:
         const std::size_t nb = starts_.size() - 1;
         prepare_large(v);
         const std::size_t nl = large_ids_.size();
+        scratch_.ensure(threads);
+        if (partitions_pending_) {
+            // Sort each partition, then its buckets' pairs, while it is in cache.
+            const std::size_t np = pstart_.size() - 1, local_nb = nb / np;
+            auto partition = [&](std::size_t p, auto& s, ThreadScratch& scratch) {
+                finish_partition(p, local_nb, scratch);
+                bucket_pairs(p * local_nb, (p + 1) * local_nb, s, scratch, pstart_[p + 1]);
+            };
+            if (threads <= 1) {
+                for (std::size_t p = 0; p < np && !sink.stopped(); ++p) partition(p, sink, scratch_[0]);
+            } else {
+                task_pairs_.run(threads, np, sink, [&](std::size_t p, VectorSink& s, unsigned thread) {
+                    partition(p, s, scratch_[thread]);
+                });
+                share_capacity(threads);
+            }
+            starts_[nb] = static_cast<std::uint32_t>(entries_);
+            partitions_pending_ = false;
+        }
         if (threads <= 1) {
-            bucket_pairs(0, nb, sink, scratch_[0]);
+            if (!table_done_) bucket_pairs(0, nb, sink, scratch_[0]);
             large_table_pairs(v, 0, nl, sink);
             if (!sink.stopped()) large_large_pairs(sink);
+            table_done_ = false;
             return;
         }
-        scratch_.ensure(threads);
-        const std::size_t bucket_tasks = task_count(threads, entries_, 1024);
+        const std::size_t bucket_tasks = table_done_ ? 0 : task_count(threads, entries_, 1024);
+        table_done_ = false;
         const std::size_t large_tasks = (nl + large_per_task - 1) / large_per_task;
         const std::size_t tasks = bucket_tasks + large_tasks + (nl >= 2 ? 1 : 0);
+        if (tasks == 0 || sink.stopped()) return;
         task_pairs_.run(threads, tasks, sink, [&](std::size_t t, VectorSink& s, unsigned thread) {
             if (t < bucket_tasks) {
                 bucket_pairs(bucket_at_entry(even_bound(entries_, bucket_tasks, t)),
@@ -115,6 +167,7 @@ public:
                 large_large_pairs(s);
             }
         });
+        share_capacity(threads);
     }
 
     /// Calls emit(id) once for every built box (in the table or large) overlapping q.
@@ -461,16 +514,22 @@ private:
         resize_buffer(pstart_, np + 1);
         scatter_entries(src, np, [&](std::uint64_t key) { return bucket_of(key) >> shift; }, pstart_.data(), nullptr);
 
-        // 2. Each partition by bucket, through a partition-sized scratch, then
-        //    (with a sweep axis) each of its buckets by min on that axis.
+        // 2. Each partition by bucket (now, or in self_pairs: see build).
+        if (defer_partitions_) {
+            partitions_pending_ = table_done_ = true;
+            return;
+        }
         const std::size_t local_nb = std::size_t(1) << local_bits;
-        run_tasks(threads_, np, [&](std::size_t p, unsigned thread) {
-            ThreadScratch& scratch = scratch_[thread];
-            sort_partition(p, local_nb, scratch);
-            if (params_.sweep_axis >= 0)
-                sort_buckets(p * local_nb, (p + 1) * local_nb, pstart_[p + 1], params_.sweep_axis, scratch);
-        });
+        run_tasks(threads_, np, [&](std::size_t p, unsigned thread) { finish_partition(p, local_nb, scratch_[thread]); });
         starts_[nb] = static_cast<std::uint32_t>(entries_);
+    }
+
+    /// Partition p's entries by bucket, through a partition-sized scratch,
+    /// then (with a sweep axis) each of its buckets by min on that axis.
+    void finish_partition(std::size_t p, std::size_t local_nb, ThreadScratch& scratch) {
+        sort_partition(p, local_nb, scratch);
+        if (params_.sweep_axis >= 0)
+            sort_buckets(p * local_nb, (p + 1) * local_nb, pstart_[p + 1], params_.sweep_axis, scratch);
     }
 
     /// Counting sort of partition p's entries by bucket (the low bits).
@@ -596,13 +655,17 @@ private:
     /// Pairs within buckets [first, last). Buckets of a few boxes are
     /// tested record against record; longer ones are first copied to
     /// struct-of-arrays and tested SIMD-width at a time.
+    /// `end` is where the entries of bucket last - 1 end, when starts_[last]
+    /// is not known yet (another task's partition).
     template <class Sink>
-    void bucket_pairs(std::size_t first, std::size_t last, Sink& sink, ThreadScratch& scratch) const {
+    void bucket_pairs(std::size_t first, std::size_t last, Sink& sink, ThreadScratch& scratch,
+                      std::size_t end_of_last = ~std::size_t(0)) const {
         const Record* rec = records_.data();
         const std::uint64_t* keys = keys_.data();
         const int sweep = params_.sweep_axis;
         for (std::size_t b = first; b < last; ++b) {
-            const std::size_t s = starts_[b], end = starts_[b + 1];
+            const std::size_t s = starts_[b];
+            const std::size_t end = b + 1 < last || end_of_last == ~std::size_t(0) ? starts_[b + 1] : end_of_last;
             if (end - s < 2) continue;
             auto report = [&](std::size_t i, std::size_t j) {
                 const std::uint64_t ki = keys[i], kj = keys[j];
@@ -758,6 +821,9 @@ private:
     View large_view_{};
     static constexpr std::size_t large_per_task = 64;
     unsigned threads_ = 1;
+    bool defer_partitions_ = false;    // build(for_pairs): leave step 2 of a large sort to self_pairs
+    bool partitions_pending_ = false;  // ... and it was left
+    bool table_done_ = false;          // self_pairs found the table's pairs partition by partition
     PerThread<ThreadScratch> scratch_;
     TaskPairs task_pairs_;
     static constexpr std::size_t direct_entries = std::size_t(1) << 16;  // up to here: one pass, in cache

@@ -30,11 +30,11 @@ public:
 
 private:
     /// Bins `v` into `grid` on the axes the policy picks.
-    void bin(const View& v, Grid& grid, unsigned threads) {
+    void bin(const View& v, Grid& grid, unsigned threads, bool for_pairs = false) {
         typename Grid::Params p = Policy::template params<T, D>(v, stats_scratch_);
         if (boxes_per_cell_ > 0) p.boxes_per_cell = boxes_per_cell_;
         if (min_cell_extents_ > 0) p.min_cell_extents = min_cell_extents_;
-        grid.build(v, p, stats_scratch_, threads);
+        grid.build(v, p, stats_scratch_, threads, for_pairs);
         last_cell_size_ = grid.cell_size();
     }
 
@@ -42,7 +42,7 @@ private:
     void self_impl(const BasicBoxes<T, D>& boxes, Sink& sink) {
         const View v = View::of(boxes);
         const unsigned threads = this->threads_for(v.n);
-        bin(v, grid_, threads);
+        bin(v, grid_, threads, true);
         grid_.self_pairs(v, sink, threads);
     }
 

@@ -3,12 +3,14 @@
 // to the caller's indices. The map is increasing, so i < j survives it.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <type_traits>
 #include <vector>
 
 #include "../boxes.hpp"
 #include "../pairs.hpp"
+#include "parallel.hpp"
 #include "simd.hpp"
 
 namespace broadphase {
@@ -37,13 +39,25 @@ inline bool all_valid(const SoaView<T, D>& v, std::size_t begin, std::size_t end
 template <class T, int D>
 class WorkingSet {
 public:
-    /// Looks at `in`; when some boxes are invalid, copies the valid ones.
-    /// O(n); allocates only when invalid boxes are present.
-    void prepare(const BasicBoxes<T, D>& in) {
+    /// Looks at `in` (parts of it on up to `threads` threads); when some
+    /// boxes are invalid, copies the valid ones. O(n); allocates only when
+    /// invalid boxes are present.
+    void prepare(const BasicBoxes<T, D>& in, unsigned threads = 1) {
         invalid_.clear();
         map_.clear();
         const SoaView<T, D> v = SoaView<T, D>::of(in);
-        if (all_valid(v, 0, in.size())) {
+        bool valid = true;
+        if (threads <= 1) {
+            valid = all_valid(v, 0, in.size());
+        } else {
+            char part_valid[64];
+            const unsigned parts = std::min(threads, 64u);
+            run_parts(parts, in.size(), [&](std::size_t p, std::size_t first, std::size_t last) {
+                part_valid[p] = all_valid(v, first, last) ? 1 : 0;
+            });
+            for (std::size_t p = 0; p < part_count(parts, in.size()); ++p) valid = valid && part_valid[p];
+        }
+        if (valid) {
             src_ = &in;
             return;
         }
