@@ -309,6 +309,48 @@ TEST_P(OutOfMemoryTest, FindPairsReportsFailedAllocations) {
     });
 }
 
+// The same under threads: an allocation failing inside a task reaches the
+// caller as out_of_memory, with only correct pairs delivered.
+TEST_P(OutOfMemoryTest, FailedAllocationsUnderThreads) {
+    BPTEST_SKIP_UNDER_ASAN();
+    const ScenePair s = invalid_mixed_scene();
+    const Boxes valid = bs::uniform(3000, 9);
+    Options o;
+    o.algorithm = GetParam();
+    o.threads = 3;
+    o.min_boxes_per_thread = 1;
+    for (const Boxes* boxes : {&s.b, &valid}) {
+        const std::vector<Pair> self = ref_self(*boxes);
+        fail_each_allocation("find_pairs under threads", [&](auto&& armed) {
+            broadphase::PairFinder finder;
+            std::vector<Pair> out;
+            Report r;
+            if (!armed([&] { r = finder.find_pairs(*boxes, out, o); })) return;
+            if (r.status == Status::ok) EXPECT_TRUE(same_pair_set(out, self));
+            else EXPECT_EQ(r.status, Status::out_of_memory) << status_string(r.status);
+            EXPECT_TRUE(subset_of_pairs(out, self));
+        });
+    }
+    const std::vector<Pair> batch = ref_cross(s.b, s.a);
+    fail_each_allocation("index under threads", [&](auto&& armed) {
+        broadphase::Index index;
+        std::vector<Pair> out;
+        Report built, r;
+        if (!armed([&] {
+                built = index.build(s.a, o);
+                if (built.ok()) r = index.query_batch(s.b, out, o);
+            }))
+            return;
+        if (!built.ok()) {
+            EXPECT_EQ(built.status, Status::out_of_memory);
+            return;
+        }
+        if (r.status == Status::ok) EXPECT_TRUE(same_pair_set(out, batch));
+        else EXPECT_EQ(r.status, Status::out_of_memory) << status_string(r.status);
+        EXPECT_TRUE(subset_of_pairs(out, batch));
+    });
+}
+
 TEST_P(OutOfMemoryTest, IndexReportsFailedAllocations) {
     BPTEST_SKIP_UNDER_ASAN();
     const ScenePair s = invalid_mixed_scene();

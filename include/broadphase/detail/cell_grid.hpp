@@ -104,7 +104,7 @@ public:
                bool for_pairs = false) {
         params_ = p;
         defer_partitions_ = for_pairs;
-        partitions_pending_ = false;
+        partitions_pending_ = table_done_ = false;  // (even if a failed call left them set)
         threads_ = std::max(threads, 1u);
         scratch_.ensure(threads_);
         naxes_ = 0;
@@ -627,10 +627,9 @@ private:
         const std::size_t m = end - s;
         View bv;
         for (int k = 0; k < D; ++k) {
-            if (scratch.soa_lo[k].size() < m + simd::width) {
-                resize_buffer(scratch.soa_lo[k], m + simd::width);
-                resize_buffer(scratch.soa_hi[k], m + simd::width);
-            }
+            // Each checked on its own: a failed allocation may leave one grown.
+            if (scratch.soa_lo[k].size() < m + simd::width) resize_buffer(scratch.soa_lo[k], m + simd::width);
+            if (scratch.soa_hi[k].size() < m + simd::width) resize_buffer(scratch.soa_hi[k], m + simd::width);
             T* lo = scratch.soa_lo[k].data();
             T* hi = scratch.soa_hi[k].data();
             for (std::size_t t = 0; t < m; ++t) {
