@@ -60,6 +60,7 @@ void find_pairs_frame(benchmark::State& state, std::string scene_name, Algorithm
     std::vector<broadphase::Pair> pairs;
     broadphase::Options options;
     options.algorithm = algorithm;
+    options.threads = 1;  // this suite is single-threaded; `broadphase bench --threads T` times threads
 
     // Warm-up frame: sizes every buffer, and gives the counts.
     broadphase::Report report = finder.find_pairs(boxes, pairs, options);

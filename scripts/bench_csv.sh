@@ -2,7 +2,8 @@
 # Runs the benchmarks and writes them, as CSV, where the docs expect them:
 #   docs/benchmarks/<machine>.csv      the Google Benchmark suite (bench/)
 #   docs/benchmarks/<machine>-cli.csv  `broadphase bench SCENE --algorithm all
-#                                      --verify --json` on the challenge scenes
+#                                      --threads 1 --verify --json` on the
+#                                      challenge scenes
 # <machine> comes from lscpu's model name and the CPU count, e.g.
 # amd-epyc-2core; MACHINE=name overrides it.
 # Extra arguments go to the suite, e.g.
@@ -37,7 +38,8 @@ awk -f scripts/gbench_json_to_csv.awk "$results" >"$suite_csv"
 bp_log "CLI on the challenge scenes -> $cli_csv"
 : >"$results"
 for scene in sparse20k dense20k stretched40k clusters40k mixed20k; do
-    build/release/tools/broadphase bench "$scene" --algorithm all --verify --json >>"$results"
+    # One thread (scripts/scaling.sh times all threads).
+    build/release/tools/broadphase bench "$scene" --algorithm all --threads 1 --verify --json >>"$results"
 done
 awk -v csv=1 -f scripts/summarize_bench.awk "$results" >"$cli_csv"
 

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# Scaling: ms per frame against the number of boxes, at constant density
-# (the uniform:N scenes), for each algorithm on one thread and on all, plus
-# the peak memory of each run; then the plot.
+# Threads and scale. First the challenge scenes, every algorithm, on one
+# thread and on all, checked against brute force; then ms per frame against
+# the number of boxes at constant density (the uniform:N scenes), for each
+# algorithm on one thread and on all, with the peak memory of each run; then
+# the plot.
+#   docs/benchmarks/<machine>-threads.csv   `broadphase bench SCENE --algorithm all
+#                                           --threads T --verify --json`, T = 1, all
 #   docs/benchmarks/<machine>-scaling.csv   one row per (N, algorithm, threads)
 #   docs/benchmarks/<machine>-scaling.png   log-log plot, from the CSV
 # Usage: scripts/scaling.sh [MAX_N]      (default 10000000)
@@ -15,6 +19,7 @@ cd "$bp_repo_root"
 
 machine="${MACHINE:-$(bp_machine_name)}"
 csv="docs/benchmarks/${machine}-scaling.csv"
+threads_csv="docs/benchmarks/${machine}-threads.csv"
 png="docs/benchmarks/${machine}-scaling.png"
 cli=build/release/tools/broadphase
 mkdir -p docs/benchmarks
@@ -27,6 +32,17 @@ if [ "${1:-}" != "--plot-only" ]; then
     cmake --build build/release --parallel "$bp_jobs" --target broadphase_cli
     all_threads="$(nproc 2>/dev/null || echo 2)"
 
+    bp_log "challenge scenes, 1 and $all_threads threads -> $threads_csv"
+    results="$(mktemp)"
+    for scene in sparse20k dense20k stretched40k clusters40k mixed20k; do
+        for threads in 1 "$all_threads"; do
+            "$cli" bench "$scene" --algorithm all --threads "$threads" --verify --json >>"$results"
+        done
+    done
+    awk -v csv=1 -f scripts/summarize_bench.awk "$results" >"$threads_csv"
+    rm -f "$results"
+
+    bp_log "uniform:N up to $max_n, 1 and $all_threads threads -> $csv"
     echo "n,algorithm,chosen,threads,median_ms,min_ms,pairs,frames,peak_rss_mb,ns_per_box" >"$csv"
     for n in 10000 30000 100000 300000 1000000 3000000 10000000; do
         [ "$n" -le "$max_n" ] || continue
@@ -39,11 +55,17 @@ if [ "${1:-}" != "--plot-only" ]; then
                 out="$(mktemp)"
                 /usr/bin/time -f '%M' -o "$out.rss" \
                     "$cli" bench "uniform:$n" --algorithm "$algorithm" --threads "$threads" --frames "$frames" --json >"$out"
-                awk -v rss="$(tail -n 1 "$out.rss")" -v n="$n" -F'[,:{}"]+' '
+                awk -v rss="$(tail -n 1 "$out.rss")" -v n="$n" '
+                    function field(key,    v) {
+                        if (!match($0, "\"" key "\":(\"[^\"]*\"|[^,}]*)")) return ""
+                        v = substr($0, RSTART + length(key) + 3, RLENGTH - length(key) - 3)
+                        gsub(/"/, "", v)
+                        return v
+                    }
                     /^\{/ {
-                        for (i = 2; i < NF; i += 2) v[$i] = $(i + 1)
-                        printf "%s,%s,%s,%s,%s,%s,%s,%s,%.1f,%.1f\n", n, v["algorithm"], v["chosen"], v["threads"],
-                            v["median_ms"], v["min_ms"], v["pairs"], v["frames"], rss / 1024, v["median_ms"] * 1e6 / n
+                        printf "%s,%s,%s,%s,%s,%s,%s,%s,%.1f,%.1f\n", n, field("algorithm"), field("chosen"),
+                            field("threads"), field("median_ms"), field("min_ms"), field("pairs"), field("frames"),
+                            rss / 1024, field("median_ms") * 1e6 / n
                     }' "$out" | tee -a "$csv"
                 rm -f "$out" "$out.rss"
             done
@@ -57,31 +79,38 @@ bp_log "plot -> $png"
 # points: its published figures (20k boxes, one thread, FX8150 and Xeon;
 # 40k, seven threads) and those measured on this kind of machine quoted in
 # the project's issues (40k and 1M boxes, two threads).
+series="$(mktemp -d)"
+trap 'rm -rf "$series"' EXIT
+plot_lines=""
+colour=0
+for algorithm in uniform_grid hybrid_grid adaptive_grid sweep_and_prune auto; do
+    colour=$((colour + 1))
+    for kind in one all; do
+        file="$series/$algorithm-$kind.dat"
+        awk -F, -v a="$algorithm" -v kind="$kind" \
+            'NR > 1 && $2 == a && ((kind == "one" && $4 == 1) || (kind == "all" && $4 > 1)) { print $1, $5 }' "$csv" >"$file"
+        [ -s "$file" ] || continue
+        if [ "$kind" = one ]; then style="lw 2 pt 7"; title="$algorithm, 1 thread"; else style="dt 2 lw 2 pt 6"; title="$algorithm, all threads"; fi
+        style="$style lc $colour"
+        plot_lines="$plot_lines \"$file\" using 1:2 with linespoints $style title \"$title\","
+    done
+done
+printf '20000 14 11 17\n40000 15.5 13 18\n' >"$series/seed_published.dat"
+printf '40000 7.65 6.9 8.4\n1000000 280 200 360\n' >"$series/seed_here.dat"
 gnuplot <<EOF
-set terminal pngcairo size 1100,750 font ",11"
+set terminal pngcairo size 1400,750 font ",11"
+set termoption noenhanced
 set output "$png"
-set datafile separator ","
 set logscale xy
 set grid
 set key outside right top
-set xlabel "boxes (uniform:N, about 0.6 overlaps per box)"
-set ylabel "ms per frame (build + all pairs)"
-set title "broadphase scaling on $machine: ms per frame against N (log-log)"
-set format x "10^{%L}"
+set xlabel "boxes (uniform:N: sparse20k's density, boxes 4 wide)"
+set ylabel "ms per frame (build + all pairs), median"
+set title "broadphase on $machine: ms per frame against N, log-log (scripts/scaling.sh)"
+set format x "%.0e"
 set xrange [5000:20000000]
-seed = "$csv"
-plot \
-  for [a in "uniform_grid hybrid_grid adaptive_grid sweep_and_prune auto"] \
-    seed using (strcol(2) eq a && \$4 == 1 ? \$1 : 1/0):5 with linespoints lw 2 title a." 1 thread", \
-  for [a in "uniform_grid hybrid_grid adaptive_grid sweep_and_prune auto"] \
-    seed using (strcol(2) eq a && \$4 > 1 ? \$1 : 1/0):5 with linespoints dt 2 lw 2 title a." all threads", \
-  "-" using 1:2:3:4 with yerrorbars pt 7 ps 1.5 lc rgb "black" title "seed 001, published (20k: 1 thread; 40k: 7 threads)", \
-  "-" using 1:2:3:4 with yerrorbars pt 5 ps 1.5 lc rgb "red" title "seed 001 on this machine, 2 threads (issue 4)"
-20000 14 11 17
-40000 15.5 13 18
-e
-40000 7.65 6.9 8.4
-1000000 280 200 360
-e
+plot $plot_lines \
+  "$series/seed_published.dat" using 1:2:3:4 with yerrorbars pt 7 ps 1.5 lc rgb "black" title "seed 001 as published (20k: 1 thread, FX8150/Xeon; 40k: 7 threads)", \
+  "$series/seed_here.dat" using 1:2:3:4 with yerrorbars pt 5 ps 1.5 lc rgb "red" title "seed 001 on this machine, 2 threads (figures in issue 4)"
 EOF
 bp_log "wrote $csv and $png"

@@ -199,8 +199,9 @@ private:
             key |= static_cast<std::uint64_t>(c[a]) << (a * coord_bits);
         return key;
     }
-    std::uint32_t bucket_of(std::uint64_t cell_key) const {
-        return static_cast<std::uint32_t>((cell_key * 0x9E3779B97F4A7C15ull) >> (64 - table_bits_));
+    std::uint32_t bucket_of(std::uint64_t cell_key) const { return hash_bucket(cell_key, table_bits_); }
+    static std::uint32_t hash_bucket(std::uint64_t cell_key, int bits) {
+        return static_cast<std::uint32_t>((cell_key * 0x9E3779B97F4A7C15ull) >> (64 - bits));
     }
     static bool same_cell(std::uint64_t a, std::uint64_t b) {
         return ((a ^ b) & ((std::uint64_t(1) << flag_shift) - 1)) == 0;
@@ -434,7 +435,10 @@ private:
         run_parts(threads_, n, [&](std::size_t part, std::size_t first, std::size_t last) {
             std::uint32_t* c = counts_.data() + part * groups;
             std::fill(c, c + groups, 0u);
-            for_each_entry(first, last, [&](std::size_t, std::uint64_t key, std::uint32_t) { ++c[group(key)]; }, order);
+            // One part counts every box: in input order, which reads memory in
+            // sequence (counts do not depend on the order; parts' do).
+            for_each_entry(first, last, [&](std::size_t, std::uint64_t key, std::uint32_t) { ++c[group(key)]; },
+                           parts == 1 ? nullptr : order);
         });
         std::uint32_t sum = 0;
         for (std::size_t g = 0; g < groups; ++g) {
@@ -447,15 +451,17 @@ private:
             }
         }
         if (starts) starts[groups] = sum;
-        Record* rec = records_.data();
-        std::uint64_t* keys = keys_.data();
         run_parts(threads_, n, [&](std::size_t part, std::size_t first, std::size_t last) {
-            std::uint32_t* cursor = counts_.data() + part * groups;
+            // Locals, so that the stores below cannot be taken to change them.
+            const View in = src;
+            Record* const rec = records_.data();
+            std::uint64_t* const keys = keys_.data();
+            std::uint32_t* const cursor = counts_.data() + part * groups;
             for_each_entry(
                 first, last,
                 [&](std::size_t i, std::uint64_t key, std::uint32_t flags) {
                     const std::uint32_t at = cursor[group(key)]++;
-                    write_record(rec[at], src, i, static_cast<std::uint32_t>(i));
+                    write_record(rec[at], in, i, static_cast<std::uint32_t>(i));
                     keys[at] = key | (static_cast<std::uint64_t>(flags) << flag_shift);
                 },
                 order);
@@ -486,7 +492,8 @@ private:
             // With a sweep axis, place boxes in order of their min there:
             // counting sort is stable, so every bucket comes out sorted.
             const std::uint32_t* order = params_.sweep_axis >= 0 ? sweep_order(v, params_.sweep_axis) : nullptr;
-            scatter_entries(v, nb, [&](std::uint64_t key) { return bucket_of(key); }, starts_.data(), order);
+            const int bits = table_bits_;  // a copy: stores to uint32 arrays may alias the member
+            scatter_entries(v, nb, [bits](std::uint64_t key) { return hash_bucket(key, bits); }, starts_.data(), order);
         } else {
             place_partitioned(v);
         }
@@ -512,7 +519,9 @@ private:
 
         // 1. Whole records into partitions.
         resize_buffer(pstart_, np + 1);
-        scatter_entries(src, np, [&](std::uint64_t key) { return bucket_of(key) >> shift; }, pstart_.data(), nullptr);
+        const int bits = table_bits_;
+        scatter_entries(src, np, [bits, shift](std::uint64_t key) { return hash_bucket(key, bits) >> shift; },
+                        pstart_.data(), nullptr);
 
         // 2. Each partition by bucket (now, or in self_pairs: see build).
         if (defer_partitions_) {
