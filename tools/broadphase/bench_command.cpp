@@ -14,6 +14,10 @@
 #include <broadphase/broadphase.hpp>
 #include <broadphase/scenes.hpp>
 
+#ifdef BROADPHASE_WITH_CUDA
+#include <broadphase_cuda/gpu.hpp>
+#endif
+
 #include "args.hpp"
 #include "commands.hpp"
 #include "errors.hpp"
@@ -395,6 +399,115 @@ int run_query_bench(const broadphase::Boxes& boxes, const std::string& scene, co
     return 0;
 }
 
+
+// ---------------------------------------------------------------- --device gpu
+
+/// bench --device gpu: the CUDA backend. The boxes are uploaded once (timed
+/// as upload_ms); each frame runs from boxes on the device to pairs
+/// compacted there (median/min ms, host clock, synchronised); the pairs'
+/// copy to the host is timed apart (transfer_ms, median over frames).
+int run_gpu_bench(const broadphase::Boxes& boxes, const std::string& scene, int frames, bool sorted, bool verify,
+                  bool json) {
+#ifndef BROADPHASE_WITH_CUDA
+    (void)boxes, (void)scene, (void)frames, (void)sorted, (void)verify, (void)json;
+    throw CliError("--device gpu: this broadphase was built without the CUDA backend (no CUDA compiler at build time)");
+#else
+    namespace bg = broadphase::gpu;
+    if (!bg::available()) throw CliError("--device gpu: no CUDA device found");
+    const std::string device = bg::device_name();
+    const std::size_t n = boxes.size();
+    std::vector<broadphase::Pair> reference;
+    const char* oracle = "";
+    if (verify) {
+        broadphase::Options o;
+        o.sorted = true;
+        broadphase::Report r;
+        if (n <= brute_force_limit) {
+            oracle = "brute_force";
+            broadphase::BruteForce brute;
+            r = brute.find_pairs(boxes, reference, o);
+        } else {
+            oracle = "auto";
+            std::fprintf(stderr,
+                         "broadphase: note: %zu boxes: verifying against the CPU's automatic choice, not brute force\n",
+                         n);
+            broadphase::PairFinder cpu;
+            r = cpu.find_pairs(boxes, reference, o);
+        }
+        check(r, Algorithm::brute_force);
+    }
+    using clock = std::chrono::steady_clock;
+    bg::DeviceBoxSet set;
+    std::vector<double> uploads;
+    for (int k = 0; k < 3; ++k) {
+        const auto t0 = clock::now();
+        set.upload(boxes);
+        uploads.push_back(std::chrono::duration<double, std::milli>(clock::now() - t0).count());
+    }
+    bg::PairFinder finder;
+    broadphase::Options options;
+    options.sorted = sorted;
+    auto frame = [&]() {
+        const broadphase::Report r = finder.find_pairs_on_device(set.view(), options);
+        if (!r.ok()) throw CliError(std::string("gpu failed: ") + broadphase::to_string(r.status) + ": " + finder.last_error());
+    };
+    frame();  // warm-up: buffers grow once
+    std::vector<double> times, transfers;
+    std::vector<broadphase::Pair> out;
+    double total = 0;
+    for (int f = 0; f < frames && (f == 0 || total < time_budget_ms); ++f) {
+        const auto t0 = clock::now();
+        frame();
+        times.push_back(std::chrono::duration<double, std::milli>(clock::now() - t0).count());
+        total += times.back();
+        finder.copy_pairs(out);
+        transfers.push_back(finder.last_stats().transfer_ms);
+    }
+    const bg::FrameStats& st = finder.last_stats();
+    Result res;
+    res.pairs = out.size();
+    res.median_ms = median(times);
+    res.min_ms = *std::min_element(times.begin(), times.end());
+    res.frames = static_cast<int>(times.size());
+    if (verify) {
+        if (!sorted) broadphase::sort_pairs(out);
+        res.verified = out == reference ? 1 : 0;
+    }
+    const double upload_ms = median(uploads), transfer_ms = median(transfers);
+    const double device_mb = double(finder.device_bytes() + set.device_bytes()) / 1e6;
+    const char* verified = res.verified < 0 ? "null" : res.verified ? "true" : "false";
+    if (json) {
+        std::printf(
+            "{\"scene\":%s,\"n\":%zu,\"algorithm\":\"gpu\",\"chosen\":\"gpu_grid\",\"pairs\":%llu,\"median_ms\":%.4f,"
+            "\"min_ms\":%.4f,\"verified\":%s,\"frames\":%d,\"threads\":1,\"device\":%s,\"upload_ms\":%.4f,"
+            "\"transfer_ms\":%.4f,\"entries\":%llu,\"levels\":%d,\"key_bits\":%d,\"cell_size\":%.6g,"
+            "\"device_mb\":%.1f,\"sorted\":%s,\"oracle\":%s}\n",
+            json_string(scene).c_str(), n, static_cast<unsigned long long>(res.pairs), res.median_ms, res.min_ms,
+            verified, res.frames, json_string(device).c_str(), upload_ms, transfer_ms,
+            static_cast<unsigned long long>(st.entries), st.levels, st.key_bits, st.cell_size, device_mb,
+            sorted ? "true" : "false", verify ? json_string(oracle).c_str() : "null");
+    } else {
+        std::printf("scene %s: %zu boxes, device %s%s\n", scene.c_str(), n, device.c_str(),
+                    sorted ? ", pairs sorted on the device" : "");
+        std::printf(row_format, "algorithm", "median ms", "min ms", "pairs", "frames", "verified");
+        res.algorithm = Algorithm::automatic;
+        char median_s[32], min_s[32], pairs_s[32], frames_s[16];
+        std::snprintf(median_s, sizeof median_s, "%.3f", res.median_ms);
+        std::snprintf(min_s, sizeof min_s, "%.3f", res.min_ms);
+        std::snprintf(pairs_s, sizeof pairs_s, "%llu", static_cast<unsigned long long>(res.pairs));
+        std::snprintf(frames_s, sizeof frames_s, "%d", res.frames);
+        std::printf(row_format, "gpu_grid", median_s, min_s, pairs_s, frames_s,
+                    res.verified < 0 ? "-" : res.verified ? "yes" : "NO");
+        std::printf("upload %.3f ms (boxes to the device, not in the frame), pair transfer %.3f ms (not in the frame), "
+                    "%llu cell entries, %d levels, %d key bits, %.1f MB device memory\n",
+                    upload_ms, transfer_ms, static_cast<unsigned long long>(st.entries), st.levels, st.key_bits,
+                    device_mb);
+    }
+    std::fflush(stdout);
+    return 0;
+#endif
+}
+
 }  // namespace
 
 int run_bench(const std::vector<std::string>& args) {
@@ -404,6 +517,8 @@ int run_bench(const std::vector<std::string>& args) {
                                            {"--verify", "", false},
                                            {"--json", "", false},
                                            {"--queries", "", false},
+                                           {"--device", "", true},
+                                           {"--sorted", "", false},
                                            {"--help", "-h", false}});
     if (p.has("--help")) {
         std::fputs(usage_text(), stdout);
@@ -412,6 +527,13 @@ int run_bench(const std::vector<std::string>& args) {
     if (p.positional.size() != 1) throw usage_error("bench needs one scene name or box file (see broadphase scenes)");
     const std::string scene = p.positional[0];
     const bool queries = p.has("--queries");
+    const std::string device = p.get("--device", "cpu");
+    if (device != "cpu" && device != "gpu") throw usage_error("--device needs cpu or gpu, not '" + device + "'");
+    const bool gpu = device == "gpu";
+    if (gpu && queries) throw usage_error("--queries runs on the CPU only (the GPU answers batches: see docs/cuda.md)");
+    if (gpu && p.has("--algorithm")) throw usage_error("--algorithm applies to --device cpu; the GPU has one algorithm");
+    if (gpu && p.has("--threads")) throw usage_error("--threads applies to --device cpu");
+    if (!gpu && p.has("--sorted")) throw usage_error("--sorted applies to --device gpu");
     // --frames: timed frames, or with --queries timed passes over every box.
     const int frames =
         static_cast<int>(parse_count("--frames", p.get("--frames", queries ? "5" : "20"), 1, 1000000));
@@ -434,6 +556,8 @@ int run_bench(const std::vector<std::string>& args) {
     for (std::size_t i = 0; i < n; ++i) invalid += boxes[i].valid() ? 0 : 1;
     if (invalid > 0)
         std::fprintf(stderr, "broadphase: note: %zu invalid boxes (NaN or min > max) take part in no pair\n", invalid);
+
+    if (gpu) return run_gpu_bench(boxes, scene, frames, p.has("--sorted"), verify, json);
 
     if (queries) {
         std::vector<Algorithm> algorithms;

@@ -13,6 +13,7 @@ Usage:
   broadphase pairs A.npy|A.csv [B.npy|B.csv] -o PAIRS.npy|PAIRS.csv [--algorithm NAME] [--sorted] [--threads T]
   broadphase bench SCENE|FILE [--algorithm NAME|all] [--frames K] [--threads T] [--verify] [--json]
   broadphase bench SCENE|FILE --queries [--algorithm NAME|all] [--frames K] [--threads T] [--verify] [--json]
+  broadphase bench SCENE|FILE --device gpu [--frames K] [--sorted] [--verify] [--json]
   broadphase scenes
   broadphase --help | --version
 
@@ -56,6 +57,16 @@ bench   Times full frames (build + find) on one kept finder: one untimed
         chosen, build_ms, query_p50_ns, query_p90_ns, query_p99_ns,
         query_mean_ns, query_hits, batch_ns_per_query, clock_overhead_ns,
         passes, verified, threads.
+        With --device gpu (builds with the CUDA backend, on a machine with a
+        CUDA device), times the GPU instead (--device cpu, the default, is
+        everything above): the boxes are uploaded once, then each frame
+        runs from boxes on the device to pairs compacted there; the
+        upload and the pairs' copy to the host are timed apart.
+          --sorted              sort the pairs by (i, j) on the device
+          --verify              against brute force up to 50,000 boxes,
+                                beyond that the CPU's automatic choice
+        JSON fields as above plus device, upload_ms, transfer_ms, entries,
+        levels, key_bits, cell_size, device_mb, sorted, oracle.
 scenes  Lists the built-in scenes: their names, box counts, descriptions.
 
 Box files: .npy with shape (N, 6), dtype float32 '<f4' or float64 '<f8'
