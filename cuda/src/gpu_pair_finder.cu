@@ -22,6 +22,8 @@
 #include <algorithm>
 #include <chrono>
 #include <climits>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -346,6 +348,21 @@ struct PairFinder::Impl {
     std::size_t host_bytes = 0;
 
     DeviceBoxSet upload_a, upload_b;
+
+    // BROADPHASE_GPU_PROFILE=1: synchronise after each stage and print the
+    // stage times to stderr (for tuning; the frame gets a little slower).
+    bool profile = std::getenv("BROADPHASE_GPU_PROFILE") != nullptr;
+    std::chrono::steady_clock::time_point stage_t0;
+    std::string stage_log;
+    void stage(const char* name) {
+        if (!profile) return;
+        sync();
+        const auto now = std::chrono::steady_clock::now();
+        char buf[64];
+        std::snprintf(buf, sizeof buf, " %s %.3f", name, std::chrono::duration<double, std::milli>(now - stage_t0).count());
+        stage_log += buf;
+        stage_t0 = now;
+    }
     std::uint64_t pair_count = 0;  // pairs on the device (after the budget)
     const Pair* pair_ptr = nullptr;
 
@@ -449,6 +466,8 @@ struct PairFinder::Impl {
         }
         init();
         const auto t0 = std::chrono::steady_clock::now();
+        stage_t0 = t0;
+        stage_log.clear();
         try {
             frame(a, b, cross, options, pairs_needed, r);
         } catch (const OutOfDeviceMemory& e) {
@@ -462,6 +481,7 @@ struct PairFinder::Impl {
         }
         stats.device_ms = ms_since(t0);
         stats.device_bytes = held;
+        if (profile) std::fprintf(stderr, "gpu stages (ms):%s | total %.3f\n", stage_log.c_str(), stats.device_ms);
         return r;
     }
 
@@ -489,6 +509,7 @@ struct PairFinder::Impl {
         check(cudaMemcpyAsync(hcount, dsmall + max_levels, sizeof(std::uint32_t), cudaMemcpyDeviceToHost, stream),
               "copy count");
         sync();
+        stage("pack+sample");
         const std::uint32_t invalid = *hcount;
         if (invalid) invalid_list(n, na, invalid, r);
         if (invalid == n || !pairs_needed) return;
@@ -496,6 +517,7 @@ struct PairFinder::Impl {
         GridParams p = choose_params(hsample, hsample + m, m, n);
         p.na = na;
         p.cross = cross ? 1 : 0;
+        stage("choose");
 
         // Levels, entries per box, scan.
         std::uint8_t* dlevel = need<std::uint8_t>(level, n, "levels");
@@ -512,6 +534,7 @@ struct PairFinder::Impl {
               "copy residents");
         check(cudaMemcpyAsync(hm, doffs + n, sizeof(std::uint64_t), cudaMemcpyDeviceToHost, stream), "copy total");
         sync();
+        stage("level+count");
         const std::uint64_t entries = *hm;
         std::uint32_t residents[max_levels];
         std::memcpy(residents, hcount + 8, sizeof residents);
@@ -531,12 +554,15 @@ struct PairFinder::Impl {
         need<std::uint32_t>(values[1], me, "entry values");
         write_entries_kernel<<<blocks_for(n), block, 0, stream>>>(dlo, dhi, dlevel, n, p, doffs, k0, v0);
         check_launch("write entries");
+        stage("entries");
         std::uint32_t* kk[2] = {k0, keys[1].as<std::uint32_t>()};
         std::uint32_t* vv[2] = {v0, values[1].as<std::uint32_t>()};
         const int sel = sort(kk, vv, me, p.key_bits);
+        stage("sort");
         Rec* drecs = need<Rec>(recs, me, "entry records");
         gather_kernel<<<blocks_for(me), block, 0, stream>>>(kk[sel], vv[sel], dlo, dhi, me, drecs);
         check_launch("gather");
+        stage("gather");
         std::uint64_t* drun_excl = nullptr;
         std::uint32_t* drun_start = nullptr;
         std::uint32_t* ecounts = need<std::uint32_t>(counts, std::size_t(me) + 1, "per-entry counts");
@@ -549,6 +575,7 @@ struct PairFinder::Impl {
             scan(ecounts, drun_excl, std::size_t(me) + 1);
             run_start_kernel<<<blocks_for(me), block, 0, stream>>>(drecs, me, drun_excl, drun_start);
             check_launch("run starts");
+            stage("runs");
         }
 
         // Pairs: count, scan, write.
@@ -558,6 +585,7 @@ struct PairFinder::Impl {
         scan(ecounts, eoffs, std::size_t(me) + 1);
         check(cudaMemcpyAsync(hm, eoffs + me, sizeof(std::uint64_t), cudaMemcpyDeviceToHost, stream), "copy pairs");
         sync();
+        stage("count pairs");
         const std::uint64_t found = *hm;
         stats.pairs = found;
         const std::uint64_t kept = std::min<std::uint64_t>(found, options.max_pairs);
@@ -598,6 +626,7 @@ struct PairFinder::Impl {
             check_launch("interleave");
         }
         sync();
+        stage("write pairs");
         pair_ptr = dpairs;
     }
 };

@@ -324,8 +324,8 @@ inline int set_geometry(GridParams& p, const double* lo, const double* hi, doubl
     return fits ? worst : 1000;
 }
 
-/// Nearest-rank quantile of v (sorted in place), q in [0, 1].
-inline double quantile(std::vector<double>& v, double q) {
+/// Nearest-rank quantile of v (a copy: the caller's order is kept), q in [0, 1].
+inline double quantile(std::vector<double> v, double q) {
     if (v.empty()) return 0;
     std::size_t k = static_cast<std::size_t>(q * static_cast<double>(v.size() - 1));
     std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
@@ -352,12 +352,15 @@ inline GridParams choose_params(const Half* sample_lo, const Half* sample_hi, st
         const Half& hi = sample_hi[t];
         if (!box_valid(lo, hi)) continue;
         const double l3[3] = {lo.x, lo.y, lo.z}, h3[3] = {hi.x, hi.y, hi.z};
-        double s = 0;
+        double s = 0, c[3];
+        bool finite = true;
         for (int k = 0; k < 3; ++k) {
             s = std::max(s, h3[k] - l3[k]);
-            const double c = 0.5 * l3[k] + 0.5 * h3[k];
-            if (std::isfinite(c)) centre[k].push_back(c);
+            c[k] = 0.5 * l3[k] + 0.5 * h3[k];
+            finite = finite && std::isfinite(c[k]);
         }
+        if (finite)
+            for (int k = 0; k < 3; ++k) centre[k].push_back(c[k]);  // one entry per box on every axis
         if (std::isfinite(s)) sizes.push_back(s);
     }
     const std::size_t valid = sizes.size();
@@ -383,7 +386,7 @@ inline GridParams choose_params(const Half* sample_lo, const Half* sample_hi, st
         std::vector<std::uint64_t> keys;
         for (int iter = 0; iter < 4 && h > h_size && h > 0 && valid >= 16; ++iter) {
             keys.clear();
-            for (std::size_t t = 0; t < centre[0].size() && t < centre[1].size() && t < centre[2].size(); ++t) {
+            for (std::size_t t = 0; t < centre[0].size(); ++t) {
                 std::uint64_t key = 0;
                 for (int k = 0; k < 3; ++k) {
                     double c = std::floor((centre[k][t] - lo[k]) / h);

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# The CUDA backend on a machine with an NVIDIA GPU, in one go: configure and
+# build (Release, build/gpu), run the GPU tests (every built-in and
+# adversarial scene against the CPU), then benchmark with
+# `broadphase bench SCENE --device gpu --json` (80k = seed challenge 5,
+# 1M and 10M boxes, and the other built-in scenes), plus the CPU's
+# automatic choice on all cores for comparison.
+#
+# Results go to $OUT (default build/gpu-out): gpu.txt (nvidia-smi),
+# gpu_tests.log, bench.jsonl (one JSON object per run), profile.log
+# (per-stage times), and a summary table on stdout.
+#
+# Needs nvcc (CUDA 12+; /usr/local/cuda/bin/nvcc is picked up), CMake,
+# ninja or make, and GoogleTest: the system's, or one carried in
+# .carry/gtest/usr (headers, static libraries and CMake files).
+# QUICK=1 skips the 10M-box scene and the slow verification.
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+OUT="${OUT:-build/gpu-out}"
+mkdir -p "$OUT"
+jobs="$(nproc 2>/dev/null || echo 4)"
+status=0
+
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv | tee "$OUT/gpu.txt"
+/usr/local/cuda/bin/nvcc --version | tail -n 2 | tee -a "$OUT/gpu.txt"
+
+extra=()
+if [ -d .carry/gtest/usr ] && [ ! -f /usr/include/gtest/gtest.h ]; then
+    extra+=("-DGTest_DIR=$PWD/.carry/gtest/usr/lib/x86_64-linux-gnu/cmake/GTest")
+fi
+generator=()
+command -v ninja >/dev/null && generator=(-G Ninja)
+start=$SECONDS
+cmake -S . -B build/gpu "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DBROADPHASE_BUILD_BENCH=OFF \
+    -DBROADPHASE_BUILD_EXAMPLES=OFF -DBROADPHASE_CUDA=ON "${extra[@]}" > "$OUT/configure.log" 2>&1 \
+    || { tail -n 30 "$OUT/configure.log"; exit 1; }
+cmake --build build/gpu --parallel "$jobs" --target broadphase_cli broadphase_cuda_gpu_tests \
+    broadphase_cuda_logic_tests > "$OUT/build.log" 2>&1 || { tail -n 40 "$OUT/build.log"; exit 1; }
+echo "build: $((SECONDS - start)) s"
+
+cli=build/gpu/tools/broadphase
+
+echo "== GPU tests"
+build/gpu/tests/cuda/broadphase_cuda_gpu_tests --gtest_brief=1 > "$OUT/gpu_tests.log" 2>&1 || status=1
+tail -n 25 "$OUT/gpu_tests.log"
+build/gpu/tests/cuda/broadphase_cuda_logic_tests --gtest_brief=1 > "$OUT/logic_tests.log" 2>&1 || status=1
+tail -n 3 "$OUT/logic_tests.log"
+
+echo "== benchmarks"
+: > "$OUT/bench.jsonl"
+: > "$OUT/profile.log"
+bench() {  # scene, extra args...
+    local scene="$1"
+    shift
+    if ! "$cli" bench "$scene" --json "$@" >> "$OUT/bench.jsonl" 2>> "$OUT/bench.err"; then
+        echo "FAILED: bench $scene $*"
+        tail -n 3 "$OUT/bench.err"
+        status=1
+    fi
+}
+scenes="uniform:80000 sparse20k dense20k stretched40k clusters40k mixed20k pointclouds10k identical:20000 uniform:1000000"
+[ "${QUICK:-0}" = 1 ] || scenes="$scenes uniform:10000000"
+for s in $scenes; do
+    verify=(--verify)
+    case "$s" in identical:20000|uniform:10000000) verify=() ;; esac
+    [ "${QUICK:-0}" = 1 ] && [ "$s" = uniform:1000000 ] && verify=()
+    bench "$s" --device gpu --frames 50 "${verify[@]}"
+done
+bench uniform:1000000 --device gpu --frames 50 --sorted
+bench uniform:80000 --device gpu --frames 50 --sorted
+# Stage times (each stage synchronised: a little slower than a frame).
+for s in uniform:80000 mixed20k uniform:1000000 uniform:10000000; do
+    [ "${QUICK:-0}" = 1 ] && [ "$s" = uniform:10000000 ] && continue
+    echo "$s" >> "$OUT/profile.log"
+    BROADPHASE_GPU_PROFILE=1 "$cli" bench "$s" --device gpu --frames 5 > /dev/null 2>> "$OUT/profile.log"
+done
+# The CPU on all cores, for comparison.
+for s in uniform:80000 mixed20k uniform:1000000; do
+    bench "$s" --device cpu --frames 10
+done
+
+echo "== summary (ms per frame: boxes on the device to pairs compacted there; upload and pair transfer apart)"
+python3 - "$OUT/bench.jsonl" <<'PY' | tee "$OUT/summary.txt"
+import json, sys
+print("%-18s %-4s %10s %10s %11s %10s %12s %9s %8s" % ("scene", "dev", "median_ms", "min_ms", "transfer_ms", "upload_ms", "pairs", "entries", "verified"))
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    gpu = r.get("algorithm") == "gpu"
+    name = r["scene"] + (" sorted" if r.get("sorted") else "")
+    print("%-18s %-4s %10.3f %10.3f %11s %10s %12d %9s %8s" % (name, "gpu" if gpu else "cpu", r["median_ms"], r["min_ms"],
+          "%.3f" % r["transfer_ms"] if gpu else "-", "%.3f" % r["upload_ms"] if gpu else "-", r["pairs"],
+          r.get("entries", "-"), r["verified"]))
+PY
+tail -n 12 "$OUT/profile.log"
+exit $status
