@@ -47,6 +47,36 @@ build/gpu/tests/cuda/broadphase_cuda_logic_tests --gtest_brief=1 > "$OUT/logic_t
 tail -n 3 "$OUT/logic_tests.log"
 
 echo "== benchmarks"
+# Two scenes at a million boxes made here with numpy (fixed seeds; skipped
+# without numpy): mixed sizes, and "teapot in stadium".
+#   mixed1m:  1M boxes, edge lengths log-uniform 0.25..64 on each axis, every
+#             1000th a slab spanning the region on two axes, region side
+#             900*cbrt(50) (sparse20k's scale at 1M)
+#   teapot1m: uniform:1000000-like 4-wide boxes, 1,000 boxes near (1e6, 1e6, 1e6),
+#             10 near -1e30, and one box from -1e7 to 1e7 holding everything
+mkdir -p build/gpu/scenes
+python3 - build/gpu/scenes <<'PY' || echo "numpy scenes skipped"
+import sys
+import numpy as np
+out = sys.argv[1]
+n = 1000000
+side = 900.0 * (n / 20000.0) ** (1.0 / 3.0)
+r = np.random.default_rng(11)
+c = r.uniform(0, side, (n, 3))
+e = np.exp(r.uniform(np.log(0.25), np.log(64.0), (n, 3)))
+slab = np.arange(n) % 1000 == 999
+axis = np.arange(n) % 3
+for k in range(3):
+    e[slab & (axis != k), k] = side
+np.save(out + "/mixed1m.npy", np.hstack([c - e / 2, c + e / 2]).astype(np.float32))
+r = np.random.default_rng(12)
+c = r.uniform(0, side, (n, 3))
+c[:1000] = 1e6 + r.uniform(0, 50, (1000, 3))
+c[1000:1010] = -1e30
+lo, hi = c - 2, c + 2
+lo[1010], hi[1010] = -1e7, 1e7
+np.save(out + "/teapot1m.npy", np.hstack([lo, hi]).astype(np.float32))
+PY
 : > "$OUT/bench.jsonl"
 : > "$OUT/profile.log"
 bench() {  # scene, extra args...
@@ -66,10 +96,17 @@ for s in $scenes; do
     [ "${QUICK:-0}" = 1 ] && [ "$s" = uniform:1000000 ] && verify=()
     bench "$s" --device gpu --frames 50 "${verify[@]}"
 done
+for f in build/gpu/scenes/mixed1m.npy build/gpu/scenes/teapot1m.npy; do
+    [ -f "$f" ] || continue
+    v=(--verify)
+    [ "${QUICK:-0}" = 1 ] && v=()
+    bench "$f" --device gpu --frames 50 "${v[@]}"
+    bench "$f" --device cpu --frames 5
+done
 bench uniform:1000000 --device gpu --frames 50 --sorted
 bench uniform:80000 --device gpu --frames 50 --sorted
 # Stage times (each stage synchronised: a little slower than a frame).
-for s in uniform:80000 mixed20k uniform:1000000 uniform:10000000; do
+for s in uniform:80000 mixed20k uniform:1000000 build/gpu/scenes/mixed1m.npy uniform:10000000; do
     [ "${QUICK:-0}" = 1 ] && [ "$s" = uniform:10000000 ] && continue
     echo "$s" >> "$OUT/profile.log"
     BROADPHASE_GPU_PROFILE=1 "$cli" bench "$s" --device gpu --frames 5 > /dev/null 2>> "$OUT/profile.log"

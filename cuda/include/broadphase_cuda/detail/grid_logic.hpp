@@ -59,7 +59,7 @@ constexpr std::uint32_t max_total_boxes = (std::uint32_t(1) << (32 - flag_bits))
 /// must be reached within max_levels levels.
 constexpr int max_dim = 2 << (2 * (max_levels - 1));  // 2 * 4^7 = 32768
 /// Sample size for choosing the grid.
-constexpr std::uint32_t sample_size = 2048;
+constexpr std::uint32_t sample_size = 1024;
 
 /// One box as two 16-byte halves: lo = (minx, miny, minz, w), hi = (maxx,
 /// maxy, maxz, w). In the sorted entry records lo.w holds the entry's value
@@ -382,29 +382,28 @@ inline GridParams choose_params(const Half* sample_lo, const Half* sample_hi, st
             if (ext[k] > 0) volume *= ext[k], ++d;
         const double h_occ = d > 0 ? std::pow(volume * target / n_valid, 1.0 / d) : 0.0;
         h = std::max(h_size, h_occ);
-        // Refine on the sample: estimated boxes sharing a box's cell.
-        std::vector<std::uint64_t> keys;
-        for (int iter = 0; iter < 4 && h > h_size && h > 0 && valid >= 16; ++iter) {
-            keys.clear();
-            for (std::size_t t = 0; t < centre[0].size(); ++t) {
+        // Refine on the sample: estimated boxes sharing a box's cell, from
+        // the sampled boxes sharing cells (counted in a small hash table).
+        constexpr std::size_t slots = 4 * sample_size;
+        std::vector<std::uint64_t> table_key(slots);
+        std::vector<std::uint32_t> table_count(slots);
+        const std::size_t mc = centre[0].size();
+        for (int iter = 0; iter < 4 && h > h_size && h > 0 && mc >= 16; ++iter) {
+            std::fill(table_count.begin(), table_count.end(), 0u);
+            double same = 0;  // ordered pairs of sampled boxes sharing a cell
+            for (std::size_t t = 0; t < mc; ++t) {
                 std::uint64_t key = 0;
                 for (int k = 0; k < 3; ++k) {
                     double c = std::floor((centre[k][t] - lo[k]) / h);
                     c = std::min(std::max(c, -1e6), 1e6);
                     key = key * 2097152u + static_cast<std::uint64_t>(c + 1e6);
                 }
-                keys.push_back(key);
+                std::size_t slot = static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> 52) & (slots - 1);
+                while (table_count[slot] && table_key[slot] != key) slot = (slot + 1) & (slots - 1);
+                table_key[slot] = key;
+                same += 2.0 * table_count[slot]++;
             }
-            if (keys.size() < 16) break;
-            std::sort(keys.begin(), keys.end());
-            double same = 0;
-            for (std::size_t i = 0; i < keys.size();) {
-                std::size_t j = i;
-                while (j < keys.size() && keys[j] == keys[i]) ++j;
-                same += double(j - i) * double(j - i - 1);
-                i = j;
-            }
-            const double mm = double(keys.size());
+            const double mm = double(mc);
             const double occupancy = 1 + same / mm * (n_valid - 1) / (mm - 1);
             if (occupancy <= 2 * target) break;
             h = std::max(h_size, h / std::min(std::cbrt(occupancy / target), 8.0));
