@@ -152,22 +152,22 @@ __global__ void sample_kernel(const Half* lo, const Half* hi, std::uint32_t n, s
 
 __global__ void level_kernel(const Half* lo, const Half* hi, std::uint32_t n, GridParams p, std::uint8_t* level,
                              std::uint32_t* residents) {
-    __shared__ std::uint32_t local[max_levels];
-    if (threadIdx.x < max_levels) local[threadIdx.x] = 0;
+    __shared__ std::uint32_t local[max_slots];
+    if (threadIdx.x < max_slots) local[threadIdx.x] = 0;
     __syncthreads();
     const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) {
         const Half l = lo[i], h = hi[i];
         std::uint8_t lv = 255;
         if (l.w == 0) {
-            const int x = box_level(l, h, p);
+            const int x = box_slot(l, h, p);
             lv = static_cast<std::uint8_t>(x);
             atomicAdd(&local[x], 1u);
         }
         level[i] = lv;
     }
     __syncthreads();
-    if (threadIdx.x < max_levels && local[threadIdx.x]) atomicAdd(&residents[threadIdx.x], local[threadIdx.x]);
+    if (threadIdx.x < max_slots && local[threadIdx.x]) atomicAdd(&residents[threadIdx.x], local[threadIdx.x]);
 }
 
 __global__ void count_entries_kernel(const Half* lo, const Half* hi, const std::uint8_t* level, std::uint32_t n,
@@ -175,7 +175,7 @@ __global__ void count_entries_kernel(const Half* lo, const Half* hi, const std::
     const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i > n) return;
     std::uint32_t c = 0;
-    if (i < n && level[i] != 255) c = count_entries(lo[i], hi[i], level[i], p, occupied_levels(p, residents));
+    if (i < n && level[i] != 255) c = count_entries(lo[i], hi[i], level[i], p, occupied_slots(p, residents));
     counts[i] = c;  // counts[n] = 0: the scan's last element is the total
 }
 
@@ -497,7 +497,7 @@ struct PairFinder::Impl {
         std::uint32_t* dsmall = need<std::uint32_t>(small, 64, "counters");
         check(cudaMemsetAsync(dsmall, 0, 64 * sizeof(std::uint32_t), stream), "memset");
         TwoSets sets{a, b, na, n};
-        pack_kernel<<<blocks_for(n), block, 0, stream>>>(sets, dlo, dhi, dsmall + max_levels);
+        pack_kernel<<<blocks_for(n), block, 0, stream>>>(sets, dlo, dhi, dsmall + 32);
         check_launch("pack");
         const std::uint32_t m = std::min(n, sample_size);
         Half* dsample = need<Half>(sample, 2 * std::size_t(sample_size), "sample");
@@ -506,7 +506,7 @@ struct PairFinder::Impl {
         Half* hsample = static_cast<Half*>(host);
         std::uint32_t* hcount = reinterpret_cast<std::uint32_t*>(hsample + 2 * sample_size);
         check(cudaMemcpyAsync(hsample, dsample, 2 * m * sizeof(Half), cudaMemcpyDeviceToHost, stream), "copy sample");
-        check(cudaMemcpyAsync(hcount, dsmall + max_levels, sizeof(std::uint32_t), cudaMemcpyDeviceToHost, stream),
+        check(cudaMemcpyAsync(hcount, dsmall + 32, sizeof(std::uint32_t), cudaMemcpyDeviceToHost, stream),
               "copy count");
         sync();
         stage("pack+sample");
@@ -530,19 +530,19 @@ struct PairFinder::Impl {
         check_launch("count entries");
         scan(dcounts, doffs, std::size_t(n) + 1);
         std::uint64_t* hm = reinterpret_cast<std::uint64_t*>(hcount + 2);
-        check(cudaMemcpyAsync(hcount + 8, dsmall, max_levels * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, stream),
+        check(cudaMemcpyAsync(hcount + 16, dsmall, max_slots * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, stream),
               "copy residents");
         check(cudaMemcpyAsync(hm, doffs + n, sizeof(std::uint64_t), cudaMemcpyDeviceToHost, stream), "copy total");
         sync();
         stage("level+count");
         const std::uint64_t entries = *hm;
-        std::uint32_t residents[max_levels];
-        std::memcpy(residents, hcount + 8, sizeof residents);
+        std::uint32_t residents[max_slots];
+        std::memcpy(residents, hcount + 16, sizeof residents);
         finish_key_layout(p, residents);
         stats.entries = entries;
         stats.key_bits = p.key_bits;
         stats.cell_size = p.h;
-        for (int l = 0; l < max_levels; ++l) stats.levels += residents[l] > 0 ? 1 : 0;
+        for (int l = 0; l < max_slots; ++l) stats.levels += residents[l] > 0 ? 1 : 0;
         if (entries >= std::uint64_t(INT_MAX))
             throw OutOfDeviceMemory{"scene too large: " + std::to_string(entries) + " cell entries (at most 2^31 - 1)"};
         const std::uint32_t me = static_cast<std::uint32_t>(entries);

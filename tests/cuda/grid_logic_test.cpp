@@ -78,9 +78,9 @@ TEST(GridLogic, EntriesCarryStartFlagsAndDistinctCells) {
     const HostRun probe = host_pipeline(boxes, nullptr, 0.75);
     gd::GridParams p = probe.params;
     const gd::Half lo{0.1f, 0.1f, 0.1f, 0}, hi{1.0f, 0.2f, 1.4f, 0};
-    const int level = gd::box_level(lo, hi, p);
+    const int level = gd::box_slot(lo, hi, p);
     const std::uint32_t mask = 1u << level;
-    std::uint32_t residents[gd::max_levels] = {};
+    std::uint32_t residents[gd::max_slots] = {};
     residents[level] = 1;
     gd::finish_key_layout(p, residents);
     const std::uint32_t n = gd::count_entries(lo, hi, level, p, mask);

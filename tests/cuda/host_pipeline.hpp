@@ -24,7 +24,7 @@ struct HostRun {
     std::vector<std::uint32_t> invalid_a, invalid_b;
     gd::GridParams params{};
     std::uint64_t entries = 0;
-    std::uint32_t residents[gd::max_levels] = {};
+    std::uint32_t residents[gd::max_slots] = {};
 };
 
 /// All pairs within `a` (b == nullptr) or between a and b, as the device
@@ -54,14 +54,14 @@ inline HostRun host_pipeline(const broadphase::Boxes& a, const broadphase::Boxes
     gd::GridParams p = gd::choose_params(slo.data(), shi.data(), m, n, force_h);
     p.na = na;
     p.cross = b ? 1 : 0;
-    // Levels and residents per level.
+    // Slots (levels, top groups) and residents per slot.
     std::vector<int> level(n, -1);
     for (std::uint32_t i = 0; i < n; ++i)
         if (gd::box_valid(lo[i], hi[i])) {
-            level[i] = gd::box_level(lo[i], hi[i], p);
+            level[i] = gd::box_slot(lo[i], hi[i], p);
             ++run.residents[level[i]];
         }
-    const std::uint32_t occupied = gd::occupied_levels(p, run.residents);
+    const std::uint32_t occupied = gd::occupied_slots(p, run.residents);
     gd::finish_key_layout(p, run.residents);
     // Entries: count, scan, write.
     std::vector<std::uint64_t> offset(n + 1, 0);

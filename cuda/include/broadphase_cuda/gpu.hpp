@@ -81,7 +81,7 @@ struct FrameStats {
     std::uint64_t boxes = 0;  ///< boxes in the call (both sets)
     std::uint64_t entries = 0;  ///< cell entries sorted (resident and query)
     std::uint64_t pairs = 0;    ///< pairs found (before the budget)
-    int levels = 0;             ///< grid levels holding boxes
+    int levels = 0;             ///< slots holding residents (3-D levels and 1-D top groups)
     int key_bits = 0;           ///< bits of the radix sort
     double cell_size = 0;       ///< level-0 cell side
     std::size_t device_bytes = 0;  ///< device memory held by the finder after the call

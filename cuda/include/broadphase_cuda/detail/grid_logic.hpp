@@ -17,7 +17,16 @@
 // - A box also puts a *query* entry into every cell it touches on each
 //   coarser level that holds residents; so small boxes meet big ones
 //   there, and big boxes never make the cells of small ones big.
-// - Entries are sorted by a 32-bit key: (level rank, cell, query bit).
+// - The boxes that reach the top level (when there are two levels or more:
+//   boxes spanning a large part of the scene, slabs, infinite boxes) are
+//   not put in its few big cells, where every other box would be tested
+//   against all of them. Each goes into a 1-D grid along its thinnest axis
+//   (level-0 cells on that axis, the whole space on the others): three
+//   "top groups". Every lower box queries each group along that group's
+//   axis; a top box queries the groups after its own. A thin slab then
+//   meets only the boxes near its plane.
+// - Each box has a *slot*: its 3-D level, or its top group. Entries are
+//   sorted by a 32-bit key: (slot rank, cell, query bit).
 //   Each resident is tested against the residents after it in its cell;
 //   each query entry against the residents of its cell (found through run
 //   starts computed by a scan).
@@ -51,6 +60,9 @@ namespace gpu {
 namespace detail {
 
 constexpr int max_levels = 8;
+/// Slots: the 3-D levels below the top, then the top level's three 1-D
+/// groups (or, with a single level, that level alone).
+constexpr int max_slots = max_levels + 2;
 constexpr int level_factor = 4;  ///< cell side ratio between levels
 constexpr int flag_bits = 3;     ///< per-axis "box starts here" bits in an entry's value
 /// Boxes of both sets together: the value is (index << 3) | flags.
@@ -81,9 +93,9 @@ struct GridParams {
     int levels;                     ///< levels of the geometry (the top one has <= 2 cells per axis)
     int shift_y, shift_z;           ///< bit offsets of the y and z coordinates in the cell field
     int cell_bits;                  ///< width of the cell field (level-0 dims)
-    int level_rank[max_levels];     ///< rank among occupied levels, -1 when a level holds no resident
+    int slot_rank[max_slots];       ///< rank among occupied slots, -1 when a slot holds no resident
     int level_bits;                 ///< width of the rank field
-    int query_bit;                  ///< 1 when query entries exist (two or more occupied levels)
+    int query_bit;                  ///< 1 when query entries exist (two or more occupied slots)
     int key_bits;                   ///< total key width: the radix sort's bit range
     std::uint32_t na;               ///< two-set mode: boxes [0, na) are set A, the rest set B
     int cross;                      ///< 1: pairs only between the sets, as (index in A, index in B)
@@ -135,53 +147,106 @@ BROADPHASE_GPU_HD std::uint32_t span_cells(const int* c0, const int* c1) {
            static_cast<std::uint32_t>(c1[2] - c0[2] + 1);
 }
 
-/// Entries a box of level `level` makes: its resident cells, and a query
-/// entry per cell it touches on every coarser level that holds residents
-/// (bit l of `occupied`).
-BROADPHASE_GPU_HD std::uint32_t count_entries(const Half& lo, const Half& hi, int level, const GridParams& p,
+/// Number of slots: one per level with a single level; else the levels
+/// below the top, plus three top groups.
+BROADPHASE_GPU_HD int slot_count(const GridParams& p) { return p.levels < 2 ? 1 : p.levels + 2; }
+
+/// A valid box's slot: its level below the top; at the top (two levels or
+/// more), top + its thinnest axis in level-0 cells (ties: the lower axis).
+BROADPHASE_GPU_HD int box_slot(const Half& lo, const Half& hi, const GridParams& p) {
+    const int level = box_level(lo, hi, p);
+    const int top = p.levels - 1;
+    if (p.levels < 2 || level < top) return level;
+    int c0[3], c1[3];
+    box_span(lo, hi, p, 0, c0, c1);
+    int g = 0;
+    for (int k = 1; k < 3; ++k)
+        if (c1[k] - c0[k] < c1[g] - c0[g]) g = k;
+    return top + g;
+}
+
+/// Entries a box in slot `slot` makes: its resident cells; a query entry
+/// per cell it touches on every coarser 3-D level that holds residents;
+/// and, for every occupied top group it queries, one per level-0 cell it
+/// touches on that group's axis. `occupied`: bit s set when slot s holds
+/// residents.
+BROADPHASE_GPU_HD std::uint32_t count_entries(const Half& lo, const Half& hi, int slot, const GridParams& p,
                                               std::uint32_t occupied) {
     int c0[3], c1[3];
-    box_span(lo, hi, p, level, c0, c1);
-    std::uint32_t n = span_cells(c0, c1);
-    for (int l = level + 1; l < p.levels; ++l) {
-        if (!((occupied >> l) & 1u)) continue;
-        box_span(lo, hi, p, l, c0, c1);
-        n += span_cells(c0, c1);
+    const int top = p.levels - 1;
+    std::uint32_t n = 0;
+    int first_group = 0;
+    if (p.levels < 2 || slot < top) {
+        box_span(lo, hi, p, slot, c0, c1);
+        n = span_cells(c0, c1);
+        for (int l = slot + 1; l < top; ++l) {
+            if (!((occupied >> l) & 1u)) continue;
+            box_span(lo, hi, p, l, c0, c1);
+            n += span_cells(c0, c1);
+        }
+    } else {
+        first_group = slot - top + 1;
+    }
+    if (p.levels >= 2) {
+        box_span(lo, hi, p, 0, c0, c1);
+        if (slot >= top) n += static_cast<std::uint32_t>(c1[slot - top] - c0[slot - top] + 1);
+        for (int g = first_group; g < 3; ++g)
+            if ((occupied >> (top + g)) & 1u) n += static_cast<std::uint32_t>(c1[g] - c0[g] + 1);
     }
     return n;
 }
 
 /// The key of a cell: (rank, z, y, x), then the query bit.
-BROADPHASE_GPU_HD std::uint32_t cell_key(const GridParams& p, int level, int x, int y, int z, std::uint32_t query) {
+BROADPHASE_GPU_HD std::uint32_t cell_key(const GridParams& p, int slot, int x, int y, int z, std::uint32_t query) {
     const std::uint32_t cell = static_cast<std::uint32_t>(x) | (static_cast<std::uint32_t>(y) << p.shift_y) |
                                (static_cast<std::uint32_t>(z) << p.shift_z);
     const std::uint32_t ranked = p.level_bits > 0
-                                     ? (static_cast<std::uint32_t>(p.level_rank[level]) << p.cell_bits) | cell
+                                     ? (static_cast<std::uint32_t>(p.slot_rank[slot]) << p.cell_bits) | cell
                                      : cell;
     return p.query_bit ? (ranked << 1) | query : ranked;
 }
 
 /// Writes the entries of box `index` (count_entries of them; the occupied
-/// levels are those with a rank, see finish_key_layout) to keys[] and
+/// slots are those with a rank, see finish_key_layout) to keys[] and
 /// values[]: value = (index << 3) | flags, flag bit k set when the box's
-/// min lies in this cell on axis k.
-BROADPHASE_GPU_HD void write_entries(const Half& lo, const Half& hi, std::uint32_t index, int level,
+/// min lies in this cell on axis k (always set on the axes a 1-D group
+/// does not grid).
+BROADPHASE_GPU_HD void write_entries(const Half& lo, const Half& hi, std::uint32_t index, int slot,
                                      const GridParams& p, std::uint32_t* keys, std::uint32_t* values) {
     std::uint32_t at = 0;
     int c0[3], c1[3];
-    for (int l = level; l < p.levels; ++l) {
-        if (l > level && p.level_rank[l] < 0) continue;
-        box_span(lo, hi, p, l, c0, c1);
-        const std::uint32_t query = l > level ? 1u : 0u;
-        for (int z = c0[2]; z <= c1[2]; ++z)
-            for (int y = c0[1]; y <= c1[1]; ++y)
-                for (int x = c0[0]; x <= c1[0]; ++x) {
-                    const std::uint32_t flags =
-                        (x == c0[0] ? 1u : 0u) | (y == c0[1] ? 2u : 0u) | (z == c0[2] ? 4u : 0u);
-                    keys[at] = cell_key(p, l, x, y, z, query);
-                    values[at] = (index << flag_bits) | flags;
-                    ++at;
-                }
+    const int top = p.levels - 1;
+    int first_group = 0;
+    if (p.levels < 2 || slot < top) {
+        for (int l = slot; l < (p.levels < 2 ? 1 : top); ++l) {
+            if (l > slot && p.slot_rank[l] < 0) continue;
+            box_span(lo, hi, p, l, c0, c1);
+            const std::uint32_t query = l > slot ? 1u : 0u;
+            for (int z = c0[2]; z <= c1[2]; ++z)
+                for (int y = c0[1]; y <= c1[1]; ++y)
+                    for (int x = c0[0]; x <= c1[0]; ++x) {
+                        const std::uint32_t flags =
+                            (x == c0[0] ? 1u : 0u) | (y == c0[1] ? 2u : 0u) | (z == c0[2] ? 4u : 0u);
+                        keys[at] = cell_key(p, l, x, y, z, query);
+                        values[at] = (index << flag_bits) | flags;
+                        ++at;
+                    }
+        }
+    } else {
+        first_group = slot - top + 1;
+    }
+    if (p.levels < 2) return;
+    box_span(lo, hi, p, 0, c0, c1);
+    for (int g = slot >= top ? slot - top : 0; g < 3; ++g) {
+        const bool own = slot >= top && g == slot - top;
+        if (!own && (g < first_group || p.slot_rank[top + g] < 0)) continue;
+        const std::uint32_t query = own ? 0u : 1u;
+        const std::uint32_t other = 7u & ~(1u << g);
+        for (int c = c0[g]; c <= c1[g]; ++c) {
+            keys[at] = cell_key(p, top + g, g == 0 ? c : 0, g == 1 ? c : 0, g == 2 ? c : 0, query);
+            values[at] = (index << flag_bits) | other | (c == c0[g] ? 1u << g : 0u);
+            ++at;
+        }
     }
 }
 
@@ -263,12 +328,12 @@ BROADPHASE_GPU_HD std::uint32_t sample_index(std::uint32_t t, std::uint32_t m, s
     return static_cast<std::uint32_t>(static_cast<std::uint64_t>(t) * n / m);
 }
 
-/// The occupied-level mask count_entries takes: bit l set when level l
+/// The occupied-slot mask count_entries takes: bit s set when slot s
 /// holds residents.
-BROADPHASE_GPU_HD std::uint32_t occupied_levels(const GridParams& p, const std::uint32_t* residents_per_level) {
+BROADPHASE_GPU_HD std::uint32_t occupied_slots(const GridParams& p, const std::uint32_t* residents_per_slot) {
     std::uint32_t mask = 0;
-    for (int l = 0; l < p.levels; ++l)
-        if (residents_per_level[l] > 0) mask |= 1u << l;
+    for (int s = 0; s < slot_count(p); ++s)
+        if (residents_per_slot[s] > 0) mask |= 1u << s;
     return mask;
 }
 
@@ -311,8 +376,8 @@ inline int set_geometry(GridParams& p, const double* lo, const double* hi, doubl
         if (ih > double(flt_max)) ih = flt_max;
         p.inv_h[l] = static_cast<float>(ih);
         scale *= level_factor;
-        p.level_rank[l] = l < levels ? l : -1;
     }
+    for (int s = 0; s < max_slots; ++s) p.slot_rank[s] = -1;
     const int bx = ceil_log2(static_cast<std::uint64_t>(p.dims[0][0]));
     const int by = ceil_log2(static_cast<std::uint64_t>(p.dims[0][1]));
     const int bz = ceil_log2(static_cast<std::uint64_t>(p.dims[0][2]));
@@ -320,7 +385,8 @@ inline int set_geometry(GridParams& p, const double* lo, const double* hi, doubl
     p.shift_z = bx + by;
     p.cell_bits = bx + by + bz;
     const bool fits = g0[0] <= max_dim && g0[1] <= max_dim && g0[2] <= max_dim;
-    const int worst = p.cell_bits + ceil_log2(static_cast<std::uint64_t>(levels)) + (levels > 1 ? 1 : 0);
+    const int slots = slot_count(p);
+    const int worst = p.cell_bits + ceil_log2(static_cast<std::uint64_t>(slots)) + (slots > 1 ? 1 : 0);
     return fits ? worst : 1000;
 }
 
@@ -416,13 +482,13 @@ inline GridParams choose_params(const Half* sample_lo, const Half* sample_hi, st
     return p;
 }
 
-/// Fixes the key layout once the residents per level are known: only
-/// occupied levels get a rank, query entries only exist with two or more.
-inline void finish_key_layout(GridParams& p, const std::uint32_t* residents_per_level) {
+/// Fixes the key layout once the residents per slot are known: only
+/// occupied slots get a rank; query entries only exist with two or more.
+inline void finish_key_layout(GridParams& p, const std::uint32_t* residents_per_slot) {
     int occupied = 0;
-    for (int l = 0; l < max_levels; ++l) {
-        if (l < p.levels && residents_per_level[l] > 0) p.level_rank[l] = occupied++;
-        else p.level_rank[l] = -1;
+    for (int s = 0; s < max_slots; ++s) {
+        if (s < slot_count(p) && residents_per_slot[s] > 0) p.slot_rank[s] = occupied++;
+        else p.slot_rank[s] = -1;
     }
     p.level_bits = occupied > 1 ? ceil_log2(static_cast<std::uint64_t>(occupied)) : 0;
     p.query_bit = occupied > 1 ? 1 : 0;
