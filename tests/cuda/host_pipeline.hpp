@@ -51,7 +51,8 @@ inline HostRun host_pipeline(const broadphase::Boxes& a, const broadphase::Boxes
         const std::uint32_t i = gd::sample_index(t, m, n);
         slo[t] = lo[i], shi[t] = hi[i];
     }
-    gd::GridParams p = gd::choose_params(slo.data(), shi.data(), m, n, force_h);
+    gd::GridParams p{};
+    p = gd::choose_params(slo.data(), shi.data(), m, n, force_h);
     p.na = na;
     p.cross = b ? 1 : 0;
     // Slots (levels, top groups) and residents per slot.

@@ -218,7 +218,8 @@ BROADPHASE_GPU_HD void write_entries(const Half& lo, const Half& hi, std::uint32
     const int top = p.levels - 1;
     int first_group = 0;
     if (p.levels < 2 || slot < top) {
-        for (int l = slot; l < (p.levels < 2 ? 1 : top); ++l) {
+        const int last = p.levels < 2 ? 1 : top;
+        for (int l = slot; l < last && l < max_levels; ++l) {
             if (l > slot && p.slot_rank[l] < 0) continue;
             box_span(lo, hi, p, l, c0, c1);
             const std::uint32_t query = l > slot ? 1u : 0u;
