@@ -46,8 +46,9 @@ public:
 private:
     template <class Sink>
     void self_impl(const BasicBoxes<T, D>& boxes, Sink& sink) {
-        tree_.build(View::of(boxes), params_);
-        tree_.self_pairs(sink, this->threads_for(boxes.size()));
+        const unsigned threads = this->threads_for(boxes.size());
+        tree_.build(View::of(boxes), params_, threads);
+        tree_.self_pairs(sink, threads);
     }
 
     /// Two sets: build over the larger, query it with the smaller as one
@@ -57,7 +58,7 @@ private:
         if (a.size() == 0 || b.size() == 0) return;
         const bool build_a = a.size() >= b.size();
         const unsigned threads = this->threads_for(a.size() + b.size());
-        tree_.build(View::of(build_a ? a : b), params_);
+        tree_.build(View::of(build_a ? a : b), params_, threads);
         if (build_a) {
             Swapped<Sink> swapped{sink};
             tree_.query_batch(View::of(b), swapped, threads, &cross_buffers_);
@@ -75,7 +76,7 @@ private:
         std::uint64_t budget_left() const { return detail::budget_left(sink); }
     };
 
-    void build_impl(const BasicBoxes<T, D>& boxes) { built_.build(View::of(boxes), params_); }
+    void build_impl(const BasicBoxes<T, D>& boxes) { built_.build(View::of(boxes), params_, this->threads_for(boxes.size())); }
 
     template <class Emit>
     void query_impl(const BasicBox<T, D>& q, Emit&& emit) const {

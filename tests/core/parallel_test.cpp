@@ -9,6 +9,7 @@
 // executable is also built with ThreadSanitizer (scripts/test.sh).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <new>
 #include <stdexcept>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include <broadphase/broadphase.hpp>
+#include <broadphase/detail/adaptive_tree.hpp>
 #include <broadphase/scenes.hpp>
 
 #include "differential.hpp"
@@ -211,6 +213,50 @@ TEST(ThreadsBuiltinScenes, SameAsOneThread) {
                 ASSERT_TRUE(finder.find_pairs(boxes, got, o).ok());
                 ASSERT_TRUE(identical_pairs(got, first)) << "threads " << t;
             }
+        }
+    }
+}
+
+// The adaptive grid builds its tree level by level in parallel (big nodes
+// cut into slices of 8,192 boxes): the tree, node for node and instance for
+// instance, must be the one a single thread builds, and valid.
+TEST(ThreadsAdaptiveTree, SameTreeForEveryThreadCount) {
+    using Tree = broadphase::detail::AdaptiveTree<float, 3>;
+    std::vector<std::pair<std::string, Boxes>> scenes;
+    for (const char* name : {"clusters40k", "mixed20k"}) {
+        Boxes b;
+        ASSERT_TRUE(broadphase::scenes::make_scene(name, b));
+        scenes.emplace_back(name, b);
+    }
+    scenes.emplace_back("identical9000", broadphase::scenes::identical(9000));  // one leaf, from slices (tree only)
+    scenes.emplace_back("uniform30000", broadphase::scenes::uniform(30000));
+    for (const auto& [name, boxes] : scenes) {
+        SCOPED_TRACE(name);
+        const auto view = broadphase::detail::SoaView<float, 3>::of(boxes);
+        Tree one;
+        one.build(view, Tree::Params{}, 1);
+        ASSERT_EQ(one.validate(), "");
+        for (unsigned t : {2u, 3u, 8u}) {
+            SCOPED_TRACE(t);
+            Tree many;
+            many.build(view, Tree::Params{}, t);
+            ASSERT_EQ(many.nodes().size(), one.nodes().size());
+            ASSERT_EQ(many.instances(), one.instances());
+            for (std::size_t i = 0; i < one.nodes().size(); ++i) {
+                const auto &a = one.nodes()[i], &b = many.nodes()[i];
+                ASSERT_TRUE(a.mask == b.mask && a.first_child == b.first_child && a.begin == b.begin &&
+                            a.end == b.end && a.level == b.level && a.leaf == b.leaf &&
+                            std::equal(a.cell, a.cell + 3, b.cell))
+                    << "node " << i;
+            }
+            if (name == "identical9000") continue;  // (40 million pairs)
+            std::vector<Pair> want, got;
+            {
+                broadphase::VectorSink ws(want), gs(got);  // (complete when they go out of scope)
+                one.self_pairs(ws, 1);
+                many.self_pairs(gs, t);
+            }
+            ASSERT_TRUE(identical_pairs(got, want));
         }
     }
 }

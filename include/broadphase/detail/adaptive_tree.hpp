@@ -109,11 +109,14 @@ public:
         bool leaf = true;
     };
 
-    /// Builds over v (the store copies what queries need). O(n * levels).
-    void build(const SoaView<T, D>& v, const Params& params) {
+    /// Builds over v (the store copies what queries need). O(n * levels),
+    /// on up to `threads` threads. The tree, down to the order of its nodes
+    /// and instances, is the same for every thread count.
+    void build(const SoaView<T, D>& v, const Params& params, unsigned threads = 1) {
         params_ = params;
         if (params_.leaf_capacity < 1) params_.leaf_capacity = 1;
         params_.resident_children = std::min<std::uint32_t>(params_.resident_children, 1u << (2 * D));
+        threads_ = std::max(threads, 1u);
         n_ = v.n;
         nodes_.clear();
         store_size_ = 0;
@@ -131,11 +134,7 @@ public:
         std::size_t level_begin = 0;
         while (level_begin < nodes_.size()) {
             const std::size_t level_end = nodes_.size();
-            resize_buffer(next_, 0);
-            resize_buffer(next_start_, 1);
-            next_start_[0] = 0;
-            for (std::size_t ni = level_begin; ni < level_end; ++ni)
-                split(v, recs, ni, cur_start_[ni - level_begin], cur_start_[ni - level_begin + 1]);
+            split_level(v, recs, level_begin, level_end);
             std::swap(cur_, next_);
             std::swap(cur_start_, next_start_);
             recs = cur_.data();
@@ -408,14 +407,30 @@ private:
     /// 2^10 times the bulk's spread when far outliers would stretch them
     /// (outliers then clamp into the edge cells; answers stay exact).
     void set_frame(const View& v) {
+        // Finite bounds, parts of the boxes on separate threads (min and max
+        // are exact: the same result for any split).
+        const unsigned threads = threads_for_boxes(v.n);
+        const std::size_t parts = part_count(threads, v.n);
+        resize_buffer(part_bounds_, parts * 2 * D);
+        run_parts(threads, v.n, [&](std::size_t p, std::size_t first, std::size_t last) {
+            double* out = part_bounds_.data() + p * 2 * D;
+            for (int k = 0; k < D; ++k) {
+                double l = std::numeric_limits<double>::infinity(), h = -l;
+                for (std::size_t i = first; i < last; ++i) {
+                    const T a = v.lo[k][i], b = v.hi[k][i];
+                    if (finite(a)) l = std::min(l, double(a)), h = std::max(h, double(a));
+                    if (finite(b)) l = std::min(l, double(b)), h = std::max(h, double(b));
+                }
+                out[2 * k] = l, out[2 * k + 1] = h;
+            }
+        });
         double lo[D], hi[D];
         for (int k = 0; k < D; ++k) {
             lo[k] = std::numeric_limits<double>::infinity();
             hi[k] = -lo[k];
-            for (std::size_t i = 0; i < v.n; ++i) {
-                const T a = v.lo[k][i], b = v.hi[k][i];
-                if (finite(a)) lo[k] = std::min(lo[k], double(a)), hi[k] = std::max(hi[k], double(a));
-                if (finite(b)) lo[k] = std::min(lo[k], double(b)), hi[k] = std::max(hi[k], double(b));
+            for (std::size_t p = 0; p < parts; ++p) {
+                lo[k] = std::min(lo[k], part_bounds_[p * 2 * D + 2 * k]);
+                hi[k] = std::max(hi[k], part_bounds_[p * 2 * D + 2 * k + 1]);
             }
             if (!(lo[k] <= hi[k])) lo[k] = 0, hi[k] = 0;
         }
@@ -454,15 +469,20 @@ private:
 
     void quantize_all(const View& v) {
         resize_buffer(boxq_, v.n);
-        for (std::size_t i = 0; i < v.n; ++i) {
-            Rec& r = boxq_[i];
-            for (int k = 0; k < D; ++k) {
-                r.lo[k] = quantize(v.lo[k][i], k);
-                r.hi[k] = quantize(v.hi[k][i], k);
+        run_parts(threads_for_boxes(v.n), v.n, [&](std::size_t, std::size_t first, std::size_t last) {
+            for (std::size_t i = first; i < last; ++i) {
+                Rec& r = boxq_[i];
+                for (int k = 0; k < D; ++k) {
+                    r.lo[k] = quantize(v.lo[k][i], k);
+                    r.hi[k] = quantize(v.hi[k][i], k);
+                }
+                r.id = static_cast<std::uint32_t>(i);
             }
-            r.id = static_cast<std::uint32_t>(i);
-        }
+        });
     }
+
+    /// Threads for a pass over n boxes: all of them only when each gets enough.
+    unsigned threads_for_boxes(std::size_t n) const { return n >= 16384 ? threads_ : 1u; }
 
     /// True when the boxes of instances [begin, end) share a quantised point.
     bool share_point(std::size_t begin, std::size_t end) const {
@@ -531,8 +551,8 @@ private:
         resize_buffer(flags_, n);
     }
 
-    void append_instance(const View& v, const Rec& r, const std::uint32_t* cell, int shift) {
-        const std::size_t at = store_size_++;
+    /// Writes the instance of box r at store position `at`.
+    void write_instance(std::size_t at, const View& v, const Rec& r, const std::uint32_t* cell, int shift) {
         const std::uint32_t id = r.id;
         ids_[at] = id;
         flags_[at] = static_cast<std::uint8_t>(start_flags(r, cell, shift));
@@ -542,92 +562,351 @@ private:
         }
     }
 
-    /// Processes node ni holding boxes recs[begin, end): makes it a leaf, or
-    /// keeps its residents and bins the rest into its children (appended to
-    /// nodes_, their boxes to next_).
-    void split(const View& v, const Rec* recs, std::size_t ni, std::uint32_t begin, std::uint32_t end) {
-        const std::uint32_t m = end - begin;
-        const int level = nodes_[ni].level;
-        const int shift = bits - 2 * level;
-        std::uint32_t cell[D];
-        for (int k = 0; k < D; ++k) cell[k] = nodes_[ni].cell[k];
-        grow_store(m);
-        nodes_[ni].begin = static_cast<std::uint32_t>(store_size_);
-        auto make_leaf = [&] {
-            nodes_[ni].leaf = true;
-            for (std::uint32_t i = begin; i < end; ++i) append_instance(v, recs[i], cell, shift);
-            nodes_[ni].end = static_cast<std::uint32_t>(store_size_);
-        };
-        if (m <= params_.leaf_capacity || level >= max_level) return make_leaf();
+    // ---- building one level ---------------------------------------------------
+    //
+    // Each node of a level becomes a leaf (its boxes stored as instances) or
+    // keeps its residents and passes its other boxes to its children, which
+    // form the next level. Two passes, each over tasks that run in parallel:
+    // first every box is classified (its children's digit range, or
+    // resident) and counted; then, once prefix sums over the level's nodes
+    // have placed every node's instances, children and boxes, each task
+    // writes its part. Tasks are runs of whole nodes, or slices of one big
+    // node (the root holds every box), of about slice_boxes boxes each; a
+    // big node's slices keep their boxes in order by taking their offsets
+    // from the slices before them. So the layout is the serial one, for any
+    // number of threads.
 
-        // Pass 1: each box's child range (2 bits per bound) or "resident",
-        // the children's counts, and whether all boxes share a point.
-        const int cshift = shift - 2;
-        std::uint32_t counts[64] = {};
-        std::uint32_t max_lo[D], min_hi[D];
-        for (int k = 0; k < D; ++k) max_lo[k] = 0, min_hi[k] = ~0u;
-        resize_buffer(ranges_, m);
-        for (std::uint32_t e = 0; e < m; ++e) {
-            const Rec& r = recs[begin + e];
+    static constexpr std::uint32_t slice_boxes = 8192;
+
+    /// What a pass over some boxes of one node counted.
+    struct Tally {
+        std::uint32_t count[64];  ///< boxes per child; then (slices) where the slice's boxes start
+        std::uint32_t residents;  ///< boxes that stay; then (slices) where the slice's residents start
+        std::uint32_t max_lo[D], min_hi[D];  ///< for "all boxes share a point"
+        void clear() {
+            std::fill(count, count + 64, 0u);
+            residents = 0;
+            for (int k = 0; k < D; ++k) max_lo[k] = 0, min_hi[k] = ~0u;
+        }
+        void add(const Tally& t) {
+            for (int c = 0; c < 64; ++c) count[c] += t.count[c];
+            residents += t.residents;
+            for (int k = 0; k < D; ++k) max_lo[k] = std::max(max_lo[k], t.max_lo[k]), min_hi[k] = std::min(min_hi[k], t.min_hi[k]);
+        }
+        bool share_point() const {
+            for (int k = 0; k < D; ++k)
+                if (max_lo[k] > min_hi[k]) return false;
+            return true;
+        }
+    };
+
+    /// A task of a level: nodes [first, last) whole, or (slice) boxes
+    /// [begin, end) of node `first` alone.
+    struct LevelTask {
+        std::uint32_t first, last, begin, end;
+        bool slice;
+        Tally tally;  // slices only
+    };
+
+    /// What a node of the level becomes, and where its parts go.
+    struct LevelNode {
+        std::uint64_t mask;       ///< children present
+        std::uint32_t instances;  ///< store entries: every box of a leaf, the residents of an inner node
+        std::uint32_t below;      ///< boxes passed to children
+        std::uint32_t store_at, child_at, next_at;  ///< after the prefix sums
+        bool leaf;
+    };
+
+    /// Classifies recs [b, e) of node nd: ranges_[r] = the children's digit
+    /// range on each axis (2 bits per bound), or ~0u for a resident.
+    void classify(const Node& nd, const Rec* recs, std::uint32_t b, std::uint32_t e, Tally& t) {
+        const int cshift = bits - 2 * nd.level - 2;
+        for (std::uint32_t r = b; r < e; ++r) {
+            const Rec& rec = recs[r];
             std::uint32_t packed = 0, touched = 1;
             std::uint64_t cm = ~std::uint64_t(0);
             for (int k = 0; k < D; ++k) {
-                max_lo[k] = std::max(max_lo[k], r.lo[k]);
-                min_hi[k] = std::min(min_hi[k], r.hi[k]);
-                const std::uint32_t base = cell[k] * 4;
-                const std::uint32_t ca = r.lo[k] >> cshift, cb = r.hi[k] >> cshift;
-                const std::uint32_t a = std::max(ca, base) - base;
-                const std::uint32_t b = std::min(cb, base + 3) - base;
-                packed |= (a | (b << 2)) << (4 * k);
+                t.max_lo[k] = std::max(t.max_lo[k], rec.lo[k]);
+                t.min_hi[k] = std::min(t.min_hi[k], rec.hi[k]);
+                const std::uint32_t base = nd.cell[k] * 4;
+                const std::uint32_t ca = rec.lo[k] >> cshift, cb = rec.hi[k] >> cshift;
+                const std::uint32_t lo = std::max(ca, base) - base;
+                const std::uint32_t hi = std::min(cb, base + 3) - base;
+                packed |= (lo | (hi << 2)) << (4 * k);
                 touched *= std::min<std::uint32_t>(cb - ca + 1, 1024);
-                cm &= masks_.m[k][a][b];
+                cm &= masks_.m[k][lo][hi];
             }
             if (touched > params_.resident_children) {
-                ranges_[e] = ~0u;
+                ranges_[r] = ~0u;
+                ++t.residents;
                 continue;
             }
-            ranges_[e] = packed;
-            for (; cm; cm &= cm - 1) ++counts[count_trailing_zeros(cm)];
+            ranges_[r] = packed;
+            for (; cm; cm &= cm - 1) ++t.count[count_trailing_zeros(cm)];
         }
-        bool share = true;
-        for (int k = 0; k < D; ++k) share = share && max_lo[k] <= min_hi[k];
-        if (share) return make_leaf();  // no cell can separate them
+    }
 
-        for (std::uint32_t e = 0; e < m; ++e)
-            if (ranges_[e] == ~0u) append_instance(v, recs[begin + e], cell, shift);
-        nodes_[ni].end = static_cast<std::uint32_t>(store_size_);
-
-        // Children in bit order, their boxes into next_.
-        std::uint64_t mask = 0;
-        std::uint32_t offset[64];
-        std::uint32_t at = static_cast<std::uint32_t>(next_.size());
-        const std::uint32_t first_child = static_cast<std::uint32_t>(nodes_.size());
-        for (int c = 0; c < (1 << (2 * D)); ++c) {
-            if (!counts[c]) continue;
-            mask |= std::uint64_t(1) << c;
-            offset[c] = at;
-            at += counts[c];
-            Node child;
-            child.leaf = false;
-            child.level = static_cast<std::uint8_t>(level + 1);
-            for (int k = 0; k < D; ++k) child.cell[k] = cell[k] * 4 + ((c >> (2 * k)) & 3);
-            nodes_.push_back(child);
-            next_start_.push_back(at);
+    /// The children of a classified box (from its ranges_ entry).
+    static std::uint64_t children_of(std::uint32_t packed) {
+        std::uint64_t cm = ~std::uint64_t(0);
+        for (int k = 0; k < D; ++k) {
+            const std::uint32_t r = packed >> (4 * k);
+            cm &= masks_.m[k][r & 3][(r >> 2) & 3];
         }
-        nodes_[ni].mask = mask;
-        nodes_[ni].first_child = first_child;
-        nodes_[ni].leaf = mask == 0;
-        resize_buffer(next_, at);
-        for (std::uint32_t e = 0; e < m; ++e) {
-            const std::uint32_t packed = ranges_[e];
-            if (packed == ~0u) continue;
-            std::uint64_t cm = ~std::uint64_t(0);
-            for (int k = 0; k < D; ++k) {
-                const std::uint32_t r = packed >> (4 * k);
-                cm &= masks_.m[k][r & 3][(r >> 2) & 3];
+        return cm;
+    }
+
+    /// Whether node nd with m boxes may split at all.
+    bool may_split(const Node& nd, std::uint32_t m) const {
+        return m > params_.leaf_capacity && nd.level < max_level;
+    }
+
+    /// Decides what a node with m boxes becomes (t: the tally of all of
+    /// them, when it may split).
+    static LevelNode decide(std::uint32_t m, bool splits, const Tally& t) {
+        LevelNode ln{};
+        if (!splits || t.share_point()) {  // (boxes sharing a point: no cell can separate them)
+            ln.leaf = true;
+            ln.instances = m;
+            return ln;
+        }
+        ln.instances = t.residents;
+        for (int c = 0; c < 64; ++c) {
+            if (!t.count[c]) continue;
+            ln.mask |= std::uint64_t(1) << c;
+            ln.below += t.count[c];
+        }
+        ln.leaf = ln.mask == 0;  // (every box stays: stored in order, as a leaf)
+        return ln;
+    }
+
+    /// The end of the run of slices of one node starting at task ti (ti if
+    /// task ti is not a slice).
+    std::size_t slice_run_end(std::size_t ti) const {
+        if (!level_tasks_[ti].slice) return ti;
+        const std::uint32_t node = level_tasks_[ti].first;
+        std::size_t tj = ti + 1;
+        while (tj < level_tasks_.size() && level_tasks_[tj].slice && level_tasks_[tj].first == node) ++tj;
+        return tj;
+    }
+
+    /// Boxes of child c over slices [ti, tj) (before their offsets are set).
+    std::uint32_t total_count(std::size_t ti, std::size_t tj, int c) const {
+        std::uint32_t n = 0;
+        for (std::size_t t = ti; t < tj; ++t) n += level_tasks_[t].tally.count[c];
+        return n;
+    }
+
+    /// Cuts the level's nodes [0, nl) into tasks (see above).
+    void plan_level(std::size_t lb, std::size_t nl) {
+        level_tasks_.clear();
+        std::uint32_t group_first = 0, group_boxes = 0;
+        auto close_group = [&](std::uint32_t last) {
+            if (last > group_first) {
+                LevelTask t;
+                t.first = group_first, t.last = last, t.begin = cur_start_[group_first], t.end = cur_start_[last];
+                t.slice = false;
+                level_tasks_.push_back(t);
             }
-            const Rec& r = recs[begin + e];
-            for (; cm; cm &= cm - 1) next_[offset[count_trailing_zeros(cm)]++] = r;
+            group_first = last;
+            group_boxes = 0;
+        };
+        for (std::uint32_t i = 0; i < nl; ++i) {
+            const std::uint32_t b = cur_start_[i], e = cur_start_[i + 1];
+            if (e - b > slice_boxes && may_split(nodes_[lb + i], e - b)) {
+                close_group(i);
+                for (std::uint32_t s = b; s < e; s += slice_boxes) {
+                    LevelTask t;
+                    t.first = i, t.last = i + 1, t.begin = s, t.end = std::min(e, s + slice_boxes);
+                    t.slice = true;
+                    level_tasks_.push_back(t);
+                }
+                group_first = i + 1;
+                continue;
+            }
+            group_boxes += e - b;
+            if (group_boxes >= slice_boxes) close_group(i + 1);
+        }
+        close_group(static_cast<std::uint32_t>(nl));
+    }
+
+    /// Splits the level of nodes [lb, le), whose boxes are recs[cur_start_[i - lb]..],
+    /// appending the next level's nodes, their boxes (next_, next_start_) and the store.
+    void split_level(const View& v, const Rec* recs, std::size_t lb, std::size_t le) {
+        const std::size_t nl = le - lb;
+        resize_buffer(ranges_, cur_start_[nl]);
+        resize_buffer(level_nodes_, nl);
+        plan_level(lb, nl);
+        const std::size_t ntasks = level_tasks_.size();
+        if (task_counts_.size() < ntasks) task_counts_.resize(ntasks);
+        const unsigned threads = ntasks > 1 ? threads_ : 1u;
+
+        // 1. Classify and count; whole nodes decide at once.
+        run_tasks(threads, ntasks, [&](std::size_t ti, unsigned) {
+            LevelTask& task = level_tasks_[ti];
+            if (task.slice) {
+                task.tally.clear();
+                classify(nodes_[lb + task.first], recs, task.begin, task.end, task.tally);
+                return;
+            }
+            Tally t;
+            t.clear();
+            std::vector<std::uint32_t>& counts = task_counts_[ti];
+            counts.clear();
+            for (std::uint32_t i = task.first; i < task.last; ++i) {
+                const Node& nd = nodes_[lb + i];
+                const std::uint32_t b = cur_start_[i], e = cur_start_[i + 1];
+                const bool splits = may_split(nd, e - b);
+                if (splits) {
+                    t.clear();
+                    classify(nd, recs, b, e, t);
+                }
+                const LevelNode& ln = level_nodes_[i] = decide(e - b, splits, t);
+                if (!ln.leaf)  // its children's counts, in order, for step 4
+                    for (std::uint64_t m = ln.mask; m; m &= m - 1) counts.push_back(t.count[count_trailing_zeros(m)]);
+            }
+        });
+
+        // 2. Big nodes decide from the sum of their slices' tallies.
+        for (std::size_t ti = 0; ti < ntasks;) {
+            const std::size_t tj = slice_run_end(ti);
+            if (tj == ti) {
+                ++ti;
+                continue;
+            }
+            const std::uint32_t i = level_tasks_[ti].first;
+            Tally total;
+            total.clear();
+            for (std::size_t t = ti; t < tj; ++t) total.add(level_tasks_[t].tally);
+            level_nodes_[i] = decide(cur_start_[i + 1] - cur_start_[i], true, total);
+            ti = tj;
+        }
+
+        // 3. Prefix sums: where each node's instances, children and boxes go.
+        std::size_t store = store_size_, children = le, below = 0;
+        for (std::size_t i = 0; i < nl; ++i) {
+            LevelNode& ln = level_nodes_[i];
+            ln.store_at = static_cast<std::uint32_t>(store);
+            ln.child_at = static_cast<std::uint32_t>(children);
+            ln.next_at = static_cast<std::uint32_t>(below);
+            store += ln.instances;
+            if (!ln.leaf) children += static_cast<std::size_t>(popcount64(ln.mask)), below += ln.below;
+        }
+        grow_store(store - store_size_);
+        store_size_ = store;
+        nodes_.resize(children);
+        resize_buffer(next_, below);
+        resize_buffer(next_start_, children - le + 1);
+        next_start_[0] = 0;
+        for (std::size_t i = 0; i < nl; ++i) {
+            const LevelNode& ln = level_nodes_[i];
+            Node& nd = nodes_[lb + i];
+            nd.begin = ln.store_at;
+            nd.end = ln.store_at + ln.instances;
+            nd.leaf = ln.leaf;
+            nd.mask = ln.leaf ? 0 : ln.mask;
+            nd.first_child = ln.leaf ? 0 : ln.child_at;
+        }
+        // A big inner node's slices take their places in order: each one's
+        // boxes of child c follow those of the slices before it. Then its
+        // children are made (their ends are known).
+        for (std::size_t ti = 0; ti < ntasks;) {
+            const std::size_t tj = slice_run_end(ti);
+            if (tj == ti) {
+                ++ti;
+                continue;
+            }
+            const std::uint32_t i = level_tasks_[ti].first;
+            const LevelNode& ln = level_nodes_[i];
+            if (!ln.leaf) {
+                std::uint32_t at[64], sum = 0, residents = 0;
+                for (int c = 0; c < 64; ++c) at[c] = sum, sum += total_count(ti, tj, c);
+                for (std::size_t t = ti; t < tj; ++t) {
+                    Tally& tl = level_tasks_[t].tally;
+                    for (int c = 0; c < 64; ++c) {
+                        const std::uint32_t k = tl.count[c];
+                        tl.count[c] = at[c];
+                        at[c] += k;
+                    }
+                    const std::uint32_t k = tl.residents;
+                    tl.residents = residents;
+                    residents += k;
+                }
+                make_children(nodes_[lb + i], ln, at, le);
+            }
+            ti = tj;
+        }
+
+        // 4. Write instances, children and boxes.
+        run_tasks(threads, ntasks, [&](std::size_t ti, unsigned) {
+            const LevelTask& task = level_tasks_[ti];
+            if (task.slice) {
+                const Node& nd = nodes_[lb + task.first];
+                const LevelNode& ln = level_nodes_[task.first];
+                const int shift = bits - 2 * nd.level;
+                if (ln.leaf) {
+                    std::size_t at = ln.store_at + (task.begin - cur_start_[task.first]);
+                    for (std::uint32_t r = task.begin; r < task.end; ++r) write_instance(at++, v, recs[r], nd.cell, shift);
+                    return;
+                }
+                std::uint32_t offset[64];
+                for (int c = 0; c < 64; ++c) offset[c] = ln.next_at + task.tally.count[c];
+                write_split(v, nd, recs, task.begin, task.end, ln.store_at + task.tally.residents, offset);
+                return;
+            }
+            const std::uint32_t* counts = task_counts_[ti].data();
+            for (std::uint32_t i = task.first; i < task.last; ++i) {
+                const Node& nd = nodes_[lb + i];
+                const LevelNode& ln = level_nodes_[i];
+                const std::uint32_t b = cur_start_[i], e = cur_start_[i + 1];
+                const int shift = bits - 2 * nd.level;
+                if (ln.leaf) {
+                    std::size_t at = ln.store_at;
+                    for (std::uint32_t r = b; r < e; ++r) write_instance(at++, v, recs[r], nd.cell, shift);
+                    continue;
+                }
+                std::uint32_t offset[64], ends[64], sum = 0;
+                for (std::uint64_t m = ln.mask; m; m &= m - 1) {
+                    const int c = count_trailing_zeros(m);
+                    offset[c] = ln.next_at + sum;
+                    sum += *counts++;
+                    ends[c] = sum;
+                }
+                make_children(nd, ln, ends, le);
+                write_split(v, nd, recs, b, e, ln.store_at, offset);
+            }
+        });
+    }
+
+    /// Fills in the children of an inner node: ends[c] = where child c's
+    /// boxes end, relative to the node's first box in next_.
+    void make_children(const Node& nd, const LevelNode& ln, const std::uint32_t* ends, std::size_t le) {
+        std::uint32_t at = ln.child_at;
+        for (int c = 0; c < (1 << (2 * D)); ++c) {
+            if (!((ln.mask >> c) & 1u)) continue;
+            Node& child = nodes_[at];
+            child = Node{};
+            child.leaf = false;
+            child.level = static_cast<std::uint8_t>(nd.level + 1);
+            for (int k = 0; k < D; ++k) child.cell[k] = nd.cell[k] * 4 + ((c >> (2 * k)) & 3);
+            next_start_[at - le + 1] = ln.next_at + ends[c];
+            ++at;
+        }
+    }
+
+    /// Boxes recs[b, e) of an inner node: residents to the store from
+    /// `store_at` on, the others to their children's runs in next_.
+    void write_split(const View& v, const Node& nd, const Rec* recs, std::uint32_t b, std::uint32_t e,
+                     std::size_t store_at, std::uint32_t* offset) {
+        const int shift = bits - 2 * nd.level;
+        Rec* next = next_.data();
+        for (std::uint32_t r = b; r < e; ++r) {
+            const std::uint32_t packed = ranges_[r];
+            if (packed == ~0u) {
+                write_instance(store_at++, v, recs[r], nd.cell, shift);
+                continue;
+            }
+            for (std::uint64_t cm = children_of(packed); cm; cm &= cm - 1) next[offset[count_trailing_zeros(cm)]++] = recs[r];
         }
     }
 
@@ -720,7 +999,12 @@ private:
     // Build scratch, kept for reuse.
     std::vector<Rec> cur_, next_;
     std::vector<std::uint32_t> cur_start_, next_start_, ranges_;
+    std::vector<LevelTask> level_tasks_;
+    std::vector<LevelNode> level_nodes_;
+    std::vector<std::vector<std::uint32_t>> task_counts_;  // per task of a level: its inner nodes' children's counts
+    unsigned threads_ = 1;
     std::vector<double> sample_;
+    std::vector<double> part_bounds_;  // per part of the boxes: finite min and max per axis
 };
 
 }  // namespace detail
