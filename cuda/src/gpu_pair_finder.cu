@@ -129,10 +129,14 @@ __global__ void pack_kernel(TwoSets s, Half* lo, Half* hi, std::uint32_t* invali
     const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     bool bad = false;
     if (i < s.n) {
-        const DeviceBoxes& d = i < s.na ? s.a : s.b;
-        const std::uint32_t j = i < s.na ? i : i - s.na;
-        Half l{d.min[0][j], d.min[1][j], d.min[2][j], 0u};
-        Half h{d.max[0][j], d.max[1][j], d.max[2][j], 0u};
+        // Each pointer chosen on its own: indexing the parameter structs
+        // through a reference would copy them to local memory.
+        const bool first = i < s.na;
+        const std::uint32_t j = first ? i : i - s.na;
+        Half l{(first ? s.a.min[0] : s.b.min[0])[j], (first ? s.a.min[1] : s.b.min[1])[j],
+               (first ? s.a.min[2] : s.b.min[2])[j], 0u};
+        Half h{(first ? s.a.max[0] : s.b.max[0])[j], (first ? s.a.max[1] : s.b.max[1])[j],
+               (first ? s.a.max[2] : s.b.max[2])[j], 0u};
         bad = !box_valid(l, h);
         l.w = bad ? 1u : 0u;
         lo[i] = l;
@@ -348,6 +352,7 @@ struct PairFinder::Impl {
     std::size_t host_bytes = 0;
 
     DeviceBoxSet upload_a, upload_b;
+    ChooseScratch choose_scratch;
 
     // BROADPHASE_GPU_PROFILE=1: synchronise after each stage and print the
     // stage times to stderr (for tuning; the frame gets a little slower).
@@ -514,7 +519,7 @@ struct PairFinder::Impl {
         if (invalid) invalid_list(n, na, invalid, r);
         if (invalid == n || !pairs_needed) return;
 
-        GridParams p = choose_params(hsample, hsample + m, m, n);
+        GridParams p = choose_params(hsample, hsample + m, m, n, 0, &choose_scratch);
         p.na = na;
         p.cross = cross ? 1 : 0;
         stage("choose");

@@ -391,12 +391,30 @@ inline int set_geometry(GridParams& p, const double* lo, const double* hi, doubl
     return fits ? worst : 1000;
 }
 
-/// Nearest-rank quantile of v (a copy: the caller's order is kept), q in [0, 1].
-inline double quantile(std::vector<double> v, double q) {
-    if (v.empty()) return 0;
-    std::size_t k = static_cast<std::size_t>(q * static_cast<double>(v.size() - 1));
-    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
-    return v[k];
+/// Memory choose_params reuses between calls.
+struct ChooseScratch {
+    std::vector<double> sizes, centre[3], tmp;
+    std::vector<std::uint64_t> table_key;
+    std::vector<std::uint32_t> table_count;
+};
+
+/// Quantiles q[0] <= q[1] <= ... of v, nearest rank, over every
+/// `stride`-th element (copied into tmp: v's order is kept).
+inline void quantiles(const std::vector<double>& v, std::vector<double>& tmp, const double* q, double* out, int nq,
+                      std::size_t stride = 1) {
+    if (v.empty()) {
+        for (int i = 0; i < nq; ++i) out[i] = 0;
+        return;
+    }
+    tmp.clear();
+    for (std::size_t i = 0; i < v.size(); i += stride) tmp.push_back(v[i]);
+    auto first = tmp.begin();
+    for (int i = 0; i < nq; ++i) {
+        const auto k = tmp.begin() + static_cast<std::ptrdiff_t>(q[i] * static_cast<double>(tmp.size() - 1));
+        std::nth_element(first, k, tmp.end());
+        out[i] = *k;
+        first = k;
+    }
 }
 
 /// Chooses the grid from a sample of boxes (m of the n_total boxes, evenly
@@ -411,9 +429,14 @@ inline double quantile(std::vector<double> v, double q) {
 /// boxes sharing cells says cells are much fuller than that (clusters).
 /// Then grown, if needed, until the key fits in 32 bits.
 inline GridParams choose_params(const Half* sample_lo, const Half* sample_hi, std::size_t m,
-                                std::uint64_t n_total, double force_h = 0) {
+                                std::uint64_t n_total, double force_h = 0, ChooseScratch* scratch = nullptr) {
     GridParams p{};
-    std::vector<double> sizes, centre[3];
+    ChooseScratch own;
+    ChooseScratch& sc = scratch ? *scratch : own;
+    std::vector<double>& sizes = sc.sizes;
+    std::vector<double>* centre = sc.centre;
+    sizes.clear();
+    for (int k = 0; k < 3; ++k) centre[k].clear();
     for (std::size_t t = 0; t < m; ++t) {
         const Half& lo = sample_lo[t];
         const Half& hi = sample_hi[t];
@@ -434,15 +457,20 @@ inline GridParams choose_params(const Half* sample_lo, const Half* sample_hi, st
     const double n_valid = m ? std::max(1.0, double(n_total) * double(valid) / double(m)) : 1.0;
     double lo[3], hi[3], ext[3], max_ext = 0;
     for (int k = 0; k < 3; ++k) {
-        lo[k] = quantile(centre[k], 0.01);
-        hi[k] = quantile(centre[k], 0.99);
+        const double q[2] = {0.01, 0.99};
+        double v[2];
+        quantiles(centre[k], sc.tmp, q, v, 2, 4);  // 256 of the 1,024 sampled boxes
+        lo[k] = v[0];
+        hi[k] = v[1];
         ext[k] = std::max(0.0, hi[k] - lo[k]);
         max_ext = std::max(max_ext, ext[k]);
     }
     const double target = 2;  // boxes per cell
     double h = force_h;
     if (!(h > 0)) {
-        const double h_size = quantile(sizes, 0.75);
+        const double q75 = 0.75;
+        double h_size = 0;
+        quantiles(sizes, sc.tmp, &q75, &h_size, 1);
         double volume = 1;
         int d = 0;
         for (int k = 0; k < 3; ++k)
@@ -452,8 +480,10 @@ inline GridParams choose_params(const Half* sample_lo, const Half* sample_hi, st
         // Refine on the sample: estimated boxes sharing a box's cell, from
         // the sampled boxes sharing cells (counted in a small hash table).
         constexpr std::size_t slots = 4 * sample_size;
-        std::vector<std::uint64_t> table_key(slots);
-        std::vector<std::uint32_t> table_count(slots);
+        std::vector<std::uint64_t>& table_key = sc.table_key;
+        std::vector<std::uint32_t>& table_count = sc.table_count;
+        table_key.resize(slots);
+        table_count.resize(slots);
         const std::size_t mc = centre[0].size();
         for (int iter = 0; iter < 4 && h > h_size && h > 0 && mc >= 16; ++iter) {
             std::fill(table_count.begin(), table_count.end(), 0u);
