@@ -46,6 +46,22 @@ grep -E "^device:|FAILED|PASSED|tests ran" "$OUT/tests.log" | tail -n 25
 build/gpu/tests/cuda/broadphase_cuda_logic_tests >> "$OUT/tests.log" 2>&1 || status=1
 grep -E "FAILED|PASSED|tests ran" "$OUT/tests.log" | tail -n 3
 
+# compute-sanitizer (memcheck, then racecheck on shared memory) over the
+# small-scene GPU tests, when it is installed. SANITIZER=0 skips it.
+sanitizer=/usr/local/cuda/bin/compute-sanitizer
+if [ "${SANITIZER:-1}" = 1 ] && [ -x "$sanitizer" ]; then
+    echo "== compute-sanitizer"
+    filter='GpuAdversarial.*:Gpu.HandCasesAndTinySets:Gpu.BudgetKeepsAPrefixAndReports:Gpu.MemoryCapGivesAClearError:Scenes/GpuBuiltinScene.*/mixed20k'
+    for tool in memcheck racecheck; do
+        timeout 300 "$sanitizer" --tool "$tool" --error-exitcode 3 build/gpu/tests/cuda/broadphase_cuda_gpu_tests \
+            --gtest_filter="$filter" --gtest_brief=1 >> "$OUT/tests.log" 2>&1
+        rc=$?
+        echo "$tool: exit $rc"
+        [ $rc = 0 ] || status=1
+    done
+    grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/tests.log" | tail -n 4
+fi
+
 echo "== benchmarks"
 # Two scenes at a million boxes made here with numpy (fixed seeds; skipped
 # without numpy): mixed sizes, and "teapot in stadium".
