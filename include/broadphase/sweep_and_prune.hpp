@@ -58,22 +58,24 @@ private:
     }
 
     /// Sorts `in` by min on `axis` into `out`. O(n), no allocation once warm.
-    void sort_into(const View& in, int axis, Sorted& out) {
+    void sort_into(const View& in, int axis, Sorted& out, unsigned threads = 1) {
         const std::size_t n = in.n;
-        detail::sort_by_value(in.lo[axis], n, out.ids, sort_);
+        detail::sort_by_value(in.lo[axis], n, out.ids, sort_, threads);
         out.n = n;
         out.boxes.resize(n + detail::simd::width);
-        for (int k = 0; k < D; ++k) {
-            T* lo = out.boxes.min(k);
-            T* hi = out.boxes.max(k);
-            const T* src_lo = in.lo[k];
-            const T* src_hi = in.hi[k];
-            for (std::size_t i = 0; i < n; ++i) {
-                const std::uint32_t id = out.ids[i];
-                lo[i] = src_lo[id];
-                hi[i] = src_hi[id];
+        detail::run_parts(n >= 65536 ? threads : 1u, n, [&](std::size_t, std::size_t first, std::size_t last) {
+            for (int k = 0; k < D; ++k) {
+                T* lo = out.boxes.min(k);
+                T* hi = out.boxes.max(k);
+                const T* src_lo = in.lo[k];
+                const T* src_hi = in.hi[k];
+                for (std::size_t i = first; i < last; ++i) {
+                    const std::uint32_t id = out.ids[i];
+                    lo[i] = src_lo[id];
+                    hi[i] = src_hi[id];
+                }
             }
-        }
+        });
     }
 
     /// The sweep is cut into slices of this many boxes, whatever the
@@ -105,9 +107,9 @@ private:
     void self_impl(const BasicBoxes<T, D>& boxes, Sink& sink) {
         const View in = View::of(boxes);
         const int axis = pick_axis(in);
-        sort_into(in, axis, a_);
-        const std::size_t slices = (in.n + slice - 1) / slice;
         const unsigned threads = this->threads_for(in.n);
+        sort_into(in, axis, a_, threads);
+        const std::size_t slices = (in.n + slice - 1) / slice;
         if (threads <= 1 || slices < 2) {
             sweep_slices(axis, 0, slices, sink);
             return;
@@ -154,9 +156,9 @@ private:
         const View va = View::of(a), vb = View::of(b);
         if (va.n == 0 || vb.n == 0) return;
         const int axis = pick_axis(va.n >= vb.n ? va : vb);
-        sort_into(va, axis, a_);
-        sort_into(vb, axis, b_);
         const unsigned threads = this->threads_for(va.n + vb.n);
+        sort_into(va, axis, a_, threads);
+        sort_into(vb, axis, b_, threads);
         if (threads <= 1) {
             sweep_sets(a_, b_, axis, 0, 0, va.n, sink);
             if (!sink.stopped()) sweep_sets(a_, b_, axis, 1, 0, vb.n, sink);
@@ -173,7 +175,7 @@ private:
     void build_impl(const BasicBoxes<T, D>& boxes) {
         const View in = View::of(boxes);
         built_axis_ = pick_axis(in);
-        sort_into(in, built_axis_, built_);
+        sort_into(in, built_axis_, built_, this->threads_for(in.n));
         const std::size_t n = in.n;
         prefix_max_.resize(n);
         const T* hi = built_.boxes.max(built_axis_);

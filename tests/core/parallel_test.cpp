@@ -19,6 +19,7 @@
 
 #include <broadphase/broadphase.hpp>
 #include <broadphase/detail/adaptive_tree.hpp>
+#include <broadphase/detail/radix_sort.hpp>
 #include <broadphase/scenes.hpp>
 
 #include "differential.hpp"
@@ -257,6 +258,35 @@ TEST(ThreadsAdaptiveTree, SameTreeForEveryThreadCount) {
                 many.self_pairs(gs, t);
             }
             ASSERT_TRUE(identical_pairs(got, want));
+        }
+    }
+}
+
+// The radix sort under threads (parts count and scatter on their own): the
+// same stable order for every thread count, also for keys with many ties.
+TEST(ThreadsRadixSort, SameStableOrderForEveryThreadCount) {
+    for (std::uint32_t distinct : {1u, 7u, 1000u, 0xffffffffu}) {
+        SCOPED_TRACE(distinct);
+        broadphase::scenes::Random rng(distinct);
+        const std::size_t n = 200000;
+        std::vector<std::uint32_t> keys0(n), values0(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            keys0[i] = static_cast<std::uint32_t>(rng.next() % distinct) * 2654435761u;
+            values0[i] = static_cast<std::uint32_t>(i);
+        }
+        std::vector<std::uint32_t> want_k, want_v;
+        for (unsigned t : {1u, 2u, 3u, 8u}) {
+            std::vector<std::uint32_t> k = keys0, v = values0;
+            broadphase::detail::RadixScratch scratch;
+            broadphase::detail::radix_sort(k, v, scratch, t);
+            if (t == 1) {
+                for (std::size_t i = 1; i < n; ++i)
+                    ASSERT_TRUE(k[i - 1] < k[i] || (k[i - 1] == k[i] && v[i - 1] < v[i])) << i;
+                want_k = k, want_v = v;
+                continue;
+            }
+            ASSERT_EQ(k, want_k) << "threads " << t;
+            ASSERT_EQ(v, want_v) << "threads " << t;
         }
     }
 }

@@ -195,7 +195,7 @@ public:
             keys[i] = key;
             order[i] = static_cast<std::uint32_t>(i);
         }
-        radix_sort(keys, order, scratch.radix);
+        radix_sort(keys, order, scratch.radix, threads);
         const std::uint32_t* ord = order.data();
         if (threads <= 1) {
             query_run(queries, ord, 0, queries.n, sink);

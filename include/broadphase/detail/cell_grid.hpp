@@ -507,7 +507,7 @@ private:
 
     /// Box indices sorted by min on `axis` (stable radix sort). O(n).
     const std::uint32_t* sweep_order(const View& v, int axis) {
-        sort_by_value(v.lo[axis], v.n, order_, sort_);
+        sort_by_value(v.lo[axis], v.n, order_, sort_, threads_);
         return order_.data();
     }
 
