@@ -125,7 +125,7 @@ struct TwoSets {
     std::uint32_t na, n;
 };
 
-__global__ void pack_kernel(TwoSets s, Half* lo, Half* hi, std::uint32_t* invalid_count) {
+__global__ void pack_kernel(TwoSets s, Rec* box, std::uint32_t* invalid_count) {
     const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     bool bad = false;
     if (i < s.n) {
@@ -139,29 +139,30 @@ __global__ void pack_kernel(TwoSets s, Half* lo, Half* hi, std::uint32_t* invali
                (first ? s.a.max[2] : s.b.max[2])[j], 0u};
         bad = !box_valid(l, h);
         l.w = bad ? 1u : 0u;
-        lo[i] = l;
-        hi[i] = h;
+        box[i] = Rec{l, h};
     }
     const unsigned votes = __ballot_sync(0xFFFFFFFFu, bad);
     if ((threadIdx.x & 31) == 0 && votes) atomicAdd(invalid_count, static_cast<unsigned>(__popc(votes)));
 }
 
-__global__ void sample_kernel(const Half* lo, const Half* hi, std::uint32_t n, std::uint32_t m, Half* out) {
+__global__ void sample_kernel(const Rec* box, std::uint32_t n, std::uint32_t m, Half* out) {
     const std::uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= m) return;
     const std::uint32_t i = sample_index(t, m, n);
-    out[t] = lo[i];
-    out[m + t] = hi[i];
+    const Rec b = box[i];
+    out[t] = b.lo;
+    out[m + t] = b.hi;
 }
 
-__global__ void level_kernel(const Half* lo, const Half* hi, std::uint32_t n, GridParams p, std::uint8_t* level,
+__global__ void level_kernel(const Rec* box, std::uint32_t n, GridParams p, std::uint8_t* level,
                              std::uint32_t* residents) {
     __shared__ std::uint32_t local[max_slots];
     if (threadIdx.x < max_slots) local[threadIdx.x] = 0;
     __syncthreads();
     const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) {
-        const Half l = lo[i], h = hi[i];
+        const Rec b = box[i];
+        const Half l = b.lo, h = b.hi;
         std::uint8_t lv = 255;
         if (l.w == 0) {
             const int x = box_slot(l, h, p);
@@ -174,33 +175,34 @@ __global__ void level_kernel(const Half* lo, const Half* hi, std::uint32_t n, Gr
     if (threadIdx.x < max_slots && local[threadIdx.x]) atomicAdd(&residents[threadIdx.x], local[threadIdx.x]);
 }
 
-__global__ void count_entries_kernel(const Half* lo, const Half* hi, const std::uint8_t* level, std::uint32_t n,
+__global__ void count_entries_kernel(const Rec* box, const std::uint8_t* level, std::uint32_t n,
                                      GridParams p, const std::uint32_t* residents, std::uint32_t* counts) {
     const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i > n) return;
     std::uint32_t c = 0;
-    if (i < n && level[i] != 255) c = count_entries(lo[i], hi[i], level[i], p, occupied_slots(p, residents));
+    if (i < n && level[i] != 255) {
+        const Rec b = box[i];
+        c = count_entries(b.lo, b.hi, level[i], p, occupied_slots(p, residents));
+    }
     counts[i] = c;  // counts[n] = 0: the scan's last element is the total
 }
 
-__global__ void write_entries_kernel(const Half* lo, const Half* hi, const std::uint8_t* level, std::uint32_t n,
+__global__ void write_entries_kernel(const Rec* box, const std::uint8_t* level, std::uint32_t n,
                                      GridParams p, const std::uint64_t* offsets, std::uint32_t* keys,
                                      std::uint32_t* values) {
     const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n || level[i] == 255) return;
     const std::uint64_t at = offsets[i];
-    write_entries(lo[i], hi[i], i, level[i], p, keys + at, values + at);
+    const Rec b = box[i];
+    write_entries(b.lo, b.hi, i, level[i], p, keys + at, values + at);
 }
 
-__global__ void gather_kernel(const std::uint32_t* keys, const std::uint32_t* values, const Half* lo, const Half* hi,
+__global__ void gather_kernel(const std::uint32_t* keys, const std::uint32_t* values, const Rec* box,
                               std::uint32_t m, Rec* recs) {
     const std::uint32_t e = blockIdx.x * blockDim.x + threadIdx.x;
     if (e >= m) return;
     const std::uint32_t v = values[e];
-    const std::uint32_t box = v >> flag_bits;
-    Rec r;
-    r.lo = lo[box];
-    r.hi = hi[box];
+    Rec r = box[v >> flag_bits];
     r.lo.w = v;
     r.hi.w = keys[e];
     recs[e] = r;
@@ -242,16 +244,16 @@ __global__ void interleave_kernel(const std::uint32_t* a, const std::uint32_t* b
     out[t] = Pair{a[t], b[t]};
 }
 
-__global__ void invalid_flags_kernel(const Half* lo, std::uint32_t n, std::uint32_t* flags) {
+__global__ void invalid_flags_kernel(const Rec* box, std::uint32_t n, std::uint32_t* flags) {
     const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i > n) return;
-    flags[i] = i < n && lo[i].w != 0 ? 1u : 0u;
+    flags[i] = i < n && box[i].lo.w != 0 ? 1u : 0u;
 }
 
-__global__ void invalid_list_kernel(const Half* lo, std::uint32_t n, const std::uint64_t* offsets,
+__global__ void invalid_list_kernel(const Rec* box, std::uint32_t n, const std::uint64_t* offsets,
                                     std::uint32_t* list) {
     const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n && lo[i].w != 0) list[offsets[i]] = i;
+    if (i < n && box[i].lo.w != 0) list[offsets[i]] = i;
 }
 
 double ms_since(std::chrono::steady_clock::time_point t0) {
@@ -339,7 +341,7 @@ struct PairFinder::Impl {
     FrameStats stats;
 
     // Per box.
-    Buffer lo, hi, level;
+    Buffer boxes, level;  // boxes: one 32-byte record each (one sector per random read)
     // Per entry (and reused per box: counts, offsets).
     Buffer counts, offsets, keys[2], values[2], recs, run_excl, run_start;
     // Pairs.
@@ -375,7 +377,7 @@ struct PairFinder::Impl {
     ~Impl() { free_all(); }
 
     void free_all() {
-        Buffer* all[] = {&lo,         &hi,        &level,     &counts, &offsets, &keys[0], &keys[1], &values[0],
+        Buffer* all[] = {&boxes,      &level,     &counts, &offsets, &keys[0], &keys[1], &values[0],
                          &values[1],  &recs,      &run_excl,  &run_start, &pairs, &pa[0],  &pa[1],   &pb[0],
                          &pb[1],      &temp,      &small,     &sample};
         for (Buffer* b : all) b->release(&held);
@@ -438,11 +440,11 @@ struct PairFinder::Impl {
     void invalid_list(std::uint32_t n, std::uint32_t na, std::uint32_t invalid_count, Report& r) {
         std::uint32_t* flags = need<std::uint32_t>(counts, std::size_t(n) + 1, "per-box counts");
         std::uint64_t* offs = need<std::uint64_t>(offsets, std::size_t(n) + 1, "per-box offsets");
-        invalid_flags_kernel<<<blocks_for(std::uint64_t(n) + 1), block, 0, stream>>>(lo.as<Half>(), n, flags);
+        invalid_flags_kernel<<<blocks_for(std::uint64_t(n) + 1), block, 0, stream>>>(boxes.as<Rec>(), n, flags);
         check_launch("invalid flags");
         scan(flags, offs, std::size_t(n) + 1);
         std::uint32_t* list = need<std::uint32_t>(run_start, invalid_count, "invalid list");
-        invalid_list_kernel<<<blocks_for(n), block, 0, stream>>>(lo.as<Half>(), n, offs, list);
+        invalid_list_kernel<<<blocks_for(n), block, 0, stream>>>(boxes.as<Rec>(), n, offs, list);
         check_launch("invalid list");
         std::vector<std::uint32_t> all(invalid_count);
         check(cudaMemcpyAsync(all.data(), list, invalid_count * sizeof(std::uint32_t), cudaMemcpyDeviceToHost,
@@ -497,16 +499,15 @@ struct PairFinder::Impl {
         if (n == 0) return;
 
         // Pack and sample.
-        Half* dlo = need<Half>(lo, n, "boxes");
-        Half* dhi = need<Half>(hi, n, "boxes");
+        Rec* dbox = need<Rec>(boxes, n, "boxes");
         std::uint32_t* dsmall = need<std::uint32_t>(small, 64, "counters");
         check(cudaMemsetAsync(dsmall, 0, 64 * sizeof(std::uint32_t), stream), "memset");
         TwoSets sets{a, b, na, n};
-        pack_kernel<<<blocks_for(n), block, 0, stream>>>(sets, dlo, dhi, dsmall + 32);
+        pack_kernel<<<blocks_for(n), block, 0, stream>>>(sets, dbox, dsmall + 32);
         check_launch("pack");
         const std::uint32_t m = std::min(n, sample_size);
         Half* dsample = need<Half>(sample, 2 * std::size_t(sample_size), "sample");
-        sample_kernel<<<blocks_for(m), block, 0, stream>>>(dlo, dhi, n, m, dsample);
+        sample_kernel<<<blocks_for(m), block, 0, stream>>>(dbox, n, m, dsample);
         check_launch("sample");
         Half* hsample = static_cast<Half*>(host);
         std::uint32_t* hcount = reinterpret_cast<std::uint32_t*>(hsample + 2 * sample_size);
@@ -526,11 +527,11 @@ struct PairFinder::Impl {
 
         // Levels, entries per box, scan.
         std::uint8_t* dlevel = need<std::uint8_t>(level, n, "levels");
-        level_kernel<<<blocks_for(n), block, 0, stream>>>(dlo, dhi, n, p, dlevel, dsmall);
+        level_kernel<<<blocks_for(n), block, 0, stream>>>(dbox, n, p, dlevel, dsmall);
         check_launch("level");
         std::uint32_t* dcounts = need<std::uint32_t>(counts, std::size_t(n) + 1, "per-box counts");
         std::uint64_t* doffs = need<std::uint64_t>(offsets, std::size_t(n) + 1, "per-box offsets");
-        count_entries_kernel<<<blocks_for(std::uint64_t(n) + 1), block, 0, stream>>>(dlo, dhi, dlevel, n, p, dsmall,
+        count_entries_kernel<<<blocks_for(std::uint64_t(n) + 1), block, 0, stream>>>(dbox, dlevel, n, p, dsmall,
                                                                                      dcounts);
         check_launch("count entries");
         scan(dcounts, doffs, std::size_t(n) + 1);
@@ -557,7 +558,7 @@ struct PairFinder::Impl {
         need<std::uint32_t>(keys[1], me, "entry keys");
         std::uint32_t* v0 = need<std::uint32_t>(values[0], me, "entry values");
         need<std::uint32_t>(values[1], me, "entry values");
-        write_entries_kernel<<<blocks_for(n), block, 0, stream>>>(dlo, dhi, dlevel, n, p, doffs, k0, v0);
+        write_entries_kernel<<<blocks_for(n), block, 0, stream>>>(dbox, dlevel, n, p, doffs, k0, v0);
         check_launch("write entries");
         stage("entries");
         std::uint32_t* kk[2] = {k0, keys[1].as<std::uint32_t>()};
@@ -565,7 +566,7 @@ struct PairFinder::Impl {
         const int sel = sort(kk, vv, me, p.key_bits);
         stage("sort");
         Rec* drecs = need<Rec>(recs, me, "entry records");
-        gather_kernel<<<blocks_for(me), block, 0, stream>>>(kk[sel], vv[sel], dlo, dhi, me, drecs);
+        gather_kernel<<<blocks_for(me), block, 0, stream>>>(kk[sel], vv[sel], dbox, me, drecs);
         check_launch("gather");
         stage("gather");
         std::uint64_t* drun_excl = nullptr;
