@@ -1,7 +1,7 @@
 // The CUDA backend: kernels and the host side of broadphase_cuda/gpu.hpp.
 //
 // One frame (self pairs, or pairs between two sets taken as one union):
-//   pack        boxes (SoA floats) -> 16-byte halves lo/hi; count invalid
+//   pack        boxes (SoA floats) -> one 32-byte record each; count invalid
 //   sample      2,048 evenly spaced boxes -> host; choose the grid there   [sync 1]
 //   level       each box's level; residents per level
 //   count       entries per box (resident + query); exclusive scan          [sync 2]
