@@ -2,7 +2,8 @@
 # The demo: builds the `broadphase` CLI (Release, build/release) and times
 # every algorithm on the challenge scenes, checking each one's pairs against
 # brute force, then on a million boxes (brute force skipped there, and the
-# algorithms checked against each other instead). Prints one table.
+# algorithms checked against each other instead), and on the GPU when there
+# is one. Prints one table.
 # Installs cmake, g++, make, GoogleTest and Google Benchmark with apt-get
 # first if any is missing (Debian/Ubuntu). Exits non-zero on any mismatch.
 # FRAMES=K sets the timed frames per algorithm (the CLI's default is 20,
@@ -37,6 +38,14 @@ done
 # --verify; `all` skips brute force above 50,000 boxes. The summary still
 # checks that every algorithm found the same number of pairs.
 run bench uniform:1000000 --algorithm all
+# The seed's challenge 5 (80,000 boxes) and a million boxes on the GPU, when
+# the CUDA backend is built and a device is present (docs/cuda.md).
+if "$cli" bench uniform:80000 --device gpu --frames 1 >/dev/null 2>&1; then
+    run bench uniform:80000 --device gpu --verify
+    run bench uniform:1000000 --device gpu
+else
+    bp_log "no GPU here (or the CUDA backend is not built): the GPU rows are skipped"
+fi
 
 echo
 awk -f scripts/summarize_bench.awk "$results"

@@ -98,12 +98,12 @@ done
 printf '20000 14 11 17\n40000 15.5 13 18\n' >"$series/seed_published.dat"
 printf '40000 7.65 6.9 8.4\n1000000 280 200 360\n' >"$series/seed_here.dat"
 gnuplot <<EOF
-set terminal pngcairo size 1400,750 font ",11"
+set terminal pngcairo size 1100,800 font ",11"
 set termoption noenhanced
 set output "$png"
 set logscale xy
 set grid
-set key outside right top
+set key inside left top box opaque font ",9" spacing 0.9
 set xlabel "boxes (uniform:N: sparse20k's density, boxes 4 wide)"
 set ylabel "ms per frame (build + all pairs), median"
 set title "broadphase on $machine: ms per frame against N, log-log (scripts/scaling.sh)"
