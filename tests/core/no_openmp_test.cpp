@@ -1,0 +1,43 @@
+// The headers without OpenMP: a user who copies include/broadphase/ and
+// compiles without -fopenmp gets the same answers on one thread, whatever
+// Options::threads says. This file is compiled without OpenMP (see
+// CMakeLists.txt: it does not link broadphase::broadphase, which carries it).
+#ifdef _OPENMP
+#error "this test must be compiled without OpenMP"
+#endif
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include <broadphase/broadphase.hpp>
+#include <broadphase/scenes.hpp>
+
+namespace {
+
+TEST(NoOpenMP, OneThreadWhateverIsAsked) {
+    EXPECT_FALSE(broadphase::detail::threads_enabled());
+    EXPECT_EQ(broadphase::detail::default_threads(), 1u);
+    EXPECT_EQ(broadphase::detail::plan_threads(8, 1000000, 1), 1u);
+}
+
+TEST(NoOpenMP, SamePairsAsBruteForce) {
+    const broadphase::Boxes boxes = broadphase::scenes::mixed(5000);
+    broadphase::Options o;
+    o.sorted = true;
+    o.algorithm = broadphase::Algorithm::brute_force;
+    std::vector<broadphase::Pair> want, got;
+    broadphase::PairFinder finder;
+    ASSERT_TRUE(finder.find_pairs(boxes, want, o).ok());
+    ASSERT_FALSE(want.empty());
+    for (broadphase::Algorithm a : broadphase::concrete_algorithms) {
+        o.algorithm = a;
+        o.threads = 4;
+        o.min_boxes_per_thread = 1;
+        ASSERT_TRUE(finder.find_pairs(boxes, got, o).ok()) << broadphase::to_string(a);
+        EXPECT_EQ(got.size(), want.size()) << broadphase::to_string(a);
+        EXPECT_TRUE(got == want) << broadphase::to_string(a);
+    }
+}
+
+}  // namespace
