@@ -690,6 +690,20 @@ private:
         return tj;
     }
 
+    /// Calls f(ti, tj, node) for each run [ti, tj) of tasks that are slices of one node.
+    template <class F>
+    void for_each_slice_run(F&& f) const {
+        for (std::size_t ti = 0; ti < level_tasks_.size();) {
+            const std::size_t tj = slice_run_end(ti);
+            if (tj == ti) {
+                ++ti;
+                continue;
+            }
+            f(ti, tj, level_tasks_[ti].first);
+            ti = tj;
+        }
+    }
+
     /// Boxes of child c over slices [ti, tj) (before their offsets are set).
     std::uint32_t total_count(std::size_t ti, std::size_t tj, int c) const {
         std::uint32_t n = 0;
@@ -768,19 +782,12 @@ private:
         });
 
         // 2. Big nodes decide from the sum of their slices' tallies.
-        for (std::size_t ti = 0; ti < ntasks;) {
-            const std::size_t tj = slice_run_end(ti);
-            if (tj == ti) {
-                ++ti;
-                continue;
-            }
-            const std::uint32_t i = level_tasks_[ti].first;
+        for_each_slice_run([&](std::size_t ti, std::size_t tj, std::uint32_t i) {
             Tally total;
             total.clear();
             for (std::size_t t = ti; t < tj; ++t) total.add(level_tasks_[t].tally);
             level_nodes_[i] = decide(cur_start_[i + 1] - cur_start_[i], true, total);
-            ti = tj;
-        }
+        });
 
         // 3. Prefix sums: where each node's instances, children and boxes go.
         std::size_t store = store_size_, children = le, below = 0;
@@ -810,13 +817,7 @@ private:
         // A big inner node's slices take their places in order: each one's
         // boxes of child c follow those of the slices before it. Then its
         // children are made (their ends are known).
-        for (std::size_t ti = 0; ti < ntasks;) {
-            const std::size_t tj = slice_run_end(ti);
-            if (tj == ti) {
-                ++ti;
-                continue;
-            }
-            const std::uint32_t i = level_tasks_[ti].first;
+        for_each_slice_run([&](std::size_t ti, std::size_t tj, std::uint32_t i) {
             const LevelNode& ln = level_nodes_[i];
             if (!ln.leaf) {
                 std::uint32_t at[64], sum = 0, residents = 0;
@@ -834,8 +835,7 @@ private:
                 }
                 make_children(nodes_[lb + i], ln, at, le);
             }
-            ti = tj;
-        }
+        });
 
         // 4. Write instances, children and boxes.
         run_tasks(threads, ntasks, [&](std::size_t ti, unsigned) {
