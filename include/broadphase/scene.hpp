@@ -1,0 +1,261 @@
+// A scene for physics engines: objects added, removed and moved through
+// stable ids, each static or dynamic, with a user value and a collision
+// filter; after each update(), the pairs that began and the pairs that
+// ended since the last one (PhysX's created and deleted pairs, Box2D's begin
+// and end touch events), and the whole current set.
+//
+// Pairs are exact on the current (tight) boxes, as everywhere in the
+// library: a and b overlap iff on every axis !(a.max < b.min || b.max <
+// a.min). Static-static pairs are never computed. Events are exactly the
+// difference between consecutive updates' pair sets: begun = now \ before,
+// ended = before \ now, where a pair of the previous set whose object was
+// removed (or became invalid, or filtered out) has ended.
+//
+// This first version rebuilds every update: the dynamic objects' pairs
+// among themselves and against the static ones, found by the best one-shot
+// algorithm (PairFinder: the automatic choice, all threads by default),
+// then filtered, sorted and compared with the previous set by a merge. Cost
+// per update: O(n) to gather the boxes, the pair search, O(K log K) to sort
+// the K pairs, O(K + K_prev) to compare. Memory is reused between updates.
+// (Incremental structures that touch only what moved come next, behind
+// the same interface.)
+//
+// Thread safety: the const functions may run on many threads at once
+// between updates; add, remove, move, set_* and update are single-writer.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <new>
+#include <vector>
+
+#include "boxes.hpp"
+#include "broadphase.hpp"
+#include "options.hpp"
+#include "pairs.hpp"
+
+namespace broadphase {
+
+/// Static objects never move and never meet each other; dynamic ones meet both.
+enum class ObjectType : std::uint8_t { static_object, dynamic_object };
+
+/// Which objects may meet. Two objects may meet iff each one's mask has a
+/// bit of the other's category, and they are not in the same nonzero group.
+/// The default (category 1, every mask bit, group 0) meets everything.
+struct Filter {
+    std::uint64_t category = 1;
+    std::uint64_t mask = ~std::uint64_t(0);
+    std::int32_t group = 0;  ///< nonzero: never meets an object of the same group
+
+    static bool may_meet(const Filter& a, const Filter& b) {
+        if ((a.mask & b.category) == 0 || (b.mask & a.category) == 0) return false;
+        return a.group == 0 || a.group != b.group;
+    }
+};
+
+template <class T, int D>
+class BasicScene {
+public:
+    using box_type = BasicBox<T, D>;
+    /// An object's id: stable while the object lives. Ids of removed objects
+    /// are reused, but only after the update() that reports their pairs ended.
+    using Id = std::uint32_t;
+    static constexpr Id null = ~Id(0);
+
+    /// Adds an object; returns its id. An invalid box (NaN, min > max) is
+    /// kept but meets nothing until moved to a valid one. O(1).
+    Id add(const box_type& box, ObjectType type = ObjectType::dynamic_object, std::uint64_t user_value = 0,
+           const Filter& filter = {}) {
+        Id id;
+        if (!free_.empty()) {
+            id = free_.back();
+            free_.pop_back();
+        } else {
+            id = static_cast<Id>(objects_.size());
+            objects_.emplace_back();
+        }
+        Object& o = objects_[id];
+        o.box = box;
+        o.type = type;
+        o.user_value = user_value;
+        o.filter = filter;
+        o.alive = true;
+        ++live_;
+        return id;
+    }
+
+    /// Removes an object; false if id is not a live object. Its pairs end at
+    /// the next update(). O(1).
+    bool remove(Id id) {
+        if (!contains(id)) return false;
+        objects_[id].alive = false;
+        retired_.push_back(id);
+        --live_;
+        return true;
+    }
+
+    /// Gives an object its new box (the tight box). O(1).
+    bool move(Id id, const box_type& box) {
+        if (!contains(id)) return false;
+        objects_[id].box = box;
+        return true;
+    }
+
+    /// Adds n objects of one type at once; ids_out[i] gets boxes[i]'s id.
+    void add(const box_type* boxes, std::size_t n, Id* ids_out, ObjectType type = ObjectType::dynamic_object) {
+        for (std::size_t i = 0; i < n; ++i) ids_out[i] = add(boxes[i], type);
+    }
+
+    /// Moves (ids[i] gets boxes[i]) or removes n objects at once. Returns
+    /// how many ids were live.
+    std::size_t move(const Id* ids, const box_type* boxes, std::size_t n) {
+        std::size_t done = 0;
+        for (std::size_t i = 0; i < n; ++i) done += move(ids[i], boxes[i]) ? 1 : 0;
+        return done;
+    }
+    std::size_t remove(const Id* ids, std::size_t n) {
+        std::size_t done = 0;
+        for (std::size_t i = 0; i < n; ++i) done += remove(ids[i]) ? 1 : 0;
+        return done;
+    }
+
+    bool set_type(Id id, ObjectType type) { return contains(id) && (objects_[id].type = type, true); }
+    bool set_filter(Id id, const Filter& f) { return contains(id) && (objects_[id].filter = f, true); }
+    bool set_user_value(Id id, std::uint64_t v) { return contains(id) && (objects_[id].user_value = v, true); }
+
+    bool contains(Id id) const { return id < objects_.size() && objects_[id].alive; }
+    std::size_t size() const { return live_; }
+    /// Object fields (id must be live).
+    const box_type& box(Id id) const { return objects_[id].box; }
+    ObjectType type(Id id) const { return objects_[id].type; }
+    const Filter& filter(Id id) const { return objects_[id].filter; }
+    std::uint64_t user_value(Id id) const { return objects_[id].user_value; }
+
+    /// Threads for the pair search and the algorithm (Options::threads and
+    /// Options::algorithm apply; sorted and max_pairs do not).
+    void set_options(const Options& o) { options_ = o; }
+
+    /// Finds the current pairs and the events since the last update.
+    /// Status::out_of_memory if the pairs did not fit: the previous set is
+    /// then kept (the next update reports against it) and no events are given.
+    Report update() {
+        try {
+            return update_or_throw();
+        } catch (const std::bad_alloc&) {
+            begun_.clear();
+            ended_.clear();
+            Report r;
+            r.status = Status::out_of_memory;
+            return r;
+        }
+    }
+
+    /// The pairs of the last update, (a, b) with a < b, sorted.
+    const std::vector<Pair>& pairs() const { return current_; }
+    /// Pairs in the last update's set and not in the one before, sorted.
+    const std::vector<Pair>& begun() const { return begun_; }
+    /// Pairs in the set before the last update and not in it, sorted.
+    const std::vector<Pair>& ended() const { return ended_; }
+
+    /// Calls f(id) for every live object whose box overlaps q (valid boxes
+    /// only; filters do not apply). O(n).
+    template <class F>
+    void for_each_overlap(const box_type& q, F&& f) const {
+        if (!q.valid()) return;
+        for (Id id = 0; id < objects_.size(); ++id) {
+            const Object& o = objects_[id];
+            if (o.alive && o.box.valid() && overlaps(o.box, q)) f(id);
+        }
+    }
+
+private:
+    Report update_or_throw() {
+        Report r;
+        gather();
+        Options o = options_;
+        o.sorted = false;
+        o.max_pairs = no_budget;
+        found_.clear();
+        if (dynamic_.size() > 0) {
+            Report a = finder_.find_pairs(dynamic_, found_, o);
+            if (!a.ok()) return r.status = a.status, r;
+            const std::size_t self = found_.size();
+            if (static_.size() > 0) {
+                Report b = finder_.find_pairs(dynamic_, static_, cross_, o);
+                if (!b.ok()) return r.status = b.status, r;
+            } else {
+                cross_.clear();
+            }
+            // To ids, filtered, a < b.
+            std::size_t kept = 0;
+            for (std::size_t i = 0; i < self; ++i) {
+                const Id a = dynamic_ids_[found_[i].a], b = dynamic_ids_[found_[i].b];
+                if (Filter::may_meet(objects_[a].filter, objects_[b].filter)) found_[kept++] = ordered(a, b);
+            }
+            found_.resize(kept);
+            for (const Pair& p : cross_) {
+                const Id a = dynamic_ids_[p.a], b = static_ids_[p.b];
+                if (Filter::may_meet(objects_[a].filter, objects_[b].filter)) found_.push_back(ordered(a, b));
+            }
+        }
+        std::sort(found_.begin(), found_.end());
+        // Events: a merge of two sorted sets.
+        begun_.clear();
+        ended_.clear();
+        std::size_t i = 0, j = 0;
+        while (i < current_.size() || j < found_.size()) {
+            if (j == found_.size() || (i < current_.size() && current_[i] < found_[j])) ended_.push_back(current_[i++]);
+            else if (i == current_.size() || found_[j] < current_[i]) begun_.push_back(found_[j++]);
+            else ++i, ++j;
+        }
+        current_.swap(found_);
+        // Ids whose end events are now out may be reused.
+        free_.insert(free_.end(), retired_.begin(), retired_.end());
+        retired_.clear();
+        r.pairs = current_.size();
+        return r;
+    }
+
+    struct Object {
+        box_type box{};
+        std::uint64_t user_value = 0;
+        Filter filter{};
+        ObjectType type = ObjectType::dynamic_object;
+        bool alive = false;
+    };
+
+    static Pair ordered(Id a, Id b) { return a < b ? Pair{a, b} : Pair{b, a}; }
+
+    /// The live objects with valid boxes, dynamic and static apart.
+    void gather() {
+        dynamic_.resize(0);
+        static_.resize(0);
+        dynamic_ids_.clear();
+        static_ids_.clear();
+        for (Id id = 0; id < objects_.size(); ++id) {
+            const Object& o = objects_[id];
+            if (!o.alive || !o.box.valid()) continue;
+            if (o.type == ObjectType::dynamic_object) {
+                dynamic_.push_back(o.box);
+                dynamic_ids_.push_back(id);
+            } else {
+                static_.push_back(o.box);
+                static_ids_.push_back(id);
+            }
+        }
+    }
+
+    std::vector<Object> objects_;
+    std::vector<Id> free_, retired_;
+    std::size_t live_ = 0;
+    Options options_;
+    BasicPairFinder<T, D> finder_;
+    BasicBoxes<T, D> dynamic_, static_;
+    std::vector<Id> dynamic_ids_, static_ids_;
+    std::vector<Pair> found_, cross_, current_, begun_, ended_;
+};
+
+/// A scene of 3-D float boxes.
+using Scene = BasicScene<float, 3>;
+
+}  // namespace broadphase

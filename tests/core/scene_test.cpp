@@ -1,0 +1,225 @@
+// The scene: random sequences of add, remove, move, sleep (no move), type
+// and filter changes, checked after every update against a brute-force
+// oracle: the pair set (exact on tight boxes, no static-static pairs,
+// filters applied) and the events, which must be exactly the differences
+// between consecutive sets. Also: ids are not reused before their end
+// events are out, invalid boxes meet nothing, threads change nothing.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <broadphase/scene.hpp>
+#include <broadphase/scenes.hpp>
+
+namespace {
+
+using broadphase::Filter;
+using broadphase::ObjectType;
+using broadphase::Pair;
+
+template <class T, int D>
+struct Oracle {
+    using Scene = broadphase::BasicScene<T, D>;
+    using Box = broadphase::BasicBox<T, D>;
+
+    static std::vector<Pair> pairs(const Scene& s, const std::vector<typename Scene::Id>& live) {
+        std::vector<Pair> out;
+        for (std::size_t i = 0; i < live.size(); ++i)
+            for (std::size_t j = i + 1; j < live.size(); ++j) {
+                const auto a = std::min(live[i], live[j]), b = std::max(live[i], live[j]);
+                if (s.type(a) == ObjectType::static_object && s.type(b) == ObjectType::static_object) continue;
+                if (!s.box(a).valid() || !s.box(b).valid()) continue;
+                if (!Filter::may_meet(s.filter(a), s.filter(b))) continue;
+                bool hit = true;
+                for (int k = 0; k < D; ++k)
+                    hit = hit && !(s.box(a).max[k] < s.box(b).min[k] || s.box(b).max[k] < s.box(a).min[k]);
+                if (hit) out.push_back({a, b});
+            }
+        std::sort(out.begin(), out.end());
+        return out;
+    }
+
+    static std::vector<Pair> minus(const std::vector<Pair>& x, const std::vector<Pair>& y) {
+        std::vector<Pair> out;
+        std::set_difference(x.begin(), x.end(), y.begin(), y.end(), std::back_inserter(out));
+        return out;
+    }
+};
+
+/// Random boxes: snapped to a coarse lattice now and then (touching faces,
+/// identical boxes), points, huge ones, far outliers, an offset, and now
+/// and then an invalid one.
+template <class T, int D>
+broadphase::BasicBox<T, D> random_box(broadphase::scenes::Random& r, double offset) {
+    broadphase::BasicBox<T, D> b;
+    const int kind = static_cast<int>(r.below(20));
+    for (int k = 0; k < D; ++k) {
+        double lo = r.uniform(0, 40), ext = r.uniform(0, 4);
+        if (kind < 4) lo = std::floor(lo / 2) * 2, ext = 2;  // lattice: touching and identical
+        if (kind == 4) ext = 0;                                // a point
+        if (kind == 5) lo = -10, ext = 60;                     // huge
+        if (kind == 6) lo = 1e6;                               // far outlier
+        b.min[k] = static_cast<T>(offset + lo);
+        b.max[k] = static_cast<T>(offset + lo + ext);
+    }
+    if (kind == 7 && r.below(4) == 0) b.min[0] = std::numeric_limits<T>::quiet_NaN();
+    if (kind == 8 && r.below(4) == 0) std::swap(b.min[D - 1], b.max[D - 1]), b.max[D - 1] -= T(1);
+    return b;
+}
+
+template <class T, int D>
+void run_sequence(std::uint64_t seed, int steps, double offset, unsigned threads) {
+    using Scene = broadphase::BasicScene<T, D>;
+    using Id = typename Scene::Id;
+    broadphase::scenes::Random r(seed);
+    Scene scene;
+    broadphase::Options o;
+    o.threads = threads;
+    scene.set_options(o);
+    std::vector<Id> live;
+    std::vector<Pair> before;
+    std::size_t begun_total = 0, ended_total = 0, pairs_total = 0;
+    const Filter filters[] = {Filter{}, Filter{2, ~std::uint64_t(2), 0}, Filter{1, 1, 7}, Filter{4, 1 | 4, 7},
+                              Filter{1, ~std::uint64_t(0), -3}};
+    for (int step = 0; step < steps; ++step) {
+        SCOPED_TRACE("step " + std::to_string(step));
+        std::set<Id> retired;
+        const int ops = 1 + static_cast<int>(r.below(30));
+        for (int op = 0; op < ops; ++op) {
+            const int what = static_cast<int>(r.below(100));
+            if (what < 30 || live.size() < 3) {
+                const auto type = r.below(4) == 0 ? ObjectType::static_object : ObjectType::dynamic_object;
+                const Id id = scene.add(random_box<T, D>(r, offset), type, r.next(), filters[r.below(5)]);
+                ASSERT_EQ(retired.count(id), 0u) << "an id reused before its end events";
+                live.push_back(id);
+            } else if (what < 45) {
+                const std::size_t i = r.below(live.size());
+                ASSERT_TRUE(scene.remove(live[i]));
+                ASSERT_FALSE(scene.remove(live[i]));
+                retired.insert(live[i]);
+                live.erase(live.begin() + static_cast<std::ptrdiff_t>(i));
+            } else if (what < 80) {
+                const Id id = live[r.below(live.size())];
+                auto b = scene.box(id);
+                if (r.below(3) == 0 || !b.valid()) {
+                    b = random_box<T, D>(r, offset);  // a jump
+                } else {
+                    const T d = static_cast<T>(r.uniform(-0.5, 0.5));  // a small move
+                    for (int k = 0; k < D; ++k) b.min[k] += d, b.max[k] += d;
+                }
+                ASSERT_TRUE(scene.move(id, b));
+            } else if (what < 88) {
+                const Id id = live[r.below(live.size())];
+                scene.set_type(id, r.below(2) ? ObjectType::static_object : ObjectType::dynamic_object);
+            } else if (what < 95) {
+                scene.set_filter(live[r.below(live.size())], filters[r.below(5)]);
+            }
+            // else: nothing moves this op (sleeping objects)
+        }
+        ASSERT_TRUE(scene.update().ok());
+        const std::vector<Pair> now = Oracle<T, D>::pairs(scene, live);
+        ASSERT_EQ(scene.pairs().size(), now.size());
+        ASSERT_TRUE(scene.pairs() == now);
+        ASSERT_TRUE(scene.begun() == (Oracle<T, D>::minus(now, before)));
+        ASSERT_TRUE(scene.ended() == (Oracle<T, D>::minus(before, now)));
+        ASSERT_EQ(scene.size(), live.size());
+        begun_total += scene.begun().size(), ended_total += scene.ended().size(), pairs_total += now.size();
+        before = now;
+        // An update with nothing changed: no events, same pairs.
+        if (step % 7 == 0) {
+            ASSERT_TRUE(scene.update().ok());
+            ASSERT_TRUE(scene.begun().empty());
+            ASSERT_TRUE(scene.ended().empty());
+            ASSERT_TRUE(scene.pairs() == now);
+        }
+    }
+    // The sequence did exercise something.
+    EXPECT_GT(begun_total, 50u);
+    EXPECT_GT(ended_total, 20u);
+    EXPECT_GT(pairs_total, 500u);
+}
+
+TEST(Scene, RandomSequencesFloat3D) {
+    for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+        SCOPED_TRACE(seed);
+        run_sequence<float, 3>(seed, 60, 0.0, seed % 2 ? 1u : 2u);
+    }
+}
+
+TEST(Scene, RandomSequencesOffsetAndNegative) {
+    run_sequence<float, 3>(11, 40, -1e3, 1);
+    run_sequence<double, 3>(12, 40, 1e7, 2);
+}
+
+TEST(Scene, RandomSequencesOtherTypes) {
+    run_sequence<double, 2>(21, 40, 0.0, 1);
+    run_sequence<float, 2>(22, 40, -5.0, 3);
+}
+
+TEST(Scene, EmptyAndOneObject) {
+    broadphase::Scene s;
+    ASSERT_TRUE(s.update().ok());
+    EXPECT_TRUE(s.pairs().empty() && s.begun().empty() && s.ended().empty());
+    const auto id = s.add(broadphase::Box{{0, 0, 0}, {1, 1, 1}});
+    ASSERT_TRUE(s.update().ok());
+    EXPECT_TRUE(s.pairs().empty());
+    EXPECT_TRUE(s.remove(id));
+    EXPECT_FALSE(s.contains(id));
+    EXPECT_FALSE(s.move(id, broadphase::Box{{0, 0, 0}, {1, 1, 1}}));
+    EXPECT_FALSE(s.remove(broadphase::Scene::null));
+    ASSERT_TRUE(s.update().ok());
+    EXPECT_EQ(s.size(), 0u);
+}
+
+TEST(Scene, EventsForATouchThatBeginsAndEnds) {
+    broadphase::Scene s;
+    const auto ground = s.add(broadphase::Box{{-100, -1, -100}, {100, 0, 100}}, ObjectType::static_object);
+    const auto wall = s.add(broadphase::Box{{-1, 0, -100}, {0, 10, 100}}, ObjectType::static_object);
+    const auto ball = s.add(broadphase::Box{{5, 5, 5}, {6, 6, 6}});
+    ASSERT_TRUE(s.update().ok());
+    EXPECT_TRUE(s.pairs().empty());  // the ground touches the wall, but both are static
+    s.move(ball, broadphase::Box{{5, 0, 5}, {6, 1, 6}});  // touches the ground (closed boxes)
+    ASSERT_TRUE(s.update().ok());
+    ASSERT_EQ(s.begun().size(), 1u);
+    EXPECT_EQ(s.begun()[0].a, ground);
+    EXPECT_EQ(s.begun()[0].b, ball);
+    s.move(ball, broadphase::Box{{5.5f, 0, 5}, {6.5f, 1, 6}});  // slides along: still touching, nothing new
+    ASSERT_TRUE(s.update().ok());
+    EXPECT_TRUE(s.begun().empty() && s.ended().empty());
+    s.remove(ball);
+    ASSERT_TRUE(s.update().ok());
+    ASSERT_EQ(s.ended().size(), 1u);
+    EXPECT_EQ(s.ended()[0].b, ball);
+    (void)wall;
+}
+
+TEST(Scene, FilterRules) {
+    EXPECT_TRUE(Filter::may_meet(Filter{}, Filter{}));
+    EXPECT_FALSE(Filter::may_meet(Filter{1, 2, 0}, Filter{1, ~std::uint64_t(0), 0}));  // a's mask refuses b
+    EXPECT_FALSE(Filter::may_meet(Filter{1, ~std::uint64_t(0), 5}, Filter{2, ~std::uint64_t(0), 5}));  // same group
+    EXPECT_TRUE(Filter::may_meet(Filter{1, ~std::uint64_t(0), 5}, Filter{2, ~std::uint64_t(0), 6}));
+    EXPECT_TRUE(Filter::may_meet(Filter{1, ~std::uint64_t(0), -5}, Filter{2, ~std::uint64_t(0), 5}));
+}
+
+TEST(Scene, InvalidBoxesMeetNothingUntilMoved) {
+    broadphase::Scene s;
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const auto a = s.add(broadphase::Box{{0, 0, 0}, {1, 1, 1}});
+    const auto b = s.add(broadphase::Box{{nan, 0, 0}, {1, 1, 1}});
+    const auto c = s.add(broadphase::Box{{0, 2, 0}, {1, 1, 1}});  // min > max
+    ASSERT_TRUE(s.update().ok());
+    EXPECT_TRUE(s.pairs().empty());
+    s.move(b, broadphase::Box{{0.5f, 0.5f, 0.5f}, {2, 2, 2}});
+    ASSERT_TRUE(s.update().ok());
+    ASSERT_EQ(s.pairs().size(), 1u);
+    EXPECT_TRUE((s.pairs()[0] == Pair{a, b}));
+    (void)c;
+}
+
+}  // namespace
