@@ -2,7 +2,8 @@
 // stable ids, each static or dynamic, with a user value and a collision
 // filter; after each update(), the pairs that began and the pairs that
 // ended since the last one (PhysX's created and deleted pairs, Box2D's begin
-// and end touch events), and the whole current set.
+// and end touch events), and the whole current set; box, point, sphere, ray
+// and box-cast queries.
 //
 // Pairs are exact on the current (tight) boxes, as everywhere in the
 // library: a and b overlap iff on every axis !(a.max < b.min || b.max <
@@ -11,26 +12,34 @@
 // ended = before \ now, where a pair of the previous set whose object was
 // removed (or became invalid, or filtered out) has ended.
 //
-// This first version rebuilds every update: the dynamic objects' pairs
-// among themselves and against the static ones, found by the best one-shot
-// algorithm (PairFinder: the automatic choice, all threads by default),
-// then filtered, sorted and compared with the previous set by a merge. Cost
-// per update: O(n) to gather the boxes, the pair search, O(K log K) to sort
-// the K pairs, O(K + K_prev) to compare. Memory is reused between updates.
-// (Incremental structures that touch only what moved come next, behind
-// the same interface.)
+// Two ways to update, chosen per update (UpdateMode::automatic) or by the
+// user:
+// - incremental: the objects live in a dynamic AABB tree with fat boxes
+//   (dynamic_tree.hpp), so small moves do not touch it. Only objects that
+//   changed since the last update (added, moved, type or filter changed) are
+//   queried against the tree; the previous update's pairs between unchanged
+//   objects are kept as they are. Cost: O(changed * (log n + hits)) plus
+//   O(K) to merge the K pairs.
+// - rebuild: the dynamic objects' pairs among themselves and against the
+//   static ones by the best one-shot algorithm (PairFinder: the automatic
+//   choice, all threads), for frames where most objects move.
+// Both end with a merge against the previous set for the events. Memory is
+// reused between updates.
 //
-// Thread safety: the const functions may run on many threads at once
-// between updates; add, remove, move, set_* and update are single-writer.
+// Thread safety: the const functions (queries included) may run on many
+// threads at once between updates; add, remove, move, set_* and update are
+// single-writer.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 #include <new>
+#include <type_traits>
 #include <vector>
 
 #include "boxes.hpp"
 #include "broadphase.hpp"
+#include "dynamic_tree.hpp"
 #include "options.hpp"
 #include "pairs.hpp"
 
@@ -53,9 +62,18 @@ struct Filter {
     }
 };
 
+/// How update() finds the pairs (see the top of this file).
+enum class UpdateMode : std::uint8_t {
+    automatic,    ///< incremental while at most a quarter of the objects changed, else rebuild
+    incremental,  ///< query the objects that changed against the tree
+    rebuild,      ///< every pair from scratch
+};
+
 template <class T, int D>
 class BasicScene {
 public:
+    using Tree = BasicDynamicTree<T, D>;
+    using vec_type = typename Tree::vec_type;
     using box_type = BasicBox<T, D>;
     /// An object's id: stable while the object lives. Ids of removed objects
     /// are reused, but only after the update() that reports their pairs ended.
@@ -80,6 +98,9 @@ public:
         o.user_value = user_value;
         o.filter = filter;
         o.alive = true;
+        o.proxy = Tree::null;
+        o.dirty = false;
+        touch(id);
         ++live_;
         return id;
     }
@@ -88,7 +109,9 @@ public:
     /// the next update(). O(1).
     bool remove(Id id) {
         if (!contains(id)) return false;
-        objects_[id].alive = false;
+        Object& o = objects_[id];
+        o.alive = false;
+        if (o.proxy != Tree::null) tree_.remove(o.proxy), o.proxy = Tree::null;
         retired_.push_back(id);
         --live_;
         return true;
@@ -98,6 +121,7 @@ public:
     bool move(Id id, const box_type& box) {
         if (!contains(id)) return false;
         objects_[id].box = box;
+        touch(id);
         return true;
     }
 
@@ -119,8 +143,8 @@ public:
         return done;
     }
 
-    bool set_type(Id id, ObjectType type) { return contains(id) && (objects_[id].type = type, true); }
-    bool set_filter(Id id, const Filter& f) { return contains(id) && (objects_[id].filter = f, true); }
+    bool set_type(Id id, ObjectType type) { return contains(id) && (objects_[id].type = type, touch(id), true); }
+    bool set_filter(Id id, const Filter& f) { return contains(id) && (objects_[id].filter = f, touch(id), true); }
     bool set_user_value(Id id, std::uint64_t v) { return contains(id) && (objects_[id].user_value = v, true); }
 
     bool contains(Id id) const { return id < objects_.size() && objects_[id].alive; }
@@ -134,6 +158,14 @@ public:
     /// Threads for the pair search and the algorithm (Options::threads and
     /// Options::algorithm apply; sorted and max_pairs do not).
     void set_options(const Options& o) { options_ = o; }
+    void set_update_mode(UpdateMode m) { mode_ = m; }
+    /// The margin of the tree's fat boxes (see BasicDynamicTree::set_margin):
+    /// a move within it does not touch the tree. Pairs stay exact whatever it is.
+    bool set_margin(T margin) { return tree_.set_margin(margin); }
+    /// Whether the last update ran incrementally.
+    bool last_update_incremental() const { return last_incremental_; }
+    /// The tree holding the objects with valid boxes (user value = object id).
+    const Tree& tree() const { return tree_; }
 
     /// Finds the current pairs and the events since the last update.
     /// Status::out_of_memory if the pairs did not fit: the previous set is
@@ -157,19 +189,126 @@ public:
     /// Pairs in the set before the last update and not in it, sorted.
     const std::vector<Pair>& ended() const { return ended_; }
 
-    /// Calls f(id) for every live object whose box overlaps q (valid boxes
-    /// only; filters do not apply). O(n).
+    // Queries: exact on the tight boxes of the objects with valid boxes as
+    // of the last update() (objects removed since are left out; filters do
+    // not apply). Callbacks return bool
+    // (false stops) or void. Typical cost O(log n + hits); see dynamic_tree.hpp.
+
+    /// f(id) for every object whose box overlaps q.
     template <class F>
     void for_each_overlap(const box_type& q, F&& f) const {
-        if (!q.valid()) return;
-        for (Id id = 0; id < objects_.size(); ++id) {
-            const Object& o = objects_[id];
-            if (o.alive && o.box.valid() && overlaps(o.box, q)) f(id);
-        }
+        tree_.for_each_overlap(q, [&](std::uint32_t proxy) { return call(f, object_of(proxy)); });
+    }
+    /// f(id) for every object whose box contains point p.
+    template <class F>
+    void for_each_containing(const vec_type& p, F&& f) const {
+        tree_.for_each_containing(p, [&](std::uint32_t proxy) { return call(f, object_of(proxy)); });
+    }
+    /// f(id) for every object whose box the closed sphere touches.
+    template <class F>
+    void for_each_overlapping_sphere(const vec_type& center, T radius, F&& f) const {
+        tree_.for_each_overlapping_sphere(center, radius, [&](std::uint32_t proxy) { return call(f, object_of(proxy)); });
+    }
+    /// The first object along origin + t * direction, t in [0, max_t]:
+    /// {id, t}, id == null when nothing is hit.
+    struct Hit {
+        Id id = null;
+        T t = T(0);
+    };
+    Hit ray_cast(const vec_type& origin, const vec_type& direction, T max_t) const {
+        return hit_of(tree_.ray_cast(origin, direction, max_t));
+    }
+    /// f(id, t) for every object the ray hits.
+    template <class F>
+    void for_each_ray_hit(const vec_type& origin, const vec_type& direction, T max_t, F&& f) const {
+        tree_.for_each_ray_hit(origin, direction, max_t, [&](std::uint32_t proxy, T t) { return call(f, object_of(proxy), t); });
+    }
+    /// The first object box `moving` touches when swept along `displacement`.
+    Hit box_cast(const box_type& moving, const vec_type& displacement) const {
+        return hit_of(tree_.box_cast(moving, displacement));
     }
 
 private:
     Report update_or_throw() {
+        const std::size_t changed = sync_tree();
+        const bool incremental =
+            mode_ == UpdateMode::incremental || (mode_ == UpdateMode::automatic && changed * 4 <= live_);
+        Report r = incremental ? incremental_pairs() : rebuilt_pairs();
+        if (!r.ok()) return r;
+        for (Id id : dirty_) objects_[id].dirty = false;
+        dirty_.clear();
+        last_incremental_ = incremental;
+        std::sort(found_.begin(), found_.end());
+        // Events: a merge of two sorted sets.
+        begun_.clear();
+        ended_.clear();
+        std::size_t i = 0, j = 0;
+        while (i < current_.size() || j < found_.size()) {
+            if (j == found_.size() || (i < current_.size() && current_[i] < found_[j])) ended_.push_back(current_[i++]);
+            else if (i == current_.size() || found_[j] < current_[i]) begun_.push_back(found_[j++]);
+            else ++i, ++j;
+        }
+        current_.swap(found_);
+        // Ids whose end events are now out may be reused.
+        free_.insert(free_.end(), retired_.begin(), retired_.end());
+        retired_.clear();
+        r.pairs = current_.size();
+        return r;
+    }
+
+    /// Marks an object changed since the last update.
+    void touch(Id id) {
+        if (!objects_[id].dirty) objects_[id].dirty = true, dirty_.push_back(id);
+    }
+
+    /// Brings the tree up to date with the changed objects; returns how many
+    /// live objects changed.
+    std::size_t sync_tree() {
+        std::size_t changed = 0;
+        for (Id id : dirty_) {
+            Object& o = objects_[id];
+            if (!o.alive) continue;
+            ++changed;
+            if (!o.box.valid()) {
+                if (o.proxy != Tree::null) tree_.remove(o.proxy), o.proxy = Tree::null;
+            } else if (o.proxy == Tree::null) {
+                o.proxy = tree_.insert(o.box, id);
+            } else {
+                tree_.move(o.proxy, o.box);
+            }
+        }
+        return changed;
+    }
+
+    /// Whether objects a and b may form a pair (both valid, not both static, filters).
+    bool may_pair(Id a, Id b) const {
+        const auto &x = objects_[a], &y = objects_[b];
+        if (x.type == ObjectType::static_object && y.type == ObjectType::static_object) return false;
+        return Filter::may_meet(x.filter, y.filter);
+    }
+
+    /// found_ = the last pairs among unchanged objects, plus every changed
+    /// object's pairs from the tree (unsorted).
+    Report incremental_pairs() {
+        found_.clear();
+        for (const Pair& p : current_) {
+            const Object &a = objects_[p.a], &b = objects_[p.b];
+            if (a.alive && b.alive && !a.dirty && !b.dirty) found_.push_back(p);
+        }
+        for (Id id : dirty_) {
+            const Object& o = objects_[id];
+            if (!o.alive || o.proxy == Tree::null) continue;
+            tree_.for_each_overlap(o.box, [&](std::uint32_t proxy) {
+                const Id other = object_of(proxy);
+                const Object& b = objects_[other];
+                if (other == id || (b.dirty && other < id)) return;  // itself; or found from the other side
+                if (may_pair(id, other)) found_.push_back(ordered(id, other));
+            });
+        }
+        return Report{};
+    }
+
+    Report rebuilt_pairs() {
         Report r;
         gather();
         Options o = options_;
@@ -198,21 +337,6 @@ private:
                 if (Filter::may_meet(objects_[a].filter, objects_[b].filter)) found_.push_back(ordered(a, b));
             }
         }
-        std::sort(found_.begin(), found_.end());
-        // Events: a merge of two sorted sets.
-        begun_.clear();
-        ended_.clear();
-        std::size_t i = 0, j = 0;
-        while (i < current_.size() || j < found_.size()) {
-            if (j == found_.size() || (i < current_.size() && current_[i] < found_[j])) ended_.push_back(current_[i++]);
-            else if (i == current_.size() || found_[j] < current_[i]) begun_.push_back(found_[j++]);
-            else ++i, ++j;
-        }
-        current_.swap(found_);
-        // Ids whose end events are now out may be reused.
-        free_.insert(free_.end(), retired_.begin(), retired_.end());
-        retired_.clear();
-        r.pairs = current_.size();
         return r;
     }
 
@@ -220,9 +344,28 @@ private:
         box_type box{};
         std::uint64_t user_value = 0;
         Filter filter{};
+        std::uint32_t proxy = ~std::uint32_t(0);  // in the tree (valid boxes only)
         ObjectType type = ObjectType::dynamic_object;
         bool alive = false;
+        bool dirty = false;  // changed since the last update
     };
+
+    Id object_of(std::uint32_t proxy) const { return static_cast<Id>(tree_.user_data(proxy)); }
+    Hit hit_of(const typename Tree::Hit& h) const {
+        Hit out;
+        if (h.proxy != Tree::null) out.id = object_of(h.proxy), out.t = h.t;
+        return out;
+    }
+    /// Calls f(args...); true unless f returned false.
+    template <class F, class... A>
+    static bool call(F& f, A... a) {
+        if constexpr (std::is_void_v<std::invoke_result_t<F&, A...>>) {
+            f(a...);
+            return true;
+        } else {
+            return static_cast<bool>(f(a...));
+        }
+    }
 
     static Pair ordered(Id a, Id b) { return a < b ? Pair{a, b} : Pair{b, a}; }
 
@@ -253,6 +396,10 @@ private:
     BasicBoxes<T, D> dynamic_, static_;
     std::vector<Id> dynamic_ids_, static_ids_;
     std::vector<Pair> found_, cross_, current_, begun_, ended_;
+    Tree tree_;
+    std::vector<Id> dirty_;
+    UpdateMode mode_ = UpdateMode::automatic;
+    bool last_incremental_ = false;
 };
 
 /// A scene of 3-D float boxes.

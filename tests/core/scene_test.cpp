@@ -73,8 +73,43 @@ broadphase::BasicBox<T, D> random_box(broadphase::scenes::Random& r, double offs
     return b;
 }
 
+/// Queries on the scene against a scan of the live objects' boxes.
 template <class T, int D>
-void run_sequence(std::uint64_t seed, int steps, double offset, unsigned threads) {
+void check_queries(const broadphase::BasicScene<T, D>& scene, const std::vector<std::uint32_t>& live,
+                   broadphase::scenes::Random& r, double offset) {
+    using Box = broadphase::BasicBox<T, D>;
+    for (int q = 0; q < 4; ++q) {
+        const Box box = random_box<T, D>(r, offset);
+        std::vector<std::uint32_t> got, want;
+        scene.for_each_overlap(box, [&](std::uint32_t id) { got.push_back(id); });
+        if (box.valid())
+            for (auto id : live)
+                if (scene.box(id).valid() && broadphase::overlaps(scene.box(id), box)) want.push_back(id);
+        std::sort(got.begin(), got.end());
+        std::sort(want.begin(), want.end());
+        ASSERT_EQ(got, want) << "box query " << q;
+        // A ray from a random point: the closest hit's t equals the scan's.
+        typename broadphase::BasicScene<T, D>::vec_type o{}, d{};
+        for (int k = 0; k < D; ++k) o[k] = static_cast<T>(offset + r.uniform(-5, 45)), d[k] = static_cast<T>(r.uniform(-1, 1));
+        const T max_t = T(100);
+        T best = std::numeric_limits<T>::infinity();
+        for (auto id : live) {
+            T t;
+            if (scene.box(id).valid() && broadphase::ray_hits_box(o, d, max_t, scene.box(id), t)) best = std::min(best, t);
+        }
+        const auto hit = scene.ray_cast(o, d, max_t);
+        if (best == std::numeric_limits<T>::infinity()) {
+            ASSERT_EQ(hit.id, (broadphase::BasicScene<T, D>::null));
+        } else {
+            ASSERT_NE(hit.id, (broadphase::BasicScene<T, D>::null));
+            ASSERT_EQ(hit.t, best);
+        }
+    }
+}
+
+template <class T, int D>
+void run_sequence(std::uint64_t seed, int steps, double offset, unsigned threads,
+                  broadphase::UpdateMode mode = broadphase::UpdateMode::automatic) {
     using Scene = broadphase::BasicScene<T, D>;
     using Id = typename Scene::Id;
     broadphase::scenes::Random r(seed);
@@ -82,6 +117,8 @@ void run_sequence(std::uint64_t seed, int steps, double offset, unsigned threads
     broadphase::Options o;
     o.threads = threads;
     scene.set_options(o);
+    scene.set_update_mode(mode);
+    if (seed % 3 == 0) scene.set_margin(T(0));
     std::vector<Id> live;
     std::vector<Pair> before;
     std::size_t begun_total = 0, ended_total = 0, pairs_total = 0;
@@ -130,6 +167,14 @@ void run_sequence(std::uint64_t seed, int steps, double offset, unsigned threads
         ASSERT_TRUE(scene.ended() == (Oracle<T, D>::minus(before, now)));
         ASSERT_EQ(scene.size(), live.size());
         begun_total += scene.begun().size(), ended_total += scene.ended().size(), pairs_total += now.size();
+        if (mode == broadphase::UpdateMode::incremental) {
+            ASSERT_TRUE(scene.last_update_incremental());
+        }
+        if (mode == broadphase::UpdateMode::rebuild) {
+            ASSERT_FALSE(scene.last_update_incremental());
+        }
+        ASSERT_EQ(scene.tree().validate(), "");
+        check_queries<T, D>(scene, live, r, offset);
         before = now;
         // An update with nothing changed: no events, same pairs.
         if (step % 7 == 0) {
@@ -145,21 +190,32 @@ void run_sequence(std::uint64_t seed, int steps, double offset, unsigned threads
     EXPECT_GT(pairs_total, 500u);
 }
 
+constexpr broadphase::UpdateMode kModes[] = {broadphase::UpdateMode::automatic, broadphase::UpdateMode::incremental,
+                                             broadphase::UpdateMode::rebuild};
+
 TEST(Scene, RandomSequencesFloat3D) {
-    for (std::uint64_t seed = 1; seed <= 6; ++seed) {
-        SCOPED_TRACE(seed);
-        run_sequence<float, 3>(seed, 60, 0.0, seed % 2 ? 1u : 2u);
-    }
+    for (auto mode : kModes)
+        for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+            SCOPED_TRACE(seed);
+            SCOPED_TRACE(static_cast<int>(mode));
+            run_sequence<float, 3>(seed, 60, 0.0, seed % 2 ? 1u : 2u, mode);
+        }
 }
 
 TEST(Scene, RandomSequencesOffsetAndNegative) {
-    run_sequence<float, 3>(11, 40, -1e3, 1);
-    run_sequence<double, 3>(12, 40, 1e7, 2);
+    for (auto mode : kModes) {
+        SCOPED_TRACE(static_cast<int>(mode));
+        run_sequence<float, 3>(11, 40, -1e3, 1, mode);
+        run_sequence<double, 3>(12, 40, 1e7, 2, mode);
+    }
 }
 
 TEST(Scene, RandomSequencesOtherTypes) {
-    run_sequence<double, 2>(21, 40, 0.0, 1);
-    run_sequence<float, 2>(22, 40, -5.0, 3);
+    for (auto mode : kModes) {
+        SCOPED_TRACE(static_cast<int>(mode));
+        run_sequence<double, 2>(21, 40, 0.0, 1, mode);
+        run_sequence<float, 2>(22, 40, -5.0, 3, mode);
+    }
 }
 
 TEST(Scene, EmptyAndOneObject) {
