@@ -64,7 +64,7 @@ struct Filter {
 
 /// How update() finds the pairs (see the top of this file).
 enum class UpdateMode : std::uint8_t {
-    automatic,    ///< incremental while at most a quarter of the objects changed, else rebuild
+    automatic,    ///< incremental while at most 1 in 24 objects changed, else rebuild (measured crossover)
     incremental,  ///< query the objects that changed against the tree
     rebuild,      ///< every pair from scratch
 };
@@ -232,7 +232,7 @@ private:
     Report update_or_throw() {
         const std::size_t changed = sync_tree();
         const bool incremental =
-            mode_ == UpdateMode::incremental || (mode_ == UpdateMode::automatic && changed * 4 <= live_);
+            mode_ == UpdateMode::incremental || (mode_ == UpdateMode::automatic && changed * 24 <= live_);
         Report r = incremental ? incremental_pairs() : rebuilt_pairs();
         if (!r.ok()) return r;
         for (Id id : dirty_) objects_[id].dirty = false;
