@@ -315,11 +315,11 @@ public:
         if (!ensure_free(root_ == null ? 1 : 2)) return null;
         const std::uint32_t leaf = allocate_node();
         Node& n = nodes_[leaf];
-        n.tight = box;
         n.box = fatten(box, vec_type{});
         n.child1 = n.child2 = null;
         n.height = 0;
-        n.user_data = user_data;
+        tight_[leaf] = box;
+        user_[leaf] = user_data;
         ++leaf_count_;
         insert_leaf(leaf);
         return leaf;
@@ -352,7 +352,7 @@ public:
         for (int k = 0; k < D; ++k)
             if (!detail_dtree::finite(disp[k])) disp = vec_type{};
         Node& n = nodes_[id];
-        n.tight = box;
+        tight_[id] = box;
         if (contains_box(n.box, box)) {
             // Keep the fat box unless it is far too large: larger than the
             // new fat box grown by four margins.
@@ -371,7 +371,7 @@ public:
     }
 
     /// Replaces the user value of proxy id (a live proxy). O(1).
-    void set_user_data(std::uint32_t id, std::uint64_t value) { nodes_[id].user_data = value; }
+    void set_user_data(std::uint32_t id, std::uint64_t value) { user_[id] = value; }
 
     /// Rebuilds every internal node top-down from the leaves (binned surface
     /// area heuristic over the fat boxes' centres, 16 bins per axis; a
@@ -418,9 +418,9 @@ public:
     /// True when id is a live proxy. O(1).
     bool contains(std::uint32_t id) const { return id < nodes_.size() && nodes_[id].height == 0; }
     /// The tight box, fat box and user value of a live proxy. O(1).
-    const box_type& tight_box(std::uint32_t id) const { return nodes_[id].tight; }
+    const box_type& tight_box(std::uint32_t id) const { return tight_[id]; }
     const box_type& fat_box(std::uint32_t id) const { return nodes_[id].box; }
-    std::uint64_t user_data(std::uint32_t id) const { return nodes_[id].user_data; }
+    std::uint64_t user_data(std::uint32_t id) const { return user_[id]; }
 
     /// Live proxies. O(1).
     std::size_t size() const { return leaf_count_; }
@@ -490,8 +490,8 @@ public:
             if (n.height == 0) {
                 ++leaves;
                 if (n.child1 != null || n.child2 != null) return at + "leaf with children";
-                if (!n.tight.valid()) return at + "invalid tight box";
-                if (!contains_box(n.box, n.tight)) return at + "fat box does not contain the tight box";
+                if (!tight_[i].valid()) return at + "invalid tight box";
+                if (!contains_box(n.box, tight_[i])) return at + "fat box does not contain the tight box";
                 continue;
             }
             if (n.child1 >= cap || n.child2 >= cap) return at + "child out of range";
@@ -528,10 +528,11 @@ public:
         detail_dtree::SmallStack<std::uint32_t> stack;
         stack.push(root_);
         while (!stack.empty()) {
-            const Node& n = nodes_[stack.pop()];
+            const std::uint32_t i = stack.pop();
+            const Node& n = nodes_[i];
             if (!overlaps(n.box, q)) continue;
             if (n.height == 0) {
-                if (overlaps(n.tight, q) && !detail_dtree::call_go_on(f, id_of(n))) return false;
+                if (overlaps(tight_[i], q) && !detail_dtree::call_go_on(f, i)) return false;
             } else {
                 stack.push(n.child1);
                 stack.push(n.child2);
@@ -555,10 +556,11 @@ public:
         detail_dtree::SmallStack<std::uint32_t> stack;
         stack.push(root_);
         while (!stack.empty()) {
-            const Node& n = nodes_[stack.pop()];
+            const std::uint32_t i = stack.pop();
+            const Node& n = nodes_[i];
             if (!box_contains_point(n.box, p)) continue;
             if (n.height == 0) {
-                if (box_contains_point(n.tight, p) && !detail_dtree::call_go_on(f, id_of(n))) return false;
+                if (box_contains_point(tight_[i], p) && !detail_dtree::call_go_on(f, i)) return false;
             } else {
                 stack.push(n.child1);
                 stack.push(n.child2);
@@ -577,10 +579,11 @@ public:
         detail_dtree::SmallStack<std::uint32_t> stack;
         stack.push(root_);
         while (!stack.empty()) {
-            const Node& n = nodes_[stack.pop()];
+            const std::uint32_t i = stack.pop();
+            const Node& n = nodes_[i];
             if (!sphere_overlaps_box(center, radius, n.box)) continue;
             if (n.height == 0) {
-                if (sphere_overlaps_box(center, radius, n.tight) && !detail_dtree::call_go_on(f, id_of(n)))
+                if (sphere_overlaps_box(center, radius, tight_[i]) && !detail_dtree::call_go_on(f, i))
                     return false;
             } else {
                 stack.push(n.child1);
@@ -662,7 +665,7 @@ public:
                 const Node& b = nodes_[p.b];
                 if (!overlaps(a.box, b.box)) continue;
                 if (a.height == 0 && b.height == 0) {
-                    if (overlaps(a.tight, b.tight)) {
+                    if (overlaps(tight_[p.a], tight_[p.b])) {
                         const std::uint32_t x = std::min(p.a, p.b), y = std::max(p.a, p.b);
                         if (!detail_dtree::call_go_on(f, x, y)) return false;
                     }
@@ -686,17 +689,14 @@ public:
 private:
     struct Node {
         box_type box;    // fat box (leaf) or union of the children's boxes
-        box_type tight;  // leaves: the user's box
         std::uint32_t parent = null;  // free nodes: next free node
         std::uint32_t child1 = null;
         std::uint32_t child2 = null;
         std::int32_t height = -1;  // -1 free, 0 leaf, > 0 internal
-        std::uint64_t user_data = 0;
     };
 
     static constexpr std::size_t max_nodes = 0xFFFFFFFFu;  // indices 0 .. 2^32 - 2
 
-    std::uint32_t id_of(const Node& n) const { return static_cast<std::uint32_t>(&n - nodes_.data()); }
 
     static bool contains_box(const box_type& outer, const box_type& inner) {
         for (int k = 0; k < D; ++k)
@@ -773,7 +773,7 @@ private:
             const Node& n = nodes_[e.node];
             if (n.height == 0) {
                 T tl = T(0);
-                if (test(n.tight, tl) && (!best || tl < best.t || (tl == best.t && e.node < best.proxy))) {
+                if (test(tight_[e.node], tl) && (!best || tl < best.t || (tl == best.t && e.node < best.proxy))) {
                     best.proxy = e.node;
                     best.t = tl;
                 }
@@ -811,7 +811,7 @@ private:
             if (!test(n.box, t)) continue;
             if (n.height == 0) {
                 T tl = T(0);
-                if (test(n.tight, tl) && !detail_dtree::call_go_on(f, i, tl)) return false;
+                if (test(tight_[i], tl) && !detail_dtree::call_go_on(f, i, tl)) return false;
             } else {
                 stack.push(n.child1);
                 stack.push(n.child2);
@@ -825,7 +825,14 @@ private:
     bool grow_to(std::size_t cap) {
         const std::size_t old = nodes_.size();
         if (cap <= old) return true;
-        nodes_.resize(cap);  // strong guarantee: on bad_alloc nothing changed
+        // Reserve all three first: a bad_alloc there changes nothing; the
+        // resizes after it cannot throw.
+        nodes_.reserve(cap);
+        tight_.reserve(cap);
+        user_.reserve(cap);
+        nodes_.resize(cap);
+        tight_.resize(cap);
+        user_.resize(cap);
         for (std::size_t i = cap; i-- > old;) {
             nodes_[i].height = -1;
             nodes_[i].parent = free_;
@@ -849,7 +856,6 @@ private:
         free_ = n.parent;
         n.parent = n.child1 = n.child2 = null;
         n.height = 0;
-        n.user_data = 0;
         ++used_;
         return i;
     }
@@ -1170,7 +1176,9 @@ private:
         return static_cast<int>(f);
     }
 
-    std::vector<Node> nodes_;
+    std::vector<Node> nodes_;          // the tree: what traversals read
+    std::vector<box_type> tight_;      // per node index: leaves' tight boxes (what queries decide on)
+    std::vector<std::uint64_t> user_;  // per node index: leaves' user values
     std::vector<std::uint32_t> scratch_;
     std::uint32_t root_ = null;
     std::uint32_t free_ = null;
