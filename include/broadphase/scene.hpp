@@ -32,6 +32,9 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
+#include <iterator>
+#include <mutex>
 #include <cstdint>
 #include <new>
 #include <type_traits>
@@ -39,6 +42,8 @@
 
 #include "boxes.hpp"
 #include "broadphase.hpp"
+#include "detail/multi_box_pruning.hpp"
+#include "detail/radix_sort.hpp"
 #include "dynamic_tree.hpp"
 #include "options.hpp"
 #include "pairs.hpp"
@@ -64,10 +69,24 @@ struct Filter {
 
 /// How update() finds the pairs (see the top of this file).
 enum class UpdateMode : std::uint8_t {
-    automatic,    ///< incremental while at most 1 in 24 objects changed, else rebuild (measured crossover)
-    incremental,  ///< query the objects that changed against the tree
-    rebuild,      ///< every pair from scratch
+    automatic,          ///< incremental while few objects changed (see kIncrementalShare), else rebuild
+    incremental,        ///< the incremental method the scene prefers: multi box pruning
+    rebuild,            ///< every pair from scratch, by the best one-shot algorithm
+    tree,               ///< query each changed object against the dynamic AABB tree
+    multi_box_pruning,  ///< query each changed object in its regions' sorted lists
 };
+
+/// The name of a mode, as the CLI spells it ("multi-box-pruning").
+inline const char* to_string(UpdateMode m) {
+    switch (m) {
+        case UpdateMode::automatic: return "automatic";
+        case UpdateMode::incremental: return "incremental";
+        case UpdateMode::rebuild: return "rebuild";
+        case UpdateMode::tree: return "tree";
+        case UpdateMode::multi_box_pruning: return "multi-box-pruning";
+    }
+    return "?";
+}
 
 template <class T, int D>
 class BasicScene {
@@ -98,7 +117,6 @@ public:
         o.user_value = user_value;
         o.filter = filter;
         o.alive = true;
-        o.proxy = Tree::null;
         o.dirty = false;
         touch(id);
         ++live_;
@@ -109,9 +127,8 @@ public:
     /// the next update(). O(1).
     bool remove(Id id) {
         if (!contains(id)) return false;
-        Object& o = objects_[id];
-        o.alive = false;
-        if (o.proxy != Tree::null) tree_.remove(o.proxy), o.proxy = Tree::null;
+        objects_[id].alive = false;
+        touch(id);
         retired_.push_back(id);
         --live_;
         return true;
@@ -163,9 +180,12 @@ public:
     /// a move within it does not touch the tree. Pairs stay exact whatever it is.
     bool set_margin(T margin) { return tree_.set_margin(margin); }
     /// Whether the last update ran incrementally.
-    bool last_update_incremental() const { return last_incremental_; }
-    /// The tree holding the objects with valid boxes (user value = object id).
-    const Tree& tree() const { return tree_; }
+    bool last_update_incremental() const { return last_method_ != UpdateMode::rebuild; }
+    /// The method the last update ran: rebuild, tree or multi_box_pruning.
+    UpdateMode last_method() const { return last_method_; }
+    /// The tree holding the objects with valid boxes (user value = object id),
+    /// brought up to date first.
+    const Tree& tree() const { return synced_tree(); }
 
     /// Finds the current pairs and the events since the last update.
     /// Status::out_of_memory if the pairs did not fit: the previous set is
@@ -189,25 +209,27 @@ public:
     /// Pairs in the set before the last update and not in it, sorted.
     const std::vector<Pair>& ended() const { return ended_; }
 
-    // Queries: exact on the tight boxes of the objects with valid boxes as
-    // of the last update() (objects removed since are left out; filters do
-    // not apply). Callbacks return bool
-    // (false stops) or void. Typical cost O(log n + hits); see dynamic_tree.hpp.
+    // Queries: exact on the current tight boxes of the live objects with
+    // valid boxes (moves since the last update() included; filters do not
+    // apply). Callbacks return bool (false stops) or void. Typical cost
+    // O(log n + hits); see dynamic_tree.hpp. The first query after changes
+    // brings the tree up to date (O(changes * log n), under a lock, so
+    // concurrent queries stay safe).
 
     /// f(id) for every object whose box overlaps q.
     template <class F>
     void for_each_overlap(const box_type& q, F&& f) const {
-        tree_.for_each_overlap(q, [&](std::uint32_t proxy) { return call(f, object_of(proxy)); });
+        synced_tree().for_each_overlap(q, [&](std::uint32_t proxy) { return call(f, object_of(proxy)); });
     }
     /// f(id) for every object whose box contains point p.
     template <class F>
     void for_each_containing(const vec_type& p, F&& f) const {
-        tree_.for_each_containing(p, [&](std::uint32_t proxy) { return call(f, object_of(proxy)); });
+        synced_tree().for_each_containing(p, [&](std::uint32_t proxy) { return call(f, object_of(proxy)); });
     }
     /// f(id) for every object whose box the closed sphere touches.
     template <class F>
     void for_each_overlapping_sphere(const vec_type& center, T radius, F&& f) const {
-        tree_.for_each_overlapping_sphere(center, radius, [&](std::uint32_t proxy) { return call(f, object_of(proxy)); });
+        synced_tree().for_each_overlapping_sphere(center, radius, [&](std::uint32_t proxy) { return call(f, object_of(proxy)); });
     }
     /// The first object along origin + t * direction, t in [0, max_t]:
     /// {id, t}, id == null when nothing is hit.
@@ -216,39 +238,51 @@ public:
         T t = T(0);
     };
     Hit ray_cast(const vec_type& origin, const vec_type& direction, T max_t) const {
-        return hit_of(tree_.ray_cast(origin, direction, max_t));
+        return hit_of(synced_tree().ray_cast(origin, direction, max_t));
     }
     /// f(id, t) for every object the ray hits.
     template <class F>
     void for_each_ray_hit(const vec_type& origin, const vec_type& direction, T max_t, F&& f) const {
-        tree_.for_each_ray_hit(origin, direction, max_t, [&](std::uint32_t proxy, T t) { return call(f, object_of(proxy), t); });
+        synced_tree().for_each_ray_hit(origin, direction, max_t, [&](std::uint32_t proxy, T t) { return call(f, object_of(proxy), t); });
     }
     /// The first object box `moving` touches when swept along `displacement`.
     Hit box_cast(const box_type& moving, const vec_type& displacement) const {
-        return hit_of(tree_.box_cast(moving, displacement));
+        return hit_of(synced_tree().box_cast(moving, displacement));
     }
+
+    /// Share of live objects changed up to which UpdateMode::automatic stays
+    /// incremental: measured crossover of multi box pruning against a
+    /// rebuild (README, "Scenes for physics engines").
+    static constexpr double kIncrementalShare = 0.25;
 
 private:
     Report update_or_throw() {
-        const std::size_t changed = sync_tree();
-        const bool incremental =
-            mode_ == UpdateMode::incremental || (mode_ == UpdateMode::automatic && changed * 24 <= live_);
-        Report r = incremental ? incremental_pairs() : rebuilt_pairs();
-        if (!r.ok()) return r;
-        for (Id id : dirty_) objects_[id].dirty = false;
-        dirty_.clear();
-        last_incremental_ = incremental;
-        std::sort(found_.begin(), found_.end());
-        // Events: a merge of two sorted sets.
-        begun_.clear();
-        ended_.clear();
-        std::size_t i = 0, j = 0;
-        while (i < current_.size() || j < found_.size()) {
-            if (j == found_.size() || (i < current_.size() && current_[i] < found_[j])) ended_.push_back(current_[i++]);
-            else if (i == current_.size() || found_[j] < current_[i]) begun_.push_back(found_[j++]);
-            else ++i, ++j;
+        std::size_t changed = 0;
+        for (Id id : dirty_) changed += objects_[id].alive;
+        UpdateMode method = mode_;
+        if (method == UpdateMode::automatic)
+            method = double(changed) <= kIncrementalShare * double(live_) ? UpdateMode::incremental : UpdateMode::rebuild;
+        if (method == UpdateMode::incremental) method = UpdateMode::multi_box_pruning;
+
+        fresh_.clear();
+        sync_pruning(method == UpdateMode::multi_box_pruning, method == UpdateMode::multi_box_pruning);
+        Report r;
+        if (method == UpdateMode::rebuild) {
+            r = rebuilt_pairs();
+            if (!r.ok()) return r;
+            sort_pairs(found_);
+            difference(found_, current_, begun_);
+            difference(current_, found_, ended_);
+            current_.swap(found_);
+        } else {
+            if (method == UpdateMode::tree) synced_tree();
+            changed_pairs(method);
+            apply_changed_pairs();
         }
-        current_.swap(found_);
+        for (Id id : dirty_) objects_[id].dirty = false, dirty_flag_[id] = 0;
+        dirty_.clear();
+        if (pruning_on_) pruning_.finish();
+        last_method_ = method;
         // Ids whose end events are now out may be reused.
         free_.insert(free_.end(), retired_.begin(), retired_.end());
         retired_.clear();
@@ -256,56 +290,124 @@ private:
         return r;
     }
 
-    /// Marks an object changed since the last update.
-    void touch(Id id) {
-        if (!objects_[id].dirty) objects_[id].dirty = true, dirty_.push_back(id);
+    /// Sorts pairs by (a, b): two stable radix sorts, by b then by a.
+    void sort_pairs(std::vector<Pair>& v) {
+        const std::size_t n = v.size();
+        if (n < 1024) return std::sort(v.begin(), v.end());
+        keys_.resize(n);
+        values_.resize(n);
+        for (std::size_t i = 0; i < n; ++i) keys_[i] = v[i].b, values_[i] = v[i].a;
+        const unsigned threads = detail::plan_threads(options_.threads, n, 65536);
+        detail::radix_sort(keys_, values_, radix_, threads);
+        keys_.swap(values_);
+        detail::radix_sort(keys_, values_, radix_, threads);
+        for (std::size_t i = 0; i < n; ++i) v[i] = Pair{keys_[i], values_[i]};
     }
 
-    /// Brings the tree up to date with the changed objects; returns how many
-    /// live objects changed.
-    std::size_t sync_tree() {
-        std::size_t changed = 0;
-        for (Id id : dirty_) {
-            Object& o = objects_[id];
-            if (!o.alive) continue;
-            ++changed;
-            if (!o.box.valid()) {
-                if (o.proxy != Tree::null) tree_.remove(o.proxy), o.proxy = Tree::null;
-            } else if (o.proxy == Tree::null) {
-                o.proxy = tree_.insert(o.box, id);
-            } else {
-                tree_.move(o.proxy, o.box);
+    /// out = a \ b, both sorted.
+    static void difference(const std::vector<Pair>& a, const std::vector<Pair>& b, std::vector<Pair>& out) {
+        out.clear();
+        std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
+    }
+
+    /// Marks an object changed since the last update (and since the tree's last sync).
+    void touch(Id id) {
+        if (id >= dirty_flag_.size()) dirty_flag_.resize(objects_.size(), 0), meet_.resize(objects_.size(), 0);
+        const Object& o = objects_[id];
+        const Filter plain{};
+        meet_[id] = std::uint8_t((o.type == ObjectType::static_object ? kStatic : 0) |
+                                 (o.filter.category == plain.category && o.filter.mask == plain.mask && o.filter.group == 0
+                                      ? 0
+                                      : kFiltered));
+        if (!objects_[id].dirty) objects_[id].dirty = true, dirty_flag_[id] = 1, dirty_.push_back(id);
+        if (id >= tree_stale_.size()) tree_stale_.resize(objects_.size(), 0), proxy_.resize(objects_.size(), Tree::null);
+        if (!tree_stale_[id]) tree_stale_[id] = 1, tree_pending_.push_back(id);
+        tree_behind_.store(true, std::memory_order_relaxed);
+    }
+
+    /// The tree, brought up to date with the objects changed since its last
+    /// sync. Safe from concurrent const calls: one of them syncs under the lock.
+    const Tree& synced_tree() const {
+        if (tree_behind_.load(std::memory_order_acquire)) {
+            std::lock_guard<std::mutex> lock(tree_mutex_);
+            if (tree_behind_.load(std::memory_order_relaxed)) {
+                for (Id id : tree_pending_) {
+                    tree_stale_[id] = 0;
+                    const Object& o = objects_[id];
+                    std::uint32_t& proxy = proxy_[id];
+                    if (!o.alive || !o.box.valid()) {
+                        if (proxy != Tree::null) tree_.remove(proxy), proxy = Tree::null;
+                    } else if (proxy == Tree::null) {
+                        proxy = tree_.insert(o.box, id);
+                    } else {
+                        tree_.move(proxy, o.box);
+                    }
+                }
+                tree_pending_.clear();
+                tree_behind_.store(false, std::memory_order_release);
             }
         }
-        return changed;
+        return tree_;
     }
 
-    /// Whether objects a and b may form a pair (both valid, not both static, filters).
-    bool may_pair(Id a, Id b) const {
-        const auto &x = objects_[a], &y = objects_[b];
-        if (x.type == ObjectType::static_object && y.type == ObjectType::static_object) return false;
-        return Filter::may_meet(x.filter, y.filter);
-    }
-
-    /// found_ = the last pairs among unchanged objects, plus every changed
-    /// object's pairs from the tree (unsorted).
-    Report incremental_pairs() {
-        found_.clear();
-        for (const Pair& p : current_) {
-            const Object &a = objects_[p.a], &b = objects_[p.b];
-            if (a.alive && b.alive && !a.dirty && !b.dirty) found_.push_back(p);
+    /// Brings the multi box pruning regions up to date with the changed
+    /// objects; builds them the first time they are wanted, and derives them
+    /// again when the data drifted.
+    void sync_pruning(bool wanted, bool search) {
+        if (!pruning_on_) {
+            if (!wanted) return;
+            // Every object in, without marks; then the changed ones as changed.
+            pruning_on_ = true;
+            for (Id id = 0; id < objects_.size(); ++id)
+                if (objects_[id].alive && objects_[id].box.valid() && !objects_[id].dirty) pruning_.set(id, objects_[id].box);
+            pruning_.commit();
+            pruning_.finish();
         }
         for (Id id : dirty_) {
             const Object& o = objects_[id];
-            if (!o.alive || o.proxy == Tree::null) continue;
-            tree_.for_each_overlap(o.box, [&](std::uint32_t proxy) {
-                const Id other = object_of(proxy);
-                const Object& b = objects_[other];
-                if (other == id || (b.dirty && other < id)) return;  // itself; or found from the other side
-                if (may_pair(id, other)) found_.push_back(ordered(id, other));
-            });
+            if (o.alive && o.box.valid()) pruning_.set(id, o.box);
+            else pruning_.erase(id);
         }
-        return Report{};
+        if (!search) return pruning_.commit();
+        pruning_.commit([&](Id a, Id b) {
+            if (may_pair(a, b)) fresh_.push_back(ordered(a, b));
+        });
+    }
+
+    /// Whether objects a and b may form a pair (not both static, filters).
+    bool may_pair(Id a, Id b) const {
+        const std::uint8_t x = meet_[a], y = meet_[b];  // packed: no visit to the objects for plain ones
+        if (x & y & kStatic) return false;
+        if (!((x | y) & kFiltered)) return true;
+        return Filter::may_meet(objects_[a].filter, objects_[b].filter);
+    }
+
+    /// fresh_ = every pair with a changed object, each once (unsorted).
+    void changed_pairs(UpdateMode method) {
+        if (method == UpdateMode::tree) {
+            for (Id id : dirty_) {
+                const Object& o = objects_[id];
+                if (!o.alive || !o.box.valid()) continue;
+                tree_.for_each_overlap(o.box, [&](std::uint32_t proxy) {
+                    const Id other = object_of(proxy);
+                    if (other == id || (objects_[other].dirty && other < id)) return;  // itself; or found from the other side
+                    if (may_pair(id, other)) fresh_.push_back(ordered(id, other));
+                });
+            }
+        }
+        sort_pairs(fresh_);
+    }
+
+    /// The events and the new set from fresh_: the last set's pairs with a
+    /// changed (or removed) object are replaced by fresh_. O(K) merges.
+    void apply_changed_pairs() {
+        kept_.clear();
+        stale_.clear();
+        for (const Pair& p : current_) (dirty_flag_[p.a] | dirty_flag_[p.b] ? stale_ : kept_).push_back(p);
+        difference(fresh_, stale_, begun_);
+        difference(stale_, fresh_, ended_);
+        current_.clear();
+        std::merge(kept_.begin(), kept_.end(), fresh_.begin(), fresh_.end(), std::back_inserter(current_));
     }
 
     Report rebuilt_pairs() {
@@ -344,7 +446,6 @@ private:
         box_type box{};
         std::uint64_t user_value = 0;
         Filter filter{};
-        std::uint32_t proxy = ~std::uint32_t(0);  // in the tree (valid boxes only)
         ObjectType type = ObjectType::dynamic_object;
         bool alive = false;
         bool dirty = false;  // changed since the last update
@@ -395,11 +496,24 @@ private:
     BasicPairFinder<T, D> finder_;
     BasicBoxes<T, D> dynamic_, static_;
     std::vector<Id> dynamic_ids_, static_ids_;
-    std::vector<Pair> found_, cross_, current_, begun_, ended_;
-    Tree tree_;
+    std::vector<Pair> found_, cross_, current_, begun_, ended_, fresh_, kept_, stale_;
+    std::vector<std::uint32_t> keys_, values_;
+    detail::RadixScratch radix_;
     std::vector<Id> dirty_;
+    std::vector<std::uint8_t> dirty_flag_;  // objects_[id].dirty, packed for the O(K) pass
+    static constexpr std::uint8_t kStatic = 1, kFiltered = 2;
+    std::vector<std::uint8_t> meet_;  // kStatic | kFiltered (a filter other than the default) per object
+    detail::MultiBoxPruning<T, D> pruning_;
+    bool pruning_on_ = false;
+    // The tree is synced lazily, by the first query (or tree update) after changes.
+    mutable Tree tree_;
+    mutable std::vector<std::uint32_t> proxy_;      // each object's leaf in the tree
+    mutable std::vector<std::uint8_t> tree_stale_;  // changed since the tree's last sync
+    mutable std::vector<Id> tree_pending_;
+    mutable std::atomic<bool> tree_behind_{false};
+    mutable std::mutex tree_mutex_;
     UpdateMode mode_ = UpdateMode::automatic;
-    bool last_incremental_ = false;
+    UpdateMode last_method_ = UpdateMode::rebuild;
 };
 
 /// A scene of 3-D float boxes.

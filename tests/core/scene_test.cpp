@@ -191,7 +191,8 @@ void run_sequence(std::uint64_t seed, int steps, double offset, unsigned threads
 }
 
 constexpr broadphase::UpdateMode kModes[] = {broadphase::UpdateMode::automatic, broadphase::UpdateMode::incremental,
-                                             broadphase::UpdateMode::rebuild};
+                                             broadphase::UpdateMode::rebuild, broadphase::UpdateMode::tree,
+                                             broadphase::UpdateMode::multi_box_pruning};
 
 TEST(Scene, RandomSequencesFloat3D) {
     for (auto mode : kModes)
@@ -215,6 +216,86 @@ TEST(Scene, RandomSequencesOtherTypes) {
         SCOPED_TRACE(static_cast<int>(mode));
         run_sequence<double, 2>(21, 40, 0.0, 1, mode);
         run_sequence<float, 2>(22, 40, -5.0, 3, mode);
+    }
+}
+
+/// Enough objects for many regions (multi box pruning), moving in small
+/// steps and now and then jumping, with region borders crossed, oversize and
+/// infinite boxes, objects leaving the derived bounds (drift: the regions
+/// are derived again), mass removal and re-adds (count halved and doubled).
+template <class T, int D>
+void run_crowd(std::uint64_t seed, broadphase::UpdateMode mode, int frames) {
+    using Scene = broadphase::BasicScene<T, D>;
+    using Id = typename Scene::Id;
+    using Box = broadphase::BasicBox<T, D>;
+    broadphase::scenes::Random r(seed);
+    Scene scene;
+    scene.set_update_mode(mode);
+    std::vector<Id> live;
+    const double side = D == 3 ? 60 : D == 2 ? 200 : 3000;
+    auto make = [&]() {
+        Box b;
+        const int kind = static_cast<int>(r.below(100));
+        for (int k = 0; k < D; ++k) {
+            const double lo = r.uniform(0, side), ext = kind < 2 ? r.uniform(20, 80) : r.uniform(0.5, 3);
+            b.min[k] = static_cast<T>(lo);
+            b.max[k] = static_cast<T>(lo + ext);
+        }
+        if (kind == 2) b.max[D - 1] = std::numeric_limits<T>::infinity();
+        if (kind == 3) b.min[0] = -std::numeric_limits<T>::infinity();
+        if (kind == 4) b.max[0] = b.min[0];  // flat
+        return b;
+    };
+    for (int i = 0; i < 3000; ++i)
+        live.push_back(scene.add(make(), r.below(5) == 0 ? ObjectType::static_object : ObjectType::dynamic_object));
+    std::vector<Pair> before;
+    std::size_t events = 0;
+    for (int f = 0; f < frames; ++f) {
+        SCOPED_TRACE("frame " + std::to_string(f));
+        if (f == frames / 2) {  // most objects go, then come back: the count halves and doubles
+            for (std::size_t i = 0; i < live.size(); i += 1) if (i % 4) scene.remove(live[i]);
+            std::vector<Id> rest;
+            for (std::size_t i = 0; i < live.size(); i += 4) rest.push_back(live[i]);
+            live = rest;
+        } else if (f == frames / 2 + 1) {
+            for (int i = 0; i < 2500; ++i) live.push_back(scene.add(make()));
+        }
+        for (Id id : live) {
+            if (scene.type(id) == ObjectType::static_object) continue;
+            const std::uint64_t dice = r.below(100);
+            if (dice >= 30) continue;
+            Box b = scene.box(id);
+            if (dice < 2) {
+                b = make();
+            } else if (dice < 3 && f > frames / 3) {  // drift: far away, to the derived bounds' outside
+                for (int k = 0; k < D; ++k) b.min[k] += T(5 * side), b.max[k] += T(5 * side);
+            } else {
+                for (int k = 0; k < D; ++k) {
+                    const T d = static_cast<T>(r.uniform(-0.6, 0.6));
+                    b.min[k] += d, b.max[k] += d;
+                }
+            }
+            scene.move(id, b);
+        }
+        ASSERT_TRUE(scene.update().ok());
+        const std::vector<Pair> now = Oracle<T, D>::pairs(scene, live);
+        ASSERT_EQ(scene.pairs().size(), now.size());
+        ASSERT_TRUE(scene.pairs() == now);
+        ASSERT_TRUE(scene.begun() == (Oracle<T, D>::minus(now, before)));
+        ASSERT_TRUE(scene.ended() == (Oracle<T, D>::minus(before, now)));
+        events += scene.begun().size() + scene.ended().size();
+        before = now;
+    }
+    EXPECT_GT(events, 100u);
+}
+
+TEST(Scene, CrowdAcrossRegions) {
+    for (auto mode : {broadphase::UpdateMode::multi_box_pruning, broadphase::UpdateMode::tree,
+                      broadphase::UpdateMode::automatic}) {
+        SCOPED_TRACE(broadphase::to_string(mode));
+        run_crowd<float, 3>(31, mode, 24);
+        run_crowd<double, 2>(32, mode, 16);
+        run_crowd<float, 1>(33, mode, 10);
     }
 }
 
