@@ -3,6 +3,18 @@
 //   find_pairs/<scene>/<algorithm>   one full PairFinder::find_pairs frame
 //   query/sparse20k/<algorithm>      every box of sparse20k queried in turn
 //                                    against an Index built over sparse20k
+//   ray_cast/uniform100k/<tree>/<len> DynamicTree::ray_cast (closest hit)
+//                                    over the 100,000 boxes of uniform:100000
+//                                    (tree: "inserted" one by one, or after
+//                                    "rebuilt" rebuild()); 4,096 fixed rays,
+//                                    origins uniform in the scene's bounding
+//                                    cube, directions uniform on the sphere,
+//                                    len: "short" max_t = the cube's side,
+//                                    "long" max_t = +inf; each call timed
+//                                    alone: median_ns, p90_ns, mean_ns (the
+//                                    clock's own cost, clock_ns, included)
+//   tree_query/uniform100k/<kind>    DynamicTree box (each scene box), point
+//                                    and sphere (r = 4) queries, rebuilt tree
 //   memory_write/<how>               writing 199,990,000 Pair values (the
 //                                    output of identical:20000) into a
 //                                    reserved, reused vector: the floor for
@@ -19,13 +31,19 @@
 #include <benchmark/benchmark.h>
 
 #include <broadphase/broadphase.hpp>
+#include <broadphase/dynamic_tree.hpp>
 #include <broadphase/scenes.hpp>
 
+#include <algorithm>
+#include <array>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #ifndef BROADPHASE_BENCH_BUILD_TYPE
@@ -117,6 +135,128 @@ void query_each_box(benchmark::State& state, std::string scene_name, Algorithm a
     state.SetLabel(broadphase::to_string(index.algorithm()));
 }
 
+/// A DynamicTree over uniform:100000, inserted in scene order (default
+/// margin), optionally rebuilt; built once per state and kept.
+const broadphase::DynamicTree& tree_of(const std::string& scene_name, bool rebuilt) {
+    static std::map<std::pair<std::string, bool>, broadphase::DynamicTree> cache;
+    auto key = std::make_pair(scene_name, rebuilt);
+    auto it = cache.find(key);
+    if (it == cache.end()) {
+        const broadphase::Boxes& boxes = scene(scene_name);
+        broadphase::DynamicTree tree;
+        tree.reserve(boxes.size());
+        for (std::size_t i = 0; i < boxes.size(); ++i) tree.insert(boxes[i], i);
+        if (rebuilt) tree.rebuild();
+        it = cache.emplace(key, std::move(tree)).first;
+    }
+    return it->second;
+}
+
+struct Ray {
+    std::array<float, 3> origin, direction;
+};
+
+/// 4,096 fixed rays: origins uniform in the bounding cube of the scene,
+/// directions uniform on the unit sphere. Also gives the cube's side.
+std::vector<Ray> rays_in(const broadphase::Boxes& boxes, float& side) {
+    std::array<float, 3> lo{}, hi{};
+    for (int k = 0; k < 3; ++k) {
+        lo[k] = *std::min_element(boxes.min(k), boxes.min(k) + boxes.size());
+        hi[k] = *std::max_element(boxes.max(k), boxes.max(k) + boxes.size());
+    }
+    side = std::max({hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]});
+    broadphase::scenes::Random r(77);
+    std::vector<Ray> rays(4096);
+    for (Ray& ray : rays) {
+        double d[3], len2 = 0;
+        do {
+            len2 = 0;
+            for (double& x : d) x = r.uniform(-1, 1), len2 += x * x;
+        } while (len2 > 1 || len2 < 1e-6);  // uniform in the ball, then normalised
+        const double len = std::sqrt(len2);
+        for (int k = 0; k < 3; ++k) {
+            ray.origin[k] = float(r.uniform(lo[k], lo[k] + side));
+            ray.direction[k] = float(d[k] / len);
+        }
+    }
+    return rays;
+}
+
+/// Median, 90th percentile and mean of per-call nanoseconds (sorts `ns`).
+void record_latency(benchmark::State& state, std::vector<double>& ns) {
+    if (ns.empty()) return;
+    double sum = 0;
+    for (double x : ns) sum += x;
+    std::sort(ns.begin(), ns.end());
+    state.counters["median_ns"] = ns[ns.size() / 2];
+    state.counters["p90_ns"] = ns[ns.size() * 9 / 10];
+    state.counters["mean_ns"] = sum / double(ns.size());
+    // What one timed empty interval costs (steady_clock read twice).
+    std::vector<double> empty(1001);
+    for (double& e : empty) {
+        const auto t0 = Clock::now();
+        const auto t1 = Clock::now();
+        e = std::chrono::duration<double, std::nano>(t1 - t0).count();
+    }
+    std::sort(empty.begin(), empty.end());
+    state.counters["clock_ns"] = empty[empty.size() / 2];
+}
+
+void ray_cast_rays(benchmark::State& state, std::string scene_name, bool rebuilt, bool long_rays) {
+    const broadphase::DynamicTree& tree = tree_of(scene_name, rebuilt);
+    float side = 0;
+    const std::vector<Ray> rays = rays_in(scene(scene_name), side);
+    const float max_t = long_rays ? std::numeric_limits<float>::infinity() : side;
+    std::size_t hits = 0;
+    for (const Ray& r : rays) hits += tree.ray_cast(r.origin, r.direction, max_t) ? 1 : 0;  // warm-up
+    std::vector<double> ns;
+    ns.reserve(std::size_t(std::min<benchmark::IterationCount>(state.max_iterations, 50000000)));
+    std::size_t i = 0;
+    for (auto _ : state) {
+        const Ray& r = rays[i];
+        i = (i + 1) & (rays.size() - 1);
+        const auto t0 = Clock::now();
+        auto h = tree.ray_cast(r.origin, r.direction, max_t);
+        benchmark::DoNotOptimize(h);
+        const auto t1 = Clock::now();
+        ns.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count());
+    }
+    record_latency(state, ns);
+    state.counters["hit_fraction"] = double(hits) / double(rays.size());
+    state.counters["height"] = tree.height();
+    state.counters["area_ratio"] = tree.quality().area_ratio;
+}
+
+enum class TreeQuery { box, point, sphere };
+
+void tree_query(benchmark::State& state, std::string scene_name, TreeQuery kind) {
+    const broadphase::DynamicTree& tree = tree_of(scene_name, true);
+    const broadphase::Boxes& boxes = scene(scene_name);
+    float side = 0;
+    const std::vector<Ray> rays = rays_in(boxes, side);  // their origins are the points and centres
+    std::vector<double> ns;
+    ns.reserve(std::size_t(std::min<benchmark::IterationCount>(state.max_iterations, 50000000)));
+    std::size_t i = 0, found = 0, calls = 0;
+    for (auto _ : state) {
+        std::size_t count = 0;
+        auto f = [&](std::uint32_t) { ++count; };
+        const auto t0 = Clock::now();
+        switch (kind) {
+            case TreeQuery::box: tree.for_each_overlap(boxes[i % boxes.size()], f); break;
+            case TreeQuery::point: tree.for_each_containing(rays[i & 4095].origin, f); break;
+            case TreeQuery::sphere: tree.for_each_overlapping_sphere(rays[i & 4095].origin, 4.0f, f); break;
+        }
+        benchmark::DoNotOptimize(count);
+        const auto t1 = Clock::now();
+        ns.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count());
+        found += count;
+        ++calls;
+        i = (i * 7919 + 1) % 100003;
+    }
+    record_latency(state, ns);
+    if (calls) state.counters["hits_per_query"] = double(found) / double(calls);
+}
+
 /// identical:20000 has 20000 * 19999 / 2 pairs.
 constexpr std::size_t identical20k_pairs = 199990000;
 
@@ -197,6 +337,23 @@ void register_all() {
         benchmark::RegisterBenchmark(name.c_str(), query_each_box, std::string("sparse20k"), a)
             ->Unit(benchmark::kMillisecond);
     }
+    for (bool rebuilt : {false, true})
+        for (bool long_rays : {false, true}) {
+            const std::string name = std::string("ray_cast/uniform100k/") + (rebuilt ? "rebuilt" : "inserted") +
+                                     (long_rays ? "/long" : "/short");
+            benchmark::RegisterBenchmark(name.c_str(), ray_cast_rays, std::string("uniform:100000"), rebuilt,
+                                         long_rays)
+                ->Unit(benchmark::kNanosecond);
+        }
+    benchmark::RegisterBenchmark("tree_query/uniform100k/box", tree_query, std::string("uniform:100000"),
+                                 TreeQuery::box)
+        ->Unit(benchmark::kNanosecond);
+    benchmark::RegisterBenchmark("tree_query/uniform100k/point", tree_query, std::string("uniform:100000"),
+                                 TreeQuery::point)
+        ->Unit(benchmark::kNanosecond);
+    benchmark::RegisterBenchmark("tree_query/uniform100k/sphere", tree_query, std::string("uniform:100000"),
+                                 TreeQuery::sphere)
+        ->Unit(benchmark::kNanosecond);
     benchmark::RegisterBenchmark("memory_write/push_back", memory_write_push_back)
         ->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark("memory_write/store", memory_write_store)
