@@ -368,10 +368,17 @@ private:
             if (o.alive && o.box.valid()) pruning_.set(id, o.box);
             else pruning_.erase(id);
         }
-        if (!search) return pruning_.commit();
-        pruning_.commit([&](Id a, Id b) {
-            if (may_pair(a, b)) fresh_.push_back(ordered(a, b));
-        });
+        // Threads for the regions: one per 1,024 changed objects at most.
+        const unsigned threads = detail::plan_threads(options_.threads, dirty_.size(), 1024);
+        if (!search) return pruning_.commit(threads);
+        if (parts_.size() < threads) parts_.resize(threads);
+        for (unsigned t = 0; t < threads; ++t) parts_[t].clear();
+        pruning_.commit(
+            [&](unsigned me, Id a, Id b) {
+                if (may_pair(a, b)) parts_[me].push_back(ordered(a, b));
+            },
+            true, threads);
+        for (unsigned t = 0; t < threads; ++t) fresh_.insert(fresh_.end(), parts_[t].begin(), parts_[t].end());
     }
 
     /// Whether objects a and b may form a pair (not both static, filters).
@@ -497,6 +504,7 @@ private:
     BasicBoxes<T, D> dynamic_, static_;
     std::vector<Id> dynamic_ids_, static_ids_;
     std::vector<Pair> found_, cross_, current_, begun_, ended_, fresh_, kept_, stale_;
+    std::vector<std::vector<Pair>> parts_;  // per thread
     std::vector<std::uint32_t> keys_, values_;
     detail::RadixScratch radix_;
     std::vector<Id> dirty_;

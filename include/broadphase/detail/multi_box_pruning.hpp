@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "../boxes.hpp"
+#include "parallel.hpp"
 
 namespace broadphase {
 namespace detail {
@@ -74,12 +75,14 @@ public:
     /// region's pairs are searched right after it is rewritten, while it is
     /// in cache. O(entries of the touched regions + changes + windows), or
     /// O(n log n) for a derivation.
+    ///
+    /// emit(thread, c, other) is called on up to `threads` threads at once
+    /// (thread in [0, threads)): the regions are shared out between them.
     template <class Emit>
-    void commit(Emit&& emit, bool search = true) {
+    void commit(Emit&& emit, bool search = true, unsigned threads = 1) {
         if (needs_rederive()) {
             rederive();
-            if (search)
-                for (std::uint32_t r = 0; r < regions_.size(); ++r) region_pairs(r, emit);
+            if (search) for_touched_regions(threads, [&](std::uint32_t r, unsigned me) { region_pairs(r, emit, me); });
             if (search) oversize_changed_pairs(emit);
             return;
         }
@@ -104,15 +107,15 @@ public:
                 touch(r);
             });
         }
-        for (std::uint32_t r : touched_) {
+        for_touched_regions(threads, [&](std::uint32_t r, unsigned me) {
             refresh(r);
-            if (search) region_pairs(r, emit);
-        }
+            if (search) region_pairs(r, emit, me);
+        });
         if (search) oversize_changed_pairs(emit);
     }
     /// commit() without the pair search.
-    void commit() {
-        commit([](Id, Id) {}, false);
+    void commit(unsigned threads = 1) {
+        commit([](unsigned, Id, Id) {}, false, threads);
     }
 
     /// Clears the frame's marks. O(changes).
@@ -291,7 +294,7 @@ private:
 
     /// The changed entries' pairs in one region.
     template <class Emit>
-    void region_pairs(std::uint32_t r, Emit& emit) const {
+    void region_pairs(std::uint32_t r, Emit& emit, unsigned me) const {
         const Region& g = regions_[r];
         const auto& e = g.entries;
         const std::uint32_t here = corner_of(coords_[r]);
@@ -304,7 +307,7 @@ private:
                     if (x.hi[k] < c.lo[k] || c.hi[k] < x.lo[k]) return;
                 if ((flag_[x.id] & kChanged) && x.id < c.id) return;  // found from x's side
                 if (owner(c.corner, x.corner) != here) return;         // another region reports it
-                emit(c.id, x.id);
+                emit(me, c.id, x.id);
             };
             for (std::size_t j = at + 1; j < n && !(c.hi[0] < e[j].lo[0]); ++j) consider(e[j]);
             const double reach = reach_of(c.lo[0], g.widest);
@@ -314,8 +317,19 @@ private:
             // object leaves changed objects in regions to this.
             if (here == c.corner)
                 for (Id o : oversize_)
-                    if (overlaps(boxes_[c.id], boxes_[o])) emit(c.id, o);
+                    if (overlaps(boxes_[c.id], boxes_[o])) emit(me, c.id, o);
         }
+    }
+
+    /// f(region, thread) for every touched region, in tasks of a few regions.
+    template <class F>
+    void for_touched_regions(unsigned threads, F&& f) {
+        constexpr std::size_t per_task = 8;
+        const std::size_t tasks = (touched_.size() + per_task - 1) / per_task;
+        run_tasks(threads, tasks, [&](std::size_t t, unsigned me) {
+            const std::size_t end = std::min(touched_.size(), (t + 1) * per_task);
+            for (std::size_t i = t * per_task; i < end; ++i) f(touched_[i], me);
+        });
     }
 
     template <class Emit>
@@ -333,7 +347,7 @@ private:
             const State& s = state_[o];
             if (o == c || !s.present) continue;
             if ((flag_[o] & kChanged) && (s.in_regions || o < c)) continue;
-            if (overlaps(b, boxes_[o])) emit(c, o);
+            if (overlaps(b, boxes_[o])) emit(0u, c, o);
         }
     }
 
