@@ -1,0 +1,47 @@
+"""broadphase: every overlapping pair among axis-aligned boxes, exactly once.
+
+A header-only C++17 library on numpy arrays. Boxes are (N, 6) arrays with
+rows ``minx miny minz maxx maxy maxz``; pairs come back as (K, 2) uint32
+arrays.
+
+>>> import numpy as np, broadphase
+>>> boxes = np.array([[0, 0, 0, 1, 1, 1], [1, 0, 0, 2, 1, 1], [5, 5, 5, 6, 6, 6]], np.float32)
+>>> broadphase.find_pairs(boxes).tolist()
+[[0, 1]]
+
+Functions: find_pairs, find_sphere_pairs, algorithms, default_threads,
+builtin_scene. Classes: PairFinder (memory kept between frames), Index (box
+queries against a built set), Scene (objects kept between frames, contact
+events, ray casts). Errors: InvalidBoxError, PairBudgetError; warning:
+InvalidBoxWarning. See the README's "Python" section.
+"""
+
+from ._core import (  # noqa: F401
+    Index,
+    InvalidBoxError,
+    InvalidBoxWarning,
+    PairBudgetError,
+    PairFinder,
+    Scene,
+    algorithms,
+    builtin_scene,
+    default_threads,
+    find_pairs,
+    find_sphere_pairs,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Index",
+    "InvalidBoxError",
+    "InvalidBoxWarning",
+    "PairBudgetError",
+    "PairFinder",
+    "Scene",
+    "algorithms",
+    "builtin_scene",
+    "default_threads",
+    "find_pairs",
+    "find_sphere_pairs",
+]
