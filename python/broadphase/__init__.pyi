@@ -1,0 +1,191 @@
+"""Type stubs for broadphase (the C++ core is broadphase._core)."""
+
+from typing import List, Literal, Optional, Tuple, Union
+
+import numpy as np
+import numpy.typing as npt
+
+__version__: str
+
+ArrayLike = npt.ArrayLike
+Pairs = npt.NDArray[np.uint32]
+Ids = npt.NDArray[np.uint32]
+OnInvalid = Literal["warn", "skip", "raise"]
+Algorithm = Literal["auto", "brute_force", "sweep_and_prune", "uniform_grid", "hybrid_grid", "adaptive_grid"]
+ObjectType = Literal["dynamic", "static"]
+
+class InvalidBoxError(ValueError):
+    """Raised with invalid='raise' when boxes are invalid (NaN, or min > max on some axis)."""
+
+    indices: Ids
+    """Rows of the invalid boxes in the first set (or the queries)."""
+    other_indices: Ids
+    """Rows of the invalid boxes in the second set."""
+
+class InvalidBoxWarning(UserWarning):
+    """Warned (invalid='warn', the default) when invalid boxes were skipped."""
+
+class PairBudgetError(RuntimeError):
+    """Raised when a call finds more pairs than max_pairs."""
+
+    pairs: Pairs
+    """The first max_pairs pairs."""
+
+def find_pairs(
+    boxes: ArrayLike,
+    other: Optional[ArrayLike] = None,
+    algorithm: Union[Algorithm, str] = "auto",
+    threads: int = 0,
+    sorted: bool = False,
+    max_pairs: Optional[int] = None,
+    invalid: OnInvalid = "warn",
+) -> Pairs:
+    """Every overlapping pair of boxes, exactly once.
+
+    boxes: (N, 6) array, rows minx miny minz maxx maxy maxz. float32 and
+    float64 C-contiguous arrays are read in place; other layouts and dtypes
+    are converted once (to float64 unless float32).
+    other: optional second (M, 6) set: pairs (index in boxes, index in other).
+    Without it: pairs (i, j), i < j, within boxes.
+    algorithm: 'auto' or one of algorithms(). threads: 0 = all cores.
+    sorted: sort by (first, second); the order is deterministic anyway.
+    max_pairs: raise PairBudgetError past this many pairs.
+    invalid: boxes with NaN or min > max take part in no pair; 'warn'
+    (InvalidBoxWarning), 'skip' or 'raise' (InvalidBoxError).
+    Closed boxes: touching faces, edges and corners overlap.
+    Returns a (K, 2) uint32 array.
+    """
+
+def find_sphere_pairs(
+    centers: ArrayLike,
+    radii: Union[float, ArrayLike],
+    algorithm: Union[Algorithm, str] = "auto",
+    threads: int = 0,
+    sorted: bool = False,
+    max_pairs: Optional[int] = None,
+    invalid: OnInvalid = "warn",
+) -> Pairs:
+    """Every pair of touching spheres (i, j), i < j: |ci - cj| <= ri + rj.
+
+    centers: (N, 3); radii: one number or (N,). The broad phase runs on the
+    spheres' boxes, then each box pair is tested exactly (in float64).
+    Computed in float32 when both inputs are float32, else float64.
+    Returns a (K, 2) uint32 array.
+    """
+
+def algorithms() -> List[str]:
+    """The algorithm names find_pairs accepts besides 'auto'."""
+
+def default_threads() -> int:
+    """The thread count threads=0 stands for."""
+
+def builtin_scene(name: str) -> npt.NDArray[np.float32]:
+    """A built-in scene of the CLI ('uniform:100000', 'dense20k', ...) as (N, 6) float32."""
+
+class PairFinder:
+    """A pair finder kept between calls (frames): it reuses its memory."""
+
+    def __init__(self) -> None: ...
+    def find_pairs(
+        self,
+        boxes: ArrayLike,
+        other: Optional[ArrayLike] = None,
+        algorithm: Union[Algorithm, str] = "auto",
+        threads: int = 0,
+        sorted: bool = False,
+        max_pairs: Optional[int] = None,
+        invalid: OnInvalid = "warn",
+    ) -> Pairs:
+        """As broadphase.find_pairs."""
+    @property
+    def last_algorithm(self) -> str:
+        """The algorithm the last call used."""
+
+class Index:
+    """A built set of boxes answering box queries (thread-safe queries).
+
+    float32 boxes give a float32 index, any other dtype a float64 one;
+    queries are converted to the index's dtype.
+    """
+
+    def __init__(
+        self,
+        boxes: ArrayLike,
+        algorithm: Union[Algorithm, str] = "auto",
+        threads: int = 0,
+        invalid: OnInvalid = "warn",
+    ) -> None: ...
+    def query(self, box: ArrayLike, sorted: bool = False) -> Ids:
+        """Indices of the built boxes overlapping one box (six numbers)."""
+    def query_batch(
+        self,
+        boxes: ArrayLike,
+        threads: int = 0,
+        sorted: bool = False,
+        max_pairs: Optional[int] = None,
+        invalid: OnInvalid = "warn",
+    ) -> Pairs:
+        """(K, 2) uint32 array of (query index, built index)."""
+    def __len__(self) -> int: ...
+    @property
+    def algorithm(self) -> str: ...
+    @property
+    def dtype(self) -> str: ...
+
+class Scene:
+    """Objects kept between frames, with contact events (broadphase::Scene).
+
+    Ids are stable; static objects never meet each other; filters: two
+    objects meet iff each one's mask has a bit of the other's category and
+    they do not share a nonzero group. After update(): pairs() (a < b,
+    sorted), begun() and ended() (differences from the update before).
+    """
+
+    def __init__(self, dtype: Literal["float32", "float64"] = "float32") -> None: ...
+    def add(
+        self,
+        box: ArrayLike,
+        type: ObjectType = "dynamic",
+        user_value: int = 0,
+        category: int = 1,
+        mask: int = 0xFFFFFFFFFFFFFFFF,
+        group: int = 0,
+    ) -> int:
+        """Adds one object; returns its id."""
+    def add_batch(self, boxes: ArrayLike, type: ObjectType = "dynamic") -> Ids:
+        """Adds (N, 6) boxes; returns their ids."""
+    def remove(self, id: int) -> bool: ...
+    def remove_batch(self, ids: ArrayLike) -> int: ...
+    def move(self, id: int, box: ArrayLike) -> bool: ...
+    def move_batch(self, ids: ArrayLike, boxes: ArrayLike) -> int: ...
+    def set_type(self, id: int, type: ObjectType) -> bool: ...
+    def set_filter(self, id: int, category: int = 1, mask: int = 0xFFFFFFFFFFFFFFFF, group: int = 0) -> bool: ...
+    def set_user_value(self, id: int, value: int) -> bool: ...
+    def contains(self, id: int) -> bool: ...
+    def __contains__(self, id: int) -> bool: ...
+    def __len__(self) -> int: ...
+    def box(self, id: int) -> npt.NDArray[np.floating]: ...
+    def type(self, id: int) -> str: ...
+    def filter(self, id: int) -> Tuple[int, int, int]: ...
+    def user_value(self, id: int) -> int: ...
+    def set_options(self, algorithm: Union[Algorithm, str] = "auto", threads: int = 0) -> None: ...
+    def set_update_mode(self, mode: str) -> None:
+        """One of Scene.update_modes() ('automatic', 'incremental', 'rebuild', ...)."""
+    @property
+    def update_mode(self) -> str: ...
+    @property
+    def last_method(self) -> str: ...
+    @staticmethod
+    def update_modes() -> List[str]: ...
+    def set_margin(self, margin: float) -> bool: ...
+    def update(self) -> int:
+        """Finds the current pairs and the events; returns the number of current pairs."""
+    def pairs(self) -> Pairs: ...
+    def begun(self) -> Pairs: ...
+    def ended(self) -> Pairs: ...
+    def query_box(self, box: ArrayLike) -> Ids: ...
+    def query_point(self, point: ArrayLike) -> Ids: ...
+    def query_sphere(self, center: ArrayLike, radius: float) -> Ids: ...
+    def ray_cast(self, origin: ArrayLike, direction: ArrayLike, max_t: float = ...) -> Optional[Tuple[int, float]]: ...
+    def ray_hits(self, origin: ArrayLike, direction: ArrayLike, max_t: float = ...) -> Tuple[Ids, npt.NDArray[np.float64]]: ...
+    def box_cast(self, box: ArrayLike, displacement: ArrayLike) -> Optional[Tuple[int, float]]: ...
