@@ -4,6 +4,7 @@
 #   bp_jobs                 parallel jobs: $JOBS, or the number of CPUs
 #   bp_ensure_deps PKG...   installs the Debian packages that are missing
 #   bp_configure_release    configures build/release (Release, CLI, tests, bench)
+#   bp_python               the Python the module is built for (/usr/bin/python3)
 #   bp_log MESSAGE          a visible progress line on stderr
 #   bp_machine_name         this machine as a file name: amd-epyc-2core
 
@@ -55,6 +56,11 @@ bp_ensure_deps() {
 bp_deps=(cmake g++ make libgtest-dev libbenchmark-dev)
 # The ThreadSanitizer stage of the tests also needs clang and LLVM's OpenMP.
 bp_tsan_deps=(clang libomp-dev)
+# The Python module (python/) and its tests; python3-scipy only for its benchmark.
+bp_python_deps=(pybind11-dev python3-dev python3-numpy python3-pytest)
+bp_python_bench_deps=(python3-scipy)
+# The system interpreter (Debian's, with the packages above), not one found first on PATH.
+bp_python="$(command -v /usr/bin/python3 || command -v python3 || echo python3)"
 
 # Options spelled out, so that a cache left by another configure cannot
 # quietly turn the tests or the CLI off.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds everything and runs every test, twice, then the threaded tests a
 # third time under ThreadSanitizer:
-#   build/release  Release build, then ctest
+#   build/release  Release build, then ctest; the Python module (python/) is
+#                  built there too and its pytest suite runs as ctest -L python
 #   build/asan     RelWithDebInfo with AddressSanitizer + UBSan, then ctest
 #   build/tsan     clang + LLVM's OpenMP (libomp) with ThreadSanitizer, the
 #                  parallel tests only (ctest -L threads). GCC's libgomp is
@@ -17,14 +18,17 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$bp_repo_root"
 
 start=$SECONDS
-bp_ensure_deps "${bp_deps[@]}" "${bp_tsan_deps[@]}"
+bp_ensure_deps "${bp_deps[@]}" "${bp_tsan_deps[@]}" "${bp_python_deps[@]}"
 
 bp_log "release build (build/release)"
-bp_configure_release
+bp_configure_release -DBROADPHASE_BUILD_PYTHON=ON "-DPython3_EXECUTABLE=$bp_python"
 cmake --build build/release --parallel "$bp_jobs"
 
 bp_log "release tests"
-(cd build/release && ctest --output-on-failure --no-tests=error --parallel "$bp_jobs")
+(cd build/release && ctest --output-on-failure --no-tests=error --parallel "$bp_jobs" -LE python)
+
+bp_log "python module tests (build/release/python, pytest)"
+(cd build/release && ctest --output-on-failure --no-tests=error -L python -V)
 
 bp_log "sanitizer build (build/asan: AddressSanitizer + UndefinedBehaviorSanitizer)"
 # -g1 (line tables only) instead of -g: sanitizer reports keep file:line,

@@ -11,7 +11,7 @@ try:
     import broadphase  # noqa: F401
 except ImportError as e:  # pragma: no cover - a setup problem, said clearly
     raise ImportError(
-        "cannot import broadphase: build it (cmake -S . -B build/release -DPython3_EXECUTABLE=/usr/bin/python3 "
+        f"cannot import broadphase ({e}): build it (cmake -S . -B build/release -DPython3_EXECUTABLE=/usr/bin/python3 "
         "&& cmake --build build/release) and run with PYTHONPATH=build/release/python"
     ) from e
 
