@@ -169,31 +169,124 @@ inline bool box_cast_hits_box(const BasicBox<T, D>& moving, const detail_dtree::
 
 namespace detail_dtree {
 
-/// A LIFO stack of small values: N on the call stack, the rest (only for
-/// trees deeper than about N) in a local vector.
+/// A LIFO stack of small values: the first N on the call stack, the rest
+/// (only for trees deeper than about N) in a local vector.
 template <class V, std::size_t N = 64>
 class SmallStack {
 public:
     void push(const V& v) {
         if (size_ < N)
-            inline_[size_++] = v;
+            inline_[size_] = v;
         else
             heap_.push_back(v);
+        ++size_;
     }
     V pop() {
-        if (!heap_.empty()) {
-            V v = heap_.back();
-            heap_.pop_back();
-            return v;
-        }
-        return inline_[--size_];
+        --size_;
+        if (size_ < N) return inline_[size_];
+        V v = heap_.back();
+        heap_.pop_back();
+        return v;
     }
-    bool empty() const { return size_ == 0 && heap_.empty(); }
+    bool empty() const { return size_ == 0; }
 
 private:
     V inline_[N];
     std::size_t size_ = 0;
     std::vector<V> heap_;
+};
+
+/// A LIFO stack of at most N values, all on the call stack: for trees
+/// whose height guarantees that N is never exceeded.
+template <class V, std::size_t N>
+class FixedStack {
+public:
+    void push(const V& v) { items_[size_++] = v; }
+    V pop() { return items_[--size_]; }
+    bool empty() const { return size_ == 0; }
+
+private:
+    V items_[N];
+    std::size_t size_ = 0;
+};
+
+/// The ray slab test for pruning: the same slabs as ray_hits_box(), with
+/// multiplications by the precomputed inverse direction instead of
+/// divisions, and an answer widened so that it is conservative: for any box
+/// B and any box b inside it, if ray_hits_box() hits b with entry t, then
+/// hit(B) is true with an entry no greater than t. Pruning with it therefore
+/// never loses a result; the exact answer still comes from ray_hits_box() on
+/// the tight boxes.
+///
+/// Why it is conservative: per axis, (bound - o) is computed exactly as in
+/// ray_hits_box() and is monotone in the bound; x * fl(1/d) differs from
+/// fl(x / d) by at most about 3 units in the last place (relative), plus an
+/// underflow error far below the smallest normal number; the entry is
+/// lowered by 32 machine epsilons (relative) and the smallest normal number
+/// (absolute), the exit raised by as much. A zero direction component has an
+/// infinite inverse: (bound - o) * inf is -inf/+inf (no constraint) or NaN
+/// when the origin lies on the bound (ignored by the comparisons: also no
+/// constraint), so a box whose slab holds the origin is never cut on that
+/// axis. An entry that overflows is clamped below the largest finite value.
+/// A non-zero component whose inverse overflows (|d| < 2^-128 in float) is
+/// not handled: init() returns false and the caller uses ray_hits_box().
+template <class T, int D>
+struct FastRay {
+    std::array<T, D> o;
+    std::array<T, D> inv;
+    std::array<bool, D> neg;  // direction's sign bit: the slab is entered at max
+    T max_t;
+
+    static constexpr T eps = T(32) * std::numeric_limits<T>::epsilon();
+    static constexpr T down = T(1) - eps;
+    static constexpr T up = T(1) + eps;
+    static constexpr T tiny = std::numeric_limits<T>::min();
+    static constexpr T big = std::numeric_limits<T>::max() * down;
+
+    bool init(const std::array<T, D>& origin, const std::array<T, D>& direction, T limit) {
+        o = origin;
+        max_t = limit;
+        for (int k = 0; k < D; ++k) {
+            const T d = direction[k];
+            neg[k] = std::signbit(d);
+            inv[k] = T(1) / d;
+            if (d != T(0) && std::isinf(inv[k])) return false;
+        }
+        return true;
+    }
+    /// True when the ray may hit b; t_enter is then a lower bound of the
+    /// entry of every box inside b that the ray hits.
+    bool hit(const BasicBox<T, D>& b, T& t_enter) const {
+        T t0 = T(0), t1 = max_t;
+        for (int k = 0; k < D; ++k) {
+            const T lo = ((neg[k] ? b.max[k] : b.min[k]) - o[k]) * inv[k];
+            const T hi = ((neg[k] ? b.min[k] : b.max[k]) - o[k]) * inv[k];
+            t0 = lo > t0 ? lo : t0;  // NaN (0 * inf) leaves t0
+            t1 = hi < t1 ? hi : t1;
+        }
+        const T enter = std::min(t0 * down - tiny, big);
+        t_enter = enter;
+        return enter <= t1 * up + tiny;
+    }
+    /// hit() on two boxes given axis by axis: lo[k][j], hi[k][j] for box j.
+    void hit2(const T (&lo)[D][2], const T (&hi)[D][2], T (&t_enter)[2], bool (&h)[2]) const {
+        T t0[2] = {T(0), T(0)}, t1[2] = {max_t, max_t};
+        for (int k = 0; k < D; ++k) {
+            const T* near = neg[k] ? hi[k] : lo[k];
+            const T* far = neg[k] ? lo[k] : hi[k];
+            for (int j = 0; j < 2; ++j) {
+                const T a = (near[j] - o[k]) * inv[k];
+                const T c = (far[j] - o[k]) * inv[k];
+                t0[j] = a > t0[j] ? a : t0[j];
+                t1[j] = c < t1[j] ? c : t1[j];
+            }
+        }
+        for (int j = 0; j < 2; ++j) {
+            const T enter = std::min(t0[j] * down - tiny, big);
+            t_enter[j] = enter;
+            h[j] = enter <= t1[j] * up + tiny;
+        }
+    }
 };
 
 /// Calls f(args...); a callback returning void means "go on".
@@ -503,6 +596,17 @@ public:
             if (n.height != 1 + std::max(a.height, b.height)) return at + "wrong height";
             if (!contains_box(n.box, a.box) || !contains_box(n.box, b.box))
                 return at + "box does not contain a child's box";
+            {
+                const Kids& kk = kids_[i];
+                const std::uint32_t c[2] = {n.child1, n.child2};
+                for (int j = 0; j < 2; ++j) {
+                    const Node& cn = nodes_[c[j]];
+                    bool same = kk.child[j] == c[j] && kk.leaf[j] == (cn.height == 0);
+                    for (int k = 0; k < D; ++k)
+                        same = same && kk.lo[k][j] == cn.box.min[k] && kk.hi[k][j] == cn.box.max[k];
+                    if (!same) return at + "stale copy of a child's box (kids)";
+                }
+            }
             stack.push(n.child1);
             stack.push(n.child2);
         }
@@ -524,21 +628,9 @@ public:
     /// (touching counts). Nothing for an invalid q.
     template <class F>
     bool for_each_overlap(const box_type& q, F&& f) const {
-        if (root_ == null || !q.valid()) return true;
-        detail_dtree::SmallStack<std::uint32_t> stack;
-        stack.push(root_);
-        while (!stack.empty()) {
-            const std::uint32_t i = stack.pop();
-            const Node& n = nodes_[i];
-            if (!overlaps(n.box, q)) continue;
-            if (n.height == 0) {
-                if (overlaps(tight_[i], q) && !detail_dtree::call_go_on(f, i)) return false;
-            } else {
-                stack.push(n.child1);
-                stack.push(n.child2);
-            }
-        }
-        return true;
+        if (!q.valid()) return true;
+        return descend([&](const box_type& b) { return overlaps(b, q); },
+                       [&](std::uint32_t i) { return !overlaps(tight_[i], q) || detail_dtree::call_go_on(f, i); });
     }
 
     /// Appends to `out` the ids for_each_overlap(q) reports. Same cost.
@@ -550,47 +642,25 @@ public:
     /// included). Nothing for a point with a NaN coordinate.
     template <class F>
     bool for_each_containing(const vec_type& p, F&& f) const {
-        if (root_ == null) return true;
         for (int k = 0; k < D; ++k)
             if (p[k] != p[k]) return true;
-        detail_dtree::SmallStack<std::uint32_t> stack;
-        stack.push(root_);
-        while (!stack.empty()) {
-            const std::uint32_t i = stack.pop();
-            const Node& n = nodes_[i];
-            if (!box_contains_point(n.box, p)) continue;
-            if (n.height == 0) {
-                if (box_contains_point(tight_[i], p) && !detail_dtree::call_go_on(f, i)) return false;
-            } else {
-                stack.push(n.child1);
-                stack.push(n.child2);
-            }
-        }
-        return true;
+        return descend([&](const box_type& b) { return box_contains_point(b, p); },
+                       [&](std::uint32_t i) {
+                           return !box_contains_point(tight_[i], p) || detail_dtree::call_go_on(f, i);
+                       });
     }
 
     /// f(id) for every proxy whose tight box touches the closed sphere
     /// (sphere_overlaps_box). Nothing for a NaN centre or radius, or r < 0.
     template <class F>
     bool for_each_overlapping_sphere(const vec_type& center, T radius, F&& f) const {
-        if (root_ == null || !(radius >= T(0))) return true;
+        if (!(radius >= T(0))) return true;
         for (int k = 0; k < D; ++k)
             if (center[k] != center[k]) return true;
-        detail_dtree::SmallStack<std::uint32_t> stack;
-        stack.push(root_);
-        while (!stack.empty()) {
-            const std::uint32_t i = stack.pop();
-            const Node& n = nodes_[i];
-            if (!sphere_overlaps_box(center, radius, n.box)) continue;
-            if (n.height == 0) {
-                if (sphere_overlaps_box(center, radius, tight_[i]) && !detail_dtree::call_go_on(f, i))
-                    return false;
-            } else {
-                stack.push(n.child1);
-                stack.push(n.child2);
-            }
-        }
-        return true;
+        return descend([&](const box_type& b) { return sphere_overlaps_box(center, radius, b); },
+                       [&](std::uint32_t i) {
+                           return !sphere_overlaps_box(center, radius, tight_[i]) || detail_dtree::call_go_on(f, i);
+                       });
     }
 
     /// The first proxy hit by the ray origin + t * direction, t in
@@ -603,9 +673,22 @@ public:
     /// typically O(log n) node visits.
     Hit ray_cast(const vec_type& origin, const vec_type& direction, T max_t) const {
         Hit best;
-        if (!ray_ok(origin, direction, max_t)) return best;
-        auto test = [&](const box_type& b, T& t) { return ray_hits_box(origin, direction, max_t, b, t); };
-        closest(test, best);
+        if (!ray_ok(origin, direction, max_t) || root_ == null) return best;
+        detail_dtree::FastRay<T, D> fast;
+        if (!fast.init(origin, direction, max_t)) {
+            // A direction component so small that its inverse overflows:
+            // prune with the exact (slower) test itself.
+            auto test = [&](const box_type& b, T& t) { return ray_hits_box(origin, direction, max_t, b, t); };
+            closest(test, best);
+            return best;
+        }
+        if (height() < 60) {
+            RayStack<60> stack;
+            ray_closest(fast, origin, direction, max_t, best, stack);
+        } else {
+            detail_dtree::SmallStack<RayEntry> stack;
+            ray_closest(fast, origin, direction, max_t, best, stack);
+        }
         return best;
     }
 
@@ -614,8 +697,15 @@ public:
     template <class F>
     bool for_each_ray_hit(const vec_type& origin, const vec_type& direction, T max_t, F&& f) const {
         if (!ray_ok(origin, direction, max_t)) return true;
-        auto test = [&](const box_type& b, T& t) { return ray_hits_box(origin, direction, max_t, b, t); };
-        return all_hits(test, f);
+        auto leaf = [&](std::uint32_t i) {
+            T t = T(0);
+            return !ray_hits_box(origin, direction, max_t, tight_[i], t) || detail_dtree::call_go_on(f, i, t);
+        };
+        detail_dtree::FastRay<T, D> fast;
+        if (!fast.init(origin, direction, max_t))
+            return descend([&](const box_type& b) { T t; return ray_hits_box(origin, direction, max_t, b, t); },
+                           leaf);
+        return descend([&](const box_type& b) { T t; return fast.hit(b, t); }, leaf);
     }
 
     /// The first proxy touched by box `moving` swept along `displacement`
@@ -635,8 +725,12 @@ public:
     template <class F>
     bool for_each_box_cast_hit(const box_type& moving, const vec_type& displacement, F&& f) const {
         if (!cast_ok(moving, displacement)) return true;
-        auto test = [&](const box_type& b, T& t) { return box_cast_hits_box(moving, displacement, b, t); };
-        return all_hits(test, f);
+        return descend([&](const box_type& b) { T t; return box_cast_hits_box(moving, displacement, b, t); },
+                       [&](std::uint32_t i) {
+                           T t = T(0);
+                           return !box_cast_hits_box(moving, displacement, tight_[i], t) ||
+                                  detail_dtree::call_go_on(f, i, t);
+                       });
     }
 
     /// f(a, b), a < b, once for every unordered pair of proxies whose tight
@@ -696,6 +790,36 @@ private:
     };
 
     static constexpr std::size_t max_nodes = 0xFFFFFFFFu;  // indices 0 .. 2^32 - 2
+
+    /// What ray_cast() reads at an internal node: its two children's boxes
+    /// (copies of their nodes' boxes, axis by axis, child 0 then child 1),
+    /// their indices, and which of them are leaves: one 64-byte line for
+    /// float 3-D, so a step down the tree costs one cache miss, not two or
+    /// three (two 40-byte nodes at unrelated places). Kept equal to the nodes
+    /// by sync() wherever a box or a link of an internal node changes;
+    /// validate() checks it.
+    struct alignas(64) Kids {
+        T lo[D][2];
+        T hi[D][2];
+        std::uint32_t child[2];
+        bool leaf[2];
+    };
+
+    /// Copies internal node i's children into kids_[i].
+    void sync(std::uint32_t i) {
+        const Node& n = nodes_[i];
+        Kids& k = kids_[i];
+        const std::uint32_t c[2] = {n.child1, n.child2};
+        for (int j = 0; j < 2; ++j) {
+            const Node& cn = nodes_[c[j]];
+            for (int a = 0; a < D; ++a) {
+                k.lo[a][j] = cn.box.min[a];
+                k.hi[a][j] = cn.box.max[a];
+            }
+            k.child[j] = c[j];
+            k.leaf[j] = cn.height == 0;
+        }
+    }
 
 
     static bool contains_box(const box_type& outer, const box_type& inner) {
@@ -799,25 +923,112 @@ private:
         }
     }
 
-    template <class Test, class F>
-    bool all_hits(Test& test, F& f) const {
+    /// The one depth-first traversal behind the box, point, sphere, ray and
+    /// box-cast "all" queries: node_hit(box) prunes (it sees internal and fat
+    /// boxes), leaf(id) decides on a leaf whose fat box passed (it tests the
+    /// tight box and calls the user's callback) and returns false to stop.
+    template <class NodeHit, class Leaf>
+    bool descend(NodeHit&& node_hit, Leaf&& leaf) const {
         if (root_ == null) return true;
+        if (height() < 62) {
+            detail_dtree::FixedStack<std::uint32_t, 64> stack;
+            return descend_with(node_hit, leaf, stack);
+        }
         detail_dtree::SmallStack<std::uint32_t> stack;
+        return descend_with(node_hit, leaf, stack);
+    }
+    template <class NodeHit, class Leaf, class Stack>
+    bool descend_with(NodeHit& node_hit, Leaf& leaf, Stack& stack) const {
         stack.push(root_);
         while (!stack.empty()) {
             const std::uint32_t i = stack.pop();
             const Node& n = nodes_[i];
-            T t = T(0);
-            if (!test(n.box, t)) continue;
+            if (!node_hit(n.box)) continue;
             if (n.height == 0) {
-                T tl = T(0);
-                if (test(tight_[i], tl) && !detail_dtree::call_go_on(f, i, tl)) return false;
+                if (!leaf(i)) return false;
             } else {
                 stack.push(n.child1);
                 stack.push(n.child2);
             }
         }
         return true;
+    }
+
+    /// Hints the cache to fetch kids_[i].
+    void prefetch(std::uint32_t i) const {
+#if defined(__GNUC__) || defined(__clang__)
+        __builtin_prefetch(&kids_[i]);
+#else
+        (void)i;
+#endif
+    }
+
+    struct RayEntry {
+        std::uint32_t node;
+        T t;
+    };
+    template <std::size_t N>
+    using RayStack = detail_dtree::FixedStack<RayEntry, N>;
+
+    /// Closest ray hit, depth first, nearer child first. At each internal
+    /// node both children's boxes get the conservative test; a child whose
+    /// entry is beyond the best hit so far is dropped, a leaf child is
+    /// decided at once on its tight box (exact test), the nearer internal
+    /// child is entered and the farther one stacked with its entry, which is
+    /// checked again when it is popped. The stack never holds more entries
+    /// than the tree is high.
+    template <class Stack>
+    void ray_closest(const detail_dtree::FastRay<T, D>& fast, const vec_type& origin, const vec_type& direction,
+                     T max_t, Hit& best, Stack& stack) const {
+        T best_t = std::numeric_limits<T>::infinity();
+        auto try_leaf = [&](std::uint32_t i) {
+            T t = T(0);
+            if (!ray_hits_box(origin, direction, max_t, tight_[i], t)) return;
+            if (t < best_t || (t == best_t && (best.proxy == null || i < best.proxy))) {
+                best.proxy = i;
+                best.t = t;
+                best_t = t;
+            }
+        };
+        {
+            T t = T(0);
+            if (!fast.hit(nodes_[root_].box, t)) return;
+            if (nodes_[root_].height == 0) return try_leaf(root_);
+        }
+        std::uint32_t i = root_;
+        for (;;) {
+            const Kids& k = kids_[i];
+            T t[2];
+            bool h[2];
+            fast.hit2(k.lo, k.hi, t, h);
+            h[0] = h[0] && t[0] <= best_t;
+            h[1] = h[1] && t[1] <= best_t;
+            if (h[0] && k.leaf[0]) try_leaf(k.child[0]), h[0] = false;
+            if (h[1] && k.leaf[1]) try_leaf(k.child[1]), h[1] = false;
+            if (h[0] && h[1]) {
+                const int near = t[1] < t[0] ? 1 : 0;
+                prefetch(k.child[1 - near]);
+                stack.push({k.child[1 - near], t[1 - near]});
+                i = k.child[near];
+                continue;
+            }
+            if (h[0] && t[0] <= best_t) {
+                i = k.child[0];
+                continue;
+            }
+            if (h[1] && t[1] <= best_t) {
+                i = k.child[1];
+                continue;
+            }
+            for (;;) {
+                if (stack.empty()) return;
+                const RayEntry e = stack.pop();
+                if (e.t <= best_t) {
+                    i = e.node;
+                    break;
+                }
+            }
+        }
     }
 
     // -- node storage --------------------------------------------------------
@@ -830,9 +1041,11 @@ private:
         nodes_.reserve(cap);
         tight_.reserve(cap);
         user_.reserve(cap);
+        kids_.reserve(cap);
         nodes_.resize(cap);
         tight_.resize(cap);
         user_.resize(cap);
+        kids_.resize(cap);
         for (std::size_t i = cap; i-- > old;) {
             nodes_[i].height = -1;
             nodes_[i].parent = free_;
@@ -957,6 +1170,7 @@ private:
             const Node& b = nodes_[n.child2];
             n.box = unite(a.box, b.box);
             n.height = 1 + std::max(a.height, b.height);
+            sync(i);
             const std::uint32_t top = balance(i);
             if (top == i) rotate(i);
             i = nodes_[top].parent;
@@ -1001,6 +1215,9 @@ private:
         tn.child2 = keep;
         tn.box = unite(an.box, nodes_[keep].box);
         tn.height = 1 + std::max(an.height, nodes_[keep].height);
+        sync(a);
+        sync(tall);
+        if (up != null) sync(up);
         return tall;
     }
 
@@ -1057,6 +1274,8 @@ private:
         yn.box = unite(nodes_[yn.child1].box, nodes_[yn.child2].box);
         yn.height = 1 + std::max(nodes_[yn.child1].height, nodes_[yn.child2].height);
         an.height = 1 + std::max(nodes_[an.child1].height, nodes_[an.child2].height);
+        sync(y);
+        sync(a);
     }
 
     /// Centre of box i on axis k, doubled (min + max); NaN (-inf + inf) reads 0.
@@ -1081,6 +1300,7 @@ private:
         pn.height = 1 + std::max(nodes_[l].height, nodes_[r].height);
         nodes_[l].parent = p;
         nodes_[r].parent = p;
+        sync(p);
         return p;
     }
 
@@ -1179,6 +1399,7 @@ private:
     std::vector<Node> nodes_;          // the tree: what traversals read
     std::vector<box_type> tight_;      // per node index: leaves' tight boxes (what queries decide on)
     std::vector<std::uint64_t> user_;  // per node index: leaves' user values
+    std::vector<Kids> kids_;           // per internal node: copies of its children's boxes (ray casts)
     std::vector<std::uint32_t> scratch_;
     std::uint32_t root_ = null;
     std::uint32_t free_ = null;
