@@ -22,6 +22,7 @@
 #include "commands.hpp"
 #include "errors.hpp"
 #include "files.hpp"
+#include "motion_bench.hpp"
 
 namespace broadphase_cli {
 namespace {
@@ -519,6 +520,7 @@ int run_bench(const std::vector<std::string>& args) {
                                            {"--queries", "", false},
                                            {"--device", "", true},
                                            {"--sorted", "", false},
+                                           {"--mode", "", true},
                                            {"--help", "-h", false}});
     if (p.has("--help")) {
         std::fputs(usage_text(), stdout);
@@ -526,6 +528,9 @@ int run_bench(const std::vector<std::string>& args) {
     }
     if (p.positional.size() != 1) throw usage_error("bench needs one scene name or box file (see broadphase scenes)");
     const std::string scene = p.positional[0];
+    // Motion sequences (fall:N, brownian:N:F, static-world:N:F) run as scenes: motion_bench.cpp.
+    if (broadphase::motion::is_sequence_name(scene)) return run_motion_bench(p);
+    if (p.has("--mode")) throw usage_error("--mode applies to motion sequences (fall:N, brownian:N:F, static-world:N:F)");
     const bool queries = p.has("--queries");
     const std::string device = p.get("--device", "cpu");
     if (device != "cpu" && device != "gpu") throw usage_error("--device needs cpu or gpu, not '" + device + "'");

@@ -1,0 +1,382 @@
+// broadphase bench SEQUENCE: a motion sequence (fall:N, brownian:N:F,
+// static-world:N:F) run frame by frame through each mode, all modes in
+// lockstep on the same moves. A frame's time is "apply the moves + find the
+// pairs" (a Scene: move batch + update(), which gives the begin/end events
+// too; Bullet: setAabb per move + calculateOverlappingPairs).
+#include "motion_bench.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include <broadphase/broadphase.hpp>
+#include <broadphase/scene.hpp>
+
+#include "errors.hpp"
+
+namespace broadphase_cli {
+namespace {
+
+using broadphase::Pair;
+using broadphase::UpdateMode;
+namespace motion = broadphase::motion;
+
+/// --mode names of the Scene's update modes. The one table to extend when
+/// scene.hpp gains a mode.
+struct SceneModeName {
+    const char* name;
+    UpdateMode mode;
+};
+const SceneModeName scene_modes[] = {
+    {"incremental", UpdateMode::incremental},
+    {"rebuild", UpdateMode::rebuild},
+    {"tree", UpdateMode::tree},
+    {"multi-box-pruning", UpdateMode::multi_box_pruning},
+    {"automatic", UpdateMode::automatic},
+};
+
+/// Untimed warm-up frames before the timed ones (checked under --verify too).
+constexpr int warmup_frames = 3;
+/// Up to this many objects --verify compares with brute force; beyond, with
+/// the automatic one-shot choice (itself tested against brute force).
+constexpr std::size_t brute_force_oracle_limit = 20000;
+
+using clock_type = std::chrono::steady_clock;
+
+double ms_between(clock_type::time_point t0, clock_type::time_point t1) {
+    return std::chrono::duration<double, std::milli>(t1 - t0).count();
+}
+
+double median_of(std::vector<double> v) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    const std::size_t m = v.size() / 2;
+    return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+}
+
+/// A Scene in one update mode. Objects are added in the sequence's order to
+/// a fresh scene, so the scene's ids are the sequence's indices.
+class SceneRunner : public MotionRunner {
+public:
+    SceneRunner(const SceneModeName& mode, unsigned threads) : mode_(mode), threads_(threads) {}
+
+    std::string name() const override { return mode_.name; }
+    bool exact() const override { return true; }
+
+    void setup(const motion::Sequence& seq) override {
+        scene_.set_update_mode(mode_.mode);
+        broadphase::Options o;
+        o.threads = threads_;
+        scene_.set_options(o);
+        for (std::size_t i = 0; i < seq.size(); ++i)
+            if (scene_.add(seq.initial()[i], seq.types()[i]) != i)
+                throw CliError(std::string(mode_.name) + ": the scene's ids are not the sequence's indices");
+        update();
+    }
+
+    void frame(const motion::Moves& moves) override {
+        scene_.move(moves.index.data(), moves.box.data(), moves.size());
+        update();
+    }
+
+    std::size_t pairs() const override { return scene_.pairs().size(); }
+    bool covers(const std::vector<Pair>& exact) const override {
+        return std::includes(scene_.pairs().begin(), scene_.pairs().end(), exact.begin(), exact.end());
+    }
+    const broadphase::Scene& scene() const { return scene_; }
+
+private:
+    void update() {
+        const broadphase::Report r = scene_.update();
+        if (!r.ok()) throw CliError(std::string(mode_.name) + ": update failed: " + broadphase::to_string(r.status));
+    }
+
+    SceneModeName mode_;
+    unsigned threads_;
+    broadphase::Scene scene_;
+};
+
+/// The exact pairs of the current boxes, static-static pairs left out, by
+/// brute force or by the automatic one-shot choice.
+class Oracle {
+public:
+    Oracle(const motion::Sequence& seq, unsigned threads) : types_(seq.types()) {
+        brute_ = seq.size() <= brute_force_oracle_limit;
+        for (const broadphase::Box& b : seq.initial()) boxes_.push_back(b);
+        options_.sorted = true;
+        options_.threads = threads;
+    }
+    const char* name() const { return brute_ ? "brute_force" : "auto"; }
+    void apply(const motion::Moves& moves) {
+        for (std::size_t k = 0; k < moves.size(); ++k) boxes_.set(moves.index[k], moves.box[k]);
+    }
+    void pairs(std::vector<Pair>& out) {
+        const broadphase::Report r =
+            brute_ ? brute_force_.find_pairs(boxes_, all_, options_) : finder_.find_pairs(boxes_, all_, options_);
+        if (!r.ok()) throw CliError(std::string("verify: the oracle failed: ") + broadphase::to_string(r.status));
+        out.clear();
+        for (const Pair& p : all_)
+            if (types_[p.a] != broadphase::ObjectType::static_object ||
+                types_[p.b] != broadphase::ObjectType::static_object)
+                out.push_back(p);
+    }
+
+private:
+    std::vector<broadphase::ObjectType> types_;
+    broadphase::Boxes boxes_;
+    broadphase::Options options_;
+    bool brute_ = true;
+    broadphase::BruteForce brute_force_;
+    broadphase::PairFinder finder_;
+    std::vector<Pair> all_;
+};
+
+/// One mode's runner and what was measured.
+struct Slot {
+    std::unique_ptr<MotionRunner> runner;
+    SceneRunner* scene = nullptr;  ///< the runner, when it is a Scene (events)
+    double setup_ms = 0;
+    std::vector<double> times;
+    double pairs = 0, begun = 0, ended = 0;  ///< sums over timed frames
+    int verified = -1;                       ///< exact modes: -1 unchecked, 0 no, 1 yes
+    int covers = -1;                         ///< inexact modes: every exact pair present
+};
+
+void split_modes(const std::string& text, std::vector<std::string>& out) {
+    std::string cur;
+    for (char c : text + ",") {
+        if (c != ',') {
+            cur += c;
+            continue;
+        }
+        if (cur.empty()) throw usage_error("--mode: empty mode name in '" + text + "'");
+        out.push_back(cur);
+        cur.clear();
+    }
+}
+
+std::string known_modes() {
+    std::string s;
+    for (const SceneModeName& m : scene_modes) s += std::string(s.empty() ? "" : ", ") + m.name;
+    s += ", bullet-dbvt, bullet-sap (with Bullet), all";
+    return s;
+}
+
+std::vector<Slot> make_slots(const std::string& mode_option, unsigned threads) {
+    std::vector<std::string> names;
+    split_modes(mode_option, names);
+    std::vector<std::string> wanted;
+    for (const std::string& n : names) {
+        if (n == "all") {
+            for (const SceneModeName& m : scene_modes) wanted.push_back(m.name);
+            for (const std::string& b : bullet_mode_names()) wanted.push_back(b);
+        } else {
+            wanted.push_back(n);
+        }
+    }
+    std::vector<Slot> slots;
+    std::vector<std::string> seen;
+    for (const std::string& n : wanted) {
+        if (std::find(seen.begin(), seen.end(), n) != seen.end()) continue;
+        seen.push_back(n);
+        Slot s;
+        for (const SceneModeName& m : scene_modes)
+            if (n == m.name) {
+                auto r = std::make_unique<SceneRunner>(m, threads);
+                s.scene = r.get();
+                s.runner = std::move(r);
+            }
+        if (!s.runner && (n == "bullet-dbvt" || n == "bullet-sap")) {
+            const std::vector<std::string> built = bullet_mode_names();
+            if (std::find(built.begin(), built.end(), n) == built.end())
+                throw usage_error("--mode " + n +
+                                  ": this broadphase was built without Bullet (install libbullet-dev and "
+                                  "reconfigure; see README)");
+            s.runner = make_bullet_runner(n);
+        }
+        if (!s.runner) throw usage_error("--mode: unknown mode '" + n + "' (known: " + known_modes() + ")");
+        slots.push_back(std::move(s));
+    }
+    return slots;
+}
+
+std::string json_text(const std::string& s) {
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"' || c == '\\') out += '\\';
+        if (static_cast<unsigned char>(c) >= 0x20) out += c;
+    }
+    return out + "\"";
+}
+
+const char* kind_name(motion::Kind k) {
+    switch (k) {
+        case motion::Kind::fall: return "fall";
+        case motion::Kind::brownian: return "brownian";
+        case motion::Kind::static_world: return "static-world";
+    }
+    return "?";
+}
+
+const char* motion_row_format = "%-18s %10s %10s %10s %11s %9s %9s %9s\n";
+
+}  // namespace
+
+int run_motion_bench(const ParsedArgs& p) {
+    const std::string name = p.positional.at(0);
+    for (const char* option : {"--algorithm", "--queries", "--sorted"})
+        if (p.has(option))
+            throw usage_error(std::string(option) + " does not apply to motion sequences (use --mode)");
+    if (p.get("--device", "cpu") != "cpu") throw usage_error("motion sequences run on the CPU only");
+    motion::Spec spec;
+    std::string error;
+    if (!motion::parse(name, spec, error)) throw usage_error(error);
+    const int frames = static_cast<int>(parse_count("--frames", p.get("--frames", "30"), 1, 100000));
+    long long threads = parse_count("--threads", p.get("--threads", "0"), 0, 4096);
+    if (threads == 0) threads = broadphase::default_threads();
+    const bool verify = p.has("--verify"), json = p.has("--json");
+    std::vector<Slot> slots = make_slots(p.get("--mode", "incremental,rebuild"), static_cast<unsigned>(threads));
+
+    motion::Sequence seq(spec);
+    const std::size_t objects = seq.size();
+    std::unique_ptr<Oracle> oracle;
+    std::vector<Pair> before, now, begun, ended;
+    if (verify) {
+        oracle = std::make_unique<Oracle>(seq, static_cast<unsigned>(threads));
+        oracle->pairs(now);
+    }
+
+    if (!json) {
+        std::printf("sequence %s: %zu objects (%zu static), %d warm-up + %d timed frames, threads %lld%s%s\n",
+                    name.c_str(), objects, seq.static_count(), warmup_frames, frames, threads,
+                    verify ? ", every frame verified against " : "",
+                    verify ? (std::string(oracle->name()) == "brute_force"
+                                  ? "brute force"
+                                  : "the automatic one-shot algorithm (too many objects for brute force)")
+                           : "");
+        std::fflush(stdout);
+    }
+
+    // Frame 0: every object added, the first pairs (all of them begin).
+    for (Slot& s : slots) {
+        const auto t0 = clock_type::now();
+        s.runner->setup(seq);
+        s.setup_ms = ms_between(t0, clock_type::now());
+        if (!verify) continue;
+        if (s.scene) {
+            const broadphase::Scene& sc = s.scene->scene();
+            s.verified = sc.pairs() == now && sc.begun() == now && sc.ended().empty() ? 1 : 0;
+        } else {
+            s.covers = s.runner->covers(now) ? 1 : 0;
+        }
+    }
+
+    motion::Moves moves;
+    double moved = 0;
+    const std::size_t m = slots.size();
+    for (int f = 0; f < warmup_frames + frames; ++f) {
+        seq.next_frame(moves);
+        const bool timed = f >= warmup_frames;
+        if (timed) moved += double(moves.size());
+        if (verify) {
+            before.swap(now);
+            oracle->apply(moves);
+            oracle->pairs(now);
+            begun.clear();
+            ended.clear();
+            std::set_difference(now.begin(), now.end(), before.begin(), before.end(), std::back_inserter(begun));
+            std::set_difference(before.begin(), before.end(), now.begin(), now.end(), std::back_inserter(ended));
+        }
+        for (std::size_t k = 0; k < m; ++k) {
+            Slot& s = slots[(k + static_cast<std::size_t>(f)) % m];  // a different mode first each frame
+            const auto t0 = clock_type::now();
+            s.runner->frame(moves);
+            const auto t1 = clock_type::now();
+            if (timed) {
+                s.times.push_back(ms_between(t0, t1));
+                s.pairs += double(s.runner->pairs());
+                if (s.scene) {
+                    s.begun += double(s.scene->scene().begun().size());
+                    s.ended += double(s.scene->scene().ended().size());
+                }
+            }
+            if (verify) {
+                if (s.scene) {
+                    const broadphase::Scene& sc = s.scene->scene();
+                    if (!(sc.pairs() == now && sc.begun() == begun && sc.ended() == ended)) s.verified = 0;
+                } else if (!s.runner->covers(now)) {
+                    s.covers = 0;
+                }
+            }
+        }
+    }
+
+    const double nf = double(frames);
+    if (!json) {
+        std::printf("moved per timed frame: %.1f of %zu objects\n", moved / nf, objects);
+        std::printf(motion_row_format, "mode", "median ms", "min ms", "setup ms", "pairs", "begun", "ended",
+                    "verified");
+    }
+    bool any_bullet = false;
+    for (const Slot& s : slots) {
+        const double med = median_of(s.times);
+        const double mn = *std::min_element(s.times.begin(), s.times.end());
+        double mean = 0;
+        for (double t : s.times) mean += t;
+        mean /= nf;
+        const bool exact = s.runner->exact();
+        any_bullet = any_bullet || !exact;
+        if (json) {
+            char events[96] = "\"begun\":null,\"ended\":null";
+            if (s.scene) std::snprintf(events, sizeof events, "\"begun\":%.2f,\"ended\":%.2f", s.begun / nf, s.ended / nf);
+            const char* verified = s.verified < 0 ? "null" : s.verified ? "true" : "false";
+            const char* covers = s.covers < 0 ? "null" : s.covers ? "true" : "false";
+            std::printf(
+                "{\"scene\":%s,\"kind\":\"%s\",\"n\":%zu,\"fraction\":%g,\"objects\":%zu,\"static\":%zu,"
+                "\"mode\":%s,\"exact\":%s,\"frames\":%d,\"warmup\":%d,\"median_ms\":%.4f,\"min_ms\":%.4f,"
+                "\"mean_ms\":%.4f,\"setup_ms\":%.3f,\"pairs\":%.1f,%s,\"moved\":%.1f,\"verified\":%s,"
+                "\"covers_exact\":%s,\"oracle\":%s,\"threads\":%lld}\n",
+                json_text(name).c_str(), kind_name(spec.kind), spec.n, spec.fraction, objects, seq.static_count(),
+                json_text(s.runner->name()).c_str(), exact ? "true" : "false", frames, warmup_frames, med, mn, mean,
+                s.setup_ms, s.pairs / nf, events, moved / nf, verified, covers,
+                verify ? json_text(oracle->name()).c_str() : "null", exact ? threads : 1LL);
+        } else {
+            char a[32], b[32], c[32], d[32], e[32] = "-", g[32] = "-";
+            std::snprintf(a, sizeof a, "%.3f", med);
+            std::snprintf(b, sizeof b, "%.3f", mn);
+            std::snprintf(c, sizeof c, "%.1f", s.setup_ms);
+            std::snprintf(d, sizeof d, "%.1f", s.pairs / nf);
+            if (s.scene) {
+                std::snprintf(e, sizeof e, "%.1f", s.begun / nf);
+                std::snprintf(g, sizeof g, "%.1f", s.ended / nf);
+            }
+            const char* v = exact ? (s.verified < 0 ? "-" : s.verified ? "yes" : "NO")
+                                  : (s.covers < 0 ? "-" : s.covers ? "covers" : "MISSES");
+            std::printf(motion_row_format, s.runner->name().c_str(), a, b, c, d, e, g, v);
+        }
+        std::fflush(stdout);
+    }
+    if (!json) {
+        std::printf("ms: moves applied + pairs found, per frame; pairs, begun, ended: means per timed frame\n");
+        if (any_bullet)
+            std::printf("bullet-*: %s, one thread; pairs are its pair cache (fat or quantised boxes, pairs removed "
+                        "lazily): a superset of the exact pairs, not exact; no begin/end events; --verify checks it "
+                        "holds every exact pair (\"covers\")\n",
+                        bullet_version().c_str());
+    }
+    return 0;
+}
+
+#ifndef BROADPHASE_WITH_BULLET
+// Built without Bullet: no peers (bullet_peers.cpp has them).
+std::vector<std::string> bullet_mode_names() { return {}; }
+std::unique_ptr<MotionRunner> make_bullet_runner(const std::string& mode) {
+    throw usage_error("--mode " + mode + ": this broadphase was built without Bullet");
+}
+std::string bullet_version() { return ""; }
+#endif
+
+}  // namespace broadphase_cli
