@@ -25,6 +25,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <string>
@@ -559,6 +560,114 @@ TEST(DynamicTree, AdversarialFloat3) { adversarial<float, 3>(); }
 TEST(DynamicTree, AdversarialFloat2) { adversarial<float, 2>(); }
 TEST(DynamicTree, AdversarialDouble3) { adversarial<double, 3>(); }
 TEST(DynamicTree, AdversarialDouble2) { adversarial<double, 2>(); }
+
+/// The closest-hit traversal prunes with a multiply-by-inverse slab test
+/// widened to be conservative (dynamic_tree.hpp, FastRay) and decides with
+/// the exact predicate: direction components from subnormal (the inverse
+/// overflows: exact fallback) to huge (entries overflow), rays along axes
+/// and lying in faces, hits exactly at max_t, tiny max_t, all against the scan.
+template <class T, int D>
+void ray_extremes() {
+    using V = Vec<T, D>;
+    using Box = BasicBox<T, D>;
+    Gen<T, D> g(31, 50);
+    for (int pass = 0; pass < 2; ++pass) {
+        SCOPED_TRACE(pass == 0 ? "inserted" : "rebuilt");
+        BasicDynamicTree<T, D> tree;
+        Checker<T, D> c;
+        for (int i = 0; i < 300; ++i) {
+            const Box b = g.box();
+            c.model[tree.insert(b)] = b;
+        }
+        if (pass == 1) tree.rebuild();
+        ASSERT_EQ(tree.validate(), "");
+        const T scales[] = {std::numeric_limits<T>::denorm_min(),
+                            std::numeric_limits<T>::min() / T(4),  // subnormal: 1/d overflows
+                            std::numeric_limits<T>::min(),
+                            T(1e-30),
+                            T(1e-7),
+                            T(1),
+                            T(1e7),
+                            T(1e30),
+                            std::numeric_limits<T>::max() / T(4)};
+        for (int i = 0; i < 400; ++i) {
+            const V o = g.point();
+            V d = g.direction();
+            for (int k = 0; k < D; ++k) d[k] *= scales[g.r.below(std::size(scales))];
+            c.ray_query(tree, o, d, g.max_t());
+            if (::testing::Test::HasFatalFailure()) return;
+        }
+        // Hits exactly at max_t, and just short of it; rays in a face plane.
+        int n = 0;
+        for (const auto& [id, b] : c.model) {
+            if (++n > 60) break;
+            bool finite = true;
+            for (int k = 0; k < D; ++k) finite = finite && std::isfinite(double(b.min[k])) && std::isfinite(double(b.max[k]));
+            if (!finite) continue;
+            for (int k = 0; k < D; ++k) {
+                V o{};
+                for (int j = 0; j < D; ++j) o[j] = b.min[j] / 2 + b.max[j] / 2;
+                o[k] = b.min[k] - T(3);
+                V d{};
+                d[k] = T(1);
+                const T exact = b.min[k] - o[k];  // the entry t, as the predicate computes it
+                for (T m : {exact, std::nextafter(exact, T(0)), T(0), std::numeric_limits<T>::infinity()}) {
+                    c.ray_query(tree, o, d, m);
+                    if (::testing::Test::HasFatalFailure()) return;
+                }
+                V face = b.min;  // along axis k, inside the faces min[j] (j != k)
+                face[k] = b.min[k] - T(1);
+                c.ray_query(tree, face, d, std::numeric_limits<T>::infinity());
+                V back = b.max;
+                back[k] = b.max[k] + T(1);
+                d[k] = T(-1);
+                c.ray_query(tree, back, d, T(1));  // touches the max face at t = max_t
+                if (::testing::Test::HasFatalFailure()) return;
+            }
+        }
+        // A NaN or infinite direction component: nothing, from both queries.
+        const T nan = std::numeric_limits<T>::quiet_NaN();
+        for (int k = 0; k < D; ++k)
+            for (T bad : {nan, std::numeric_limits<T>::infinity()}) {
+                V d{};
+                d[0] = T(1);
+                d[k] = bad;
+                EXPECT_FALSE(tree.ray_cast(g.point(), d, T(100)));
+                int calls = 0;
+                tree.for_each_ray_hit(g.point(), d, T(100), [&](std::uint32_t, T) { ++calls; });
+                EXPECT_EQ(calls, 0);
+            }
+    }
+}
+TEST(DynamicTree, RayExtremesFloat3) { ray_extremes<float, 3>(); }
+TEST(DynamicTree, RayExtremesDouble3) { ray_extremes<double, 3>(); }
+TEST(DynamicTree, RayExtremesFloat2) { ray_extremes<float, 2>(); }
+
+/// A tree deeper than the closest-hit traversal's fixed stack (a chain of
+/// nested boxes with balance slack 1000 grows one level per insert): the
+/// spilling stack must give the same answers.
+TEST(DynamicTree, DeepTreeRays) {
+    using Tree = broadphase::DynamicTree;
+    Tree tree;
+    tree.set_balance_slack(1000);
+    Checker<float, 3> c;
+    for (int i = 0; i < 200; ++i) {
+        const float e = std::ldexp(1.0f, -i / 4) * 1000;  // nested, shrinking towards the origin
+        const BasicBox<float, 3> b{{-e, -e, -e}, {e * 1.0001f, e, e}};
+        c.model[tree.insert(b)] = b;
+    }
+    ASSERT_EQ(tree.validate(), "");
+    ASSERT_GT(tree.height(), 64);  // deeper than the fixed stacks
+    Gen<float, 3> g(41, 10);
+    for (int i = 0; i < 200; ++i) {
+        std::array<float, 3> o = g.point();
+        for (auto& x : o) x -= 5;
+        c.ray_query(tree, o, g.direction(), g.max_t());
+        c.box_query(tree, g.box());
+        c.point_query(tree, o);
+        if (::testing::Test::HasFatalFailure()) return;
+    }
+}
 
 TEST(DynamicTree, InvalidInput) {
     using Tree = broadphase::DynamicTree;
