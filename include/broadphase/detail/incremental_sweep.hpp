@@ -230,20 +230,18 @@ public:
         count_ += n;
     }
 
-    /// Removes n held objects at once (an id given twice counts once),
-    /// silently. Per axis the array is compacted in one pass and every
+    /// Removes n objects at once, silently; ids not held are ignored (an id
+    /// given twice counts once). Per axis the array is compacted in one pass and every
     /// endpoint's position written once. O(D (n_held + n)).
     void remove_batch(const std::uint32_t* ids, std::size_t n) {
         if (n == 0) return;
         std::size_t removed = 0;
         for (std::size_t i = 0; i < n; ++i) {
-            assert(contains(ids[i]) || (ids[i] < max_id && std::size_t(ids[i]) * R < pos_.size()));
-            std::uint32_t& first = pos_[std::size_t(ids[i]) * R];
-            if (first != npos) {
-                first = npos;  // marks it: contains() is false from here on
-                ++removed;
-            }
+            if (!contains(ids[i])) continue;  // not held, or given twice
+            pos_[std::size_t(ids[i]) * R] = npos;  // marks it: contains() is false from here on
+            ++removed;
         }
+        if (removed == 0) return;
         for (int k = 0; k < D; ++k) {
             std::vector<T>& val = val_[k];
             std::vector<std::uint32_t>& tag = tag_[k];
@@ -262,7 +260,8 @@ public:
             tag.resize(w + 1);
             reindex(k, 1);
         }
-        for (std::size_t i = 0; i < n; ++i) std::fill_n(&pos_[std::size_t(ids[i]) * R], R, npos);
+        for (std::size_t i = 0; i < n; ++i)
+            if (std::size_t(ids[i]) * R < pos_.size()) std::fill_n(&pos_[std::size_t(ids[i]) * R], R, npos);
         count_ -= removed;
     }
 
@@ -364,7 +363,9 @@ public:
     }
 
 private:
-    static constexpr int R = 2 * D;  // positions per object: min, max per axis
+    // Positions per object: min, max per axis, padded to a power of two
+    // (32 bytes in 3-D) so that a record never straddles two cache lines.
+    static constexpr int R = D == 3 ? 8 : 2 * D;
     static constexpr std::uint32_t npos = std::numeric_limits<std::uint32_t>::max();
     static constexpr std::uint32_t sentinel_tag_lo = max_id << 1;         // a min endpoint
     static constexpr std::uint32_t sentinel_tag_hi = (max_id << 1) | 1u;  // a max endpoint
@@ -431,6 +432,20 @@ private:
         return ok;
     }
 
+    /// Starts loading the position record of the owner of endpoint j of
+    /// axis k, `ahead` steps before the bubbling loop reaches it: every swap
+    /// rewrites its neighbour's record, a random access, and on large sets
+    /// these misses are the cost of a move.
+    static constexpr std::size_t ahead = 12;
+    void prefetch_owner(const std::uint32_t* tag, std::size_t j) const {
+#if defined(__GNUC__) || defined(__clang__)
+        __builtin_prefetch(pos_.data() + std::size_t(tag[j] >> 1) * R, 1);
+#else
+        (void)tag;
+        (void)j;
+#endif
+    }
+
     template <class Sink>
     static void emit(Sink& sink, std::uint32_t a, std::uint32_t b, bool began) {
         if (a < b)
@@ -454,6 +469,7 @@ private:
         std::uint32_t* const P = pos_.data();
         std::uint32_t* const me = P + std::size_t(id) * R;
         const std::uint32_t imin = me[2 * K], imax = me[2 * K + 1];
+        const std::size_t last = val_[K].size() - 1;  // the right sentinel (no owner record)
         const T old_lo = val[imin], old_hi = val[imax];
 
         // 1. min moves left: passing another's max begins an overlap on this axis.
@@ -463,11 +479,13 @@ private:
                 const T pv = val[i - 1];
                 const std::uint32_t pt = tag[i - 1];
                 if (!(lo < pv || (lo == pv && (pt & 1)))) break;
+                if (i > ahead) prefetch_owner(tag, i - ahead);
                 val[i] = pv;
                 tag[i] = pt;
                 std::uint32_t* other = P + std::size_t(pt >> 1) * R;
                 other[2 * K + (pt & 1)] = static_cast<std::uint32_t>(i);
-                if ((pt & 1) && overlap_others<K>(me, other)) emit(sink, id, pt >> 1, true);
+                // Branch-free test (min or max alternate at random; hits are rare).
+                if (((pt & 1) != 0) & overlap_others<K>(me, other)) emit(sink, id, pt >> 1, true);
                 --i;
             }
             val[i] = lo;
@@ -481,11 +499,12 @@ private:
                 const T nv = val[i + 1];
                 const std::uint32_t nt = tag[i + 1];
                 if (!(nv < hi || (nv == hi && !(nt & 1)))) break;
+                if (i + ahead < last) prefetch_owner(tag, i + ahead);
                 val[i] = nv;
                 tag[i] = nt;
                 std::uint32_t* other = P + std::size_t(nt >> 1) * R;
                 other[2 * K + (nt & 1)] = static_cast<std::uint32_t>(i);
-                if (!(nt & 1) && overlap_others<K>(me, other)) emit(sink, id, nt >> 1, true);
+                if (((nt & 1) == 0) & overlap_others<K>(me, other)) emit(sink, id, nt >> 1, true);
                 ++i;
             }
             val[i] = hi;
@@ -500,11 +519,12 @@ private:
                 const T nv = val[i + 1];
                 const std::uint32_t nt = tag[i + 1];
                 if (!(nv < lo)) break;
+                if (i + ahead < last) prefetch_owner(tag, i + ahead);
                 val[i] = nv;
                 tag[i] = nt;
                 std::uint32_t* other = P + std::size_t(nt >> 1) * R;
                 other[2 * K + (nt & 1)] = static_cast<std::uint32_t>(i);
-                if ((nt & 1) && overlap_others<K>(me, other)) emit(sink, id, nt >> 1, false);
+                if (((nt & 1) != 0) & overlap_others<K>(me, other)) emit(sink, id, nt >> 1, false);
                 ++i;
             }
             val[i] = lo;
@@ -521,11 +541,12 @@ private:
                 const T pv = val[i - 1];
                 const std::uint32_t pt = tag[i - 1];
                 if (!(hi < pv)) break;
+                if (i > ahead) prefetch_owner(tag, i - ahead);
                 val[i] = pv;
                 tag[i] = pt;
                 std::uint32_t* other = P + std::size_t(pt >> 1) * R;
                 other[2 * K + (pt & 1)] = static_cast<std::uint32_t>(i);
-                if (!(pt & 1) && overlap_others<K>(me, other)) emit(sink, id, pt >> 1, false);
+                if (((pt & 1) == 0) & overlap_others<K>(me, other)) emit(sink, id, pt >> 1, false);
                 --i;
             }
             val[i] = hi;
