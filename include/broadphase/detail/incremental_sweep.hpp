@@ -33,6 +33,16 @@
 // positions. Nothing is allocated by a move; insertion and removal grow the
 // arrays geometrically and keep their capacity.
 //
+// Cost in practice: a move costs the endpoints it passes, so dense
+// projections hurt (every axis sees all objects). On uniform:100000 (boxes 4
+// wide, 10% moving per frame by 0.05 to 0.3 of their size per axis) a move
+// passes about 545 endpoints; measured on a shared 2-core VM (noisy): 2 to
+// 4 us per move in the quiet frames, 9 to 14 us median. Most of it is the
+// random access to each passed neighbour's position record, hence the
+// prefetch ahead of the loops. The one-shot for_each_pair sweeps one axis:
+// O(pairs overlapping on that axis), 0.1 to 0.3 s there; a scene with many
+// objects should find its initial pairs with a one-shot algorithm instead.
+//
 // Preconditions (checked by assert only): ids are below 2^31 - 1; boxes are
 // valid (min <= max on every axis, no NaN); infinite coordinates are fine.
 // Not thread-safe: one writer, and no reader while it writes.
