@@ -22,6 +22,7 @@
 #include "commands.hpp"
 #include "errors.hpp"
 #include "files.hpp"
+#include "particles_bench.hpp"
 #include "motion_bench.hpp"
 
 namespace broadphase_cli {
@@ -550,6 +551,7 @@ int run_bench(const std::vector<std::string>& args) {
     const bool all = algorithm_name == "all";
     const Algorithm single = all ? Algorithm::automatic : parse_algorithm_option(algorithm_name);
 
+    if (is_particles_scene(scene)) return run_particles_bench(scene, p.has("--frames") ? frames : 0, threads, json);
     broadphase::Boxes boxes;
     if (!broadphase::scenes::make_scene(scene, boxes)) {
         if (!has_box_file_extension(scene))

@@ -16,6 +16,9 @@ int run_bench(const std::vector<std::string>& args);
 /// broadphase scenes
 int run_scenes(const std::vector<std::string>& args);
 
+/// broadphase demo [--particles N] [--steps S] [--model dem|elastic] [--out DIR] [--threads T] ...
+int run_demo(const std::vector<std::string>& args);
+
 /// The --help text.
 const char* usage_text();
 

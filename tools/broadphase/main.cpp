@@ -37,6 +37,7 @@ int run(const std::vector<std::string>& args) {
     if (command == "pairs") return run_pairs(rest);
     if (command == "bench") return run_bench(rest);
     if (command == "scenes") return run_scenes(rest);
+    if (command == "demo") return run_demo(rest);
     if (!command.empty() && command[0] == '-')
         throw usage_error("unknown option '" + command + "' (see broadphase --help)");
     throw usage_error("unknown command '" + command + "' (see broadphase --help)");

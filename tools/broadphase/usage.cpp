@@ -15,6 +15,7 @@ Usage:
   broadphase bench SCENE|FILE --queries [--algorithm NAME|all] [--frames K] [--threads T] [--verify] [--json]
   broadphase bench SCENE|FILE --device gpu [--frames K] [--sorted] [--verify] [--json]
   broadphase scenes
+  broadphase demo [--particles N] [--steps S] [--model dem|elastic] [--out DIR] [--threads T]
   broadphase --help | --version
 
 pairs   With one file, every overlapping pair (i, j), i < j, within it; with
@@ -68,6 +69,23 @@ bench   Times full frames (build + find) on one kept finder: one untimed
         JSON fields as above plus device, upload_ms, transfer_ms, entries,
         levels, key_bits, cell_size, device_mb, sorted, oracle.
 scenes  Lists the built-in scenes: their names, box counts, descriptions.
+demo    The main job: the seed's challenges (each answer checked against
+        brute force, a table beside the seed's figures), then the particle
+        simulation: spheres falling into a pile, rendered to PNG frames, an
+        animation (ffmpeg, when installed) and a plot, in one folder.
+          -n, --particles N     spheres (default 100000)
+          --steps S             simulation steps (default: 3 s simulated)
+          --seconds T           simulated seconds when --steps is not given
+          --model dem|elastic   spring-dashpot contacts (default) or elastic
+                                collisions with momentum exchange
+          -o, --out DIR         where the pictures go (default particles-out)
+          --threads T           threads for the all-thread challenges and the
+                                simulation's broad phase; 0 (default) = all
+          --size WxH            frame size (default 960x540)
+          --no-challenges, --no-simulation, --no-animation
+        bench particles:N[:dem|:elastic] times the simulation's steps (from the
+        falling cloud; --frames K steps, default 100): steps per second and
+        the broad phase's share.
 
 Box files: .npy with shape (N, 6), dtype float32 '<f4' or float64 '<f8'
   (rounded to float), C order; or .csv with six numbers per line. Columns:

@@ -1,0 +1,138 @@
+// particles: a 3-D particle simulation built on broadphase. Spheres of
+// varied radii in a closed box under gravity; every step the broad phase
+// (broadphase::PairFinder on the spheres' exact bounding boxes) gives the
+// candidate pairs, the narrow phase keeps the pairs whose spheres overlap,
+// and one of two contact models acts on them:
+//
+//   elastic  collisions with momentum exchange (as in seed 004): an
+//            overlapping pair that approaches gets equal and opposite
+//            impulses along the line of centres, restitution e (1: kinetic
+//            energy kept), then the overlap is split between the two by
+//            inverse mass. Walls reflect the normal velocity (times e).
+//   dem      the discrete element method's linear spring-dashpot normal
+//            contact (as in seed 002): force k*overlap + damping on the
+//            normal approach speed, never pulling; walls are the same
+//            contact (stiffness 2k) against an infinite mass. Symplectic Euler.
+//
+// Axes: x to the right, y up (gravity -y), z towards the camera. The box is
+// [0, size.x] x [0, size.y] x [0, size.z]; no sphere centre ever leaves it.
+// Everything is deterministic: the same Config gives the same trajectory,
+// bit for bit, whatever the thread count (the broad phase's pair order does
+// not depend on it, and the contact loop runs on one thread in pair order).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <broadphase/broadphase.hpp>
+
+namespace particles {
+
+enum class Model { elastic, dem };
+
+const char* to_string(Model m);
+/// "elastic" or "dem"; false otherwise.
+bool parse_model(const std::string& name, Model& out);
+
+struct Vec3 {
+    double x = 0, y = 0, z = 0;
+};
+
+struct Config {
+    std::size_t n = 100000;         ///< particles
+    Model model = Model::dem;
+    std::uint64_t seed = 1;
+    double r_min = 0.5, r_max = 1.0;  ///< radii uniform in [r_min, r_max]
+    double density = 1.0;            ///< mass = density * 4/3 pi r^3
+    double gravity = 10.0;
+    /// The box; zero: sized from n (a tank 4 wide per 1 deep, the settled bed
+    /// about a third of its height, the starting cloud up to about 0.8 of it).
+    Vec3 size{0, 0, 0};
+    double frame_dt = 1.0 / 30.0;    ///< simulated time per frame (a rendered picture)
+    /// Steps per frame; 0: as many as stability needs (DEM: a tenth of the
+    /// shortest contact duration; elastic: no sphere moves more than a
+    /// quarter of the smallest radius per step at the fastest fall speed).
+    int substeps = 0;
+    // elastic
+    double restitution = 1.0;  ///< between spheres and against walls
+    // dem
+    double stiffness = 0;          ///< k; 0: the settled bed's weight compresses contacts ~8% of r_min
+    double damping_ratio = 0.3;    ///< of the critical damping of a contact
+    double initial_speed = 1.0;    ///< random initial velocities, each component in [-s, s]
+    // broad phase
+    unsigned threads = 0;  ///< broad-phase threads (0: all)
+    broadphase::Algorithm algorithm = broadphase::Algorithm::automatic;
+};
+
+/// What one step did and cost.
+struct StepStats {
+    double broad_ms = 0;        ///< boxes filled + PairFinder::find_pairs
+    double total_ms = 0;        ///< the whole step
+    std::size_t box_pairs = 0;  ///< the broad phase's pairs (bounding boxes overlap)
+    std::size_t contacts = 0;   ///< pairs whose spheres overlap
+};
+
+class Simulation {
+public:
+    explicit Simulation(const Config& config);
+
+    /// One step of dt(): broad phase, narrow phase, contact model, integration.
+    const StepStats& step();
+    /// substeps_per_frame() steps.
+    void frame();
+
+    const Config& config() const { return cfg_; }
+    std::size_t size() const { return r_.size(); }
+    double dt() const { return dt_; }
+    int substeps_per_frame() const { return substeps_; }
+    double time() const { return time_; }
+    std::uint64_t steps() const { return steps_; }
+    Vec3 box() const { return box_; }
+    double stiffness() const { return k_; }
+
+    const double* x() const { return px_.data(); }
+    const double* y() const { return py_.data(); }
+    const double* z() const { return pz_.data(); }
+    const double* vx() const { return vx_.data(); }
+    const double* vy() const { return vy_.data(); }
+    const double* vz() const { return vz_.data(); }
+    const double* radius() const { return r_.data(); }
+    double mass(std::size_t i) const { return m_[i]; }
+    /// 1 where the sphere overlapped another sphere in the last step (walls do not count).
+    const std::uint8_t* in_contact() const { return contact_.data(); }
+    /// The last step's overlapping pairs, in the broad phase's order.
+    const std::vector<broadphase::Pair>& contacts() const { return contact_pairs_; }
+    const StepStats& last_stats() const { return stats_; }
+
+    double kinetic_energy() const;
+    Vec3 momentum() const;
+
+    /// Replaces the particles (tests): positions, velocities, radii; masses
+    /// from the density. dt and the DEM stiffness stay as the Config made them
+    /// unless `recompute_dt` (then they are derived anew for these radii).
+    void set_particles(const std::vector<Vec3>& position, const std::vector<Vec3>& velocity,
+                       const std::vector<double>& radius, bool recompute_dt = true);
+
+private:
+    void derive_step();
+    void find_pairs();
+    void step_elastic();
+    void step_dem();
+    void clamp_inside(std::size_t i);
+
+    Config cfg_;
+    Vec3 box_;
+    double dt_ = 0, k_ = 0, time_ = 0;
+    int substeps_ = 1;
+    std::uint64_t steps_ = 0;
+    std::vector<double> px_, py_, pz_, vx_, vy_, vz_, r_, m_, inv_m_, fx_, fy_, fz_;
+    std::vector<std::uint8_t> contact_;
+    broadphase::Boxes boxes_;
+    broadphase::PairFinder finder_;
+    std::vector<broadphase::Pair> pairs_, contact_pairs_;
+    StepStats stats_;
+};
+
+}  // namespace particles
