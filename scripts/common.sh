@@ -52,8 +52,10 @@ bp_ensure_deps() {
     "${sudo[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
 }
 
-# Everything the build, the tests and the benchmarks need.
-bp_deps=(cmake g++ make libgtest-dev libbenchmark-dev)
+# Everything the build, the tests and the benchmarks need (libpng-dev: the
+# demo's pictures and their tests; ffmpeg, for the demo's animation, is used
+# only when present: it is a large package, so it is not installed here).
+bp_deps=(cmake g++ make libgtest-dev libbenchmark-dev libpng-dev)
 # The ThreadSanitizer stage of the tests also needs clang and LLVM's OpenMP.
 bp_tsan_deps=(clang libomp-dev)
 # The Python module (python/) and its tests; python3-scipy only for its benchmark.

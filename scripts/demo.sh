@@ -1,13 +1,25 @@
 #!/usr/bin/env bash
-# The demo: builds the `broadphase` CLI (Release, build/release) and times
-# every algorithm on the challenge scenes, checking each one's pairs against
-# brute force, then on a million boxes (brute force skipped there, and the
-# algorithms checked against each other instead), and on the GPU when there
-# is one. Prints one table.
-# Installs cmake, g++, make, GoogleTest and Google Benchmark with apt-get
-# first if any is missing (Debian/Ubuntu). Exits non-zero on any mismatch.
-# FRAMES=K sets the timed frames per algorithm (the CLI's default is 20,
-# and it stops early once the frames add up to 2 s).
+# The demo: builds the `broadphase` CLI (Release, build/release) and runs
+# `broadphase demo`: the seed article's five challenges with this library,
+# each answer checked against brute force (challenge 5 on the GPU when the
+# CUDA backend is built and a device is present), in one table beside the
+# seed's published figures; then the particle simulation (100,000 spheres
+# falling into a pile), rendered to PNG frames, an animation (when ffmpeg is
+# installed) and a plot, in particles-out/ (named at the end).
+# Installs cmake, g++, make, GoogleTest, Google Benchmark and libpng with
+# apt-get first if any is missing (Debian/Ubuntu). Exits non-zero on any
+# mismatch.
+#   DEMO_ARGS="..."   options for `broadphase demo` (see broadphase --help),
+#                     e.g. DEMO_ARGS="--particles 20000 --model elastic"
+#   ALGORITHMS=1      first, the former main job: every algorithm on every
+#                     challenge scene and on a million boxes, each checked
+#                     against brute force (a few more minutes)
+#   FRAMES=K          timed frames per algorithm there (the CLI's default is
+#                     20, and it stops early once the frames add up to 2 s)
+# On a loaded machine (load average above the CPU count) OpenMP's threads are
+# made to sleep rather than spin while they wait (OMP_WAIT_POLICY=passive,
+# unless already set): spinning threads that share two cores with other
+# jobs made the simulation's steps 4x slower.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$bp_repo_root"
@@ -19,33 +31,38 @@ bp_configure_release >/dev/null
 cmake --build build/release --parallel "$bp_jobs" --target broadphase_cli
 cli=build/release/tools/broadphase
 
-frames=()
-if [ -n "${FRAMES:-}" ]; then frames=(--frames "$FRAMES"); fi
-
-results="$(mktemp)"
-trap 'rm -f "$results"' EXIT
-
-run() {
-    echo "\$ $cli $*" >&2
-    "$cli" "$@" "${frames[@]}" --json >>"$results"
-}
-
-bp_log "benchmarks (each: one warm-up frame, then timed frames on one reused PairFinder)"
-for scene in sparse20k dense20k stretched40k clusters40k mixed20k; do
-    run bench "$scene" --algorithm all --verify
-done
-# A million boxes: brute force (the --verify oracle) would take hours, so no
-# --verify; `all` skips brute force above 50,000 boxes. The summary still
-# checks that every algorithm found the same number of pairs.
-run bench uniform:1000000 --algorithm all
-# The seed's challenge 5 (80,000 boxes) and a million boxes on the GPU, when
-# the CUDA backend is built and a device is present (docs/cuda.md).
-if "$cli" bench uniform:80000 --device gpu --frames 1 >/dev/null 2>&1; then
-    run bench uniform:80000 --device gpu --verify
-    run bench uniform:1000000 --device gpu
-else
-    bp_log "no GPU here (or the CUDA backend is not built): the GPU rows are skipped"
+if [ "${ALGORITHMS:-0}" = 1 ]; then
+    frames=()
+    if [ -n "${FRAMES:-}" ]; then frames=(--frames "$FRAMES"); fi
+    results="$(mktemp)"
+    trap 'rm -f "$results"' EXIT
+    run() {
+        echo "\$ $cli $*" >&2
+        "$cli" "$@" "${frames[@]}" --json >>"$results"
+    }
+    bp_log "every algorithm (each: one warm-up frame, then timed frames on one reused PairFinder)"
+    for scene in sparse20k dense20k stretched40k clusters40k mixed20k; do
+        run bench "$scene" --algorithm all --verify
+    done
+    # A million boxes: brute force would take hours, so no --verify; the
+    # summary checks that every algorithm found the same number of pairs.
+    run bench uniform:1000000 --algorithm all
+    if "$cli" bench uniform:80000 --device gpu --frames 1 >/dev/null 2>&1; then
+        run bench uniform:80000 --device gpu --verify
+        run bench uniform:1000000 --device gpu
+    fi
+    echo
+    awk -f scripts/summarize_bench.awk "$results"
 fi
 
-echo
-awk -f scripts/summarize_bench.awk "$results"
+if [ -z "${OMP_WAIT_POLICY:-}" ]; then
+    load="$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo 0)"
+    if awk -v l="$load" -v n="$(nproc 2>/dev/null || echo 1)" 'BEGIN { exit !(l + 0 > n + 0) }'; then
+        bp_log "load average $load is above the CPU count: OMP_WAIT_POLICY=passive"
+        export OMP_WAIT_POLICY=passive
+    fi
+fi
+
+bp_log "broadphase demo ${DEMO_ARGS:-}"
+# shellcheck disable=SC2086
+"$cli" demo ${DEMO_ARGS:-}

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "particles/demo.hpp"
 #include "particles/render.hpp"
 #include "particles/simulation.hpp"
@@ -17,7 +19,7 @@ using particles::Image;
 
 std::string temp_path(const std::string& name) {
     const auto dir = std::filesystem::temp_directory_path() /
-                     ("broadphase_sim_test_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
+                     ("broadphase_sim_test_" + std::to_string(static_cast<long>(::getpid())));
     std::filesystem::create_directories(dir);
     return (dir / name).string();
 }
