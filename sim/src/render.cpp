@@ -108,6 +108,7 @@ std::string tick_label(double v) {
     const double a = std::abs(v);
     if (a >= 1e6) std::snprintf(buf, sizeof buf, "%.3gM", v / 1e6);
     else if (a >= 1e4) std::snprintf(buf, sizeof buf, "%.3gk", v / 1e3);
+    else if (a >= 100 || v == std::floor(v)) std::snprintf(buf, sizeof buf, "%.0f", v);
     else std::snprintf(buf, sizeof buf, "%.3g", v);
     return buf;
 }
@@ -283,10 +284,13 @@ void plot_run(const std::vector<StepRecord>& steps, const std::string& title, Im
     auto x_axis = [&](int bottom) {
         line(image, left, top0 - 2, left, bottom, ink);
         line(image, left, bottom, right, bottom, ink);
-        for (int t = 0; t <= 5; ++t) {
-            const int x = left + (right - left) * t / 5;
+        // Ticks at round step numbers, about five of them.
+        const double span = std::max<double>(1.0, static_cast<double>(n));
+        const double step = nice_ceiling(span / 6);
+        for (double v = 0; v <= span + 1e-9; v += step) {
+            const int x = left + static_cast<int>(std::lround((right - left) * v / span));
             line(image, x, bottom, x, bottom + 4, ink);
-            const std::string s = tick_label(static_cast<double>(n) * t / 5);
+            const std::string s = tick_label(v);
             draw_text(image, x - 3 * static_cast<int>(s.size()), bottom + 8, s, ink);
         }
     };
