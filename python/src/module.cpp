@@ -19,6 +19,7 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -395,6 +396,35 @@ void keep_touching(std::vector<bp::Pair>& pairs, const T* c, const T* r, bool on
     pairs.resize(w);
 }
 
+/// Spheres' boxes in float32 whatever the input precision: the broad phase
+/// runs at float speed (three times the double path on dense scenes) and the
+/// exact test filters in double. From float64 each bound is rounded to float
+/// and then moved one float step outwards, so a box always contains the exact
+/// sphere's box; a NaN or negative radius gives a NaN box (invalid).
+template <class T>
+void sphere_boxes(bp::Boxes& boxes, const T* c, const T* r, bool one, std::size_t n, unsigned threads) {
+    boxes.resize(n);
+    float* lo[3] = {boxes.min(0), boxes.min(1), boxes.min(2)};
+    float* hi[3] = {boxes.max(0), boxes.max(1), boxes.max(2)};
+    const float inf = std::numeric_limits<float>::infinity();
+    bp::detail::run_parts(bp::detail::plan_threads(threads, n, 1 << 16), n, [&](std::size_t, std::size_t b, std::size_t e) {
+        for (std::size_t i = b; i < e; ++i) {
+            const T ri = one ? r[0] : r[i];
+            for (int k = 0; k < 3; ++k) {
+                if (!(ri >= 0)) {
+                    lo[k][i] = hi[k][i] = std::numeric_limits<float>::quiet_NaN();
+                } else if constexpr (std::is_same_v<T, float>) {
+                    lo[k][i] = c[3 * i + k] - ri;  // rounding is monotone: never inside the exact bound's
+                    hi[k][i] = c[3 * i + k] + ri;  // float neighbour, so touching boxes still touch
+                } else {
+                    lo[k][i] = std::nextafter(static_cast<float>(c[3 * i + k] - ri), -inf);
+                    hi[k][i] = std::nextafter(static_cast<float>(c[3 * i + k] + ri), inf);
+                }
+            }
+        }
+    });
+}
+
 template <class T>
 py::array sphere_pairs(const Rows& centers, const Rows& radii, const bp::Options& o, OnInvalid on_invalid) {
     const T* c = data_of<T>(centers);
@@ -405,16 +435,9 @@ py::array sphere_pairs(const Rows& centers, const Rows& radii, const bp::Options
     bp::Report rep;
     {
         py::gil_scoped_release nogil;
-        bp::BasicBoxes<T, 3> boxes(n);
-        T* lo[3] = {boxes.min(0), boxes.min(1), boxes.min(2)};
-        T* hi[3] = {boxes.max(0), boxes.max(1), boxes.max(2)};
-        bp::detail::run_parts(bp::detail::plan_threads(o.threads, n, 1 << 16), n, [&](std::size_t, std::size_t b, std::size_t e) {
-            for (std::size_t i = b; i < e; ++i) {
-                const T ri = one ? r[0] : r[i];
-                for (int k = 0; k < 3; ++k) lo[k][i] = c[3 * i + k] - ri, hi[k][i] = c[3 * i + k] + ri;
-            }
-        });
-        bp::BasicPairFinder<T, 3> finder;
+        bp::Boxes boxes;
+        sphere_boxes(boxes, c, r, one, n, o.threads);
+        bp::PairFinder finder;
         rep = finder.find_pairs(boxes, out, o);
         if (rep.ok()) keep_touching(out, c, r, one, o.threads);
     }
@@ -875,6 +898,45 @@ py::array builtin_scene(const std::string& name) {
     return a;
 }
 
+/// For python/bench/overhead.py: one C++ call equivalent to a Python one,
+/// on the same rows, timed in C++ (milliseconds, steady clock). The output
+/// is freed outside the timed region, as the benchmark frees Python's.
+///   rows_oneshot: Boxes::assign_rows + broadphase::find_pairs (a new finder), as find_pairs does;
+///   rows_kept:    assign_rows into kept Boxes + a kept PairFinder, as PairFinder.find_pairs does;
+///   soa_kept:     a kept PairFinder on ready Boxes and a kept output (what `broadphase bench` times).
+std::pair<double, std::size_t> time_cpp_find_pairs(py::array_t<float, py::array::c_style | py::array::forcecast> rows,
+                                                   long threads, const std::string& variant) {
+    if (rows.ndim() != 2 || rows.shape(1) != 6) raise_value("rows must have shape (N, 6)");
+    static bp::PairFinder finder;
+    static bp::Boxes kept;
+    static std::vector<bp::Pair> kept_out;
+    bp::Options o;
+    o.threads = static_cast<unsigned>(std::max(0L, threads));
+    const float* data = rows.data();
+    const std::size_t n = static_cast<std::size_t>(rows.shape(0));
+    std::vector<bp::Pair> fresh;
+    double ms = 0;
+    {
+        py::gil_scoped_release nogil;
+        using clock = std::chrono::steady_clock;
+        if (variant == "soa_kept") kept.assign_rows(data, n);  // untimed: the boxes are ready
+        const auto t0 = clock::now();
+        if (variant == "rows_oneshot") {
+            bp::Boxes boxes;
+            boxes.assign_rows(data, n);
+            bp::find_pairs(boxes, fresh, o);
+        } else if (variant == "rows_kept") {
+            kept.assign_rows(data, n);
+            finder.find_pairs(kept, fresh, o);
+        } else {
+            finder.find_pairs(kept, kept_out, o);
+        }
+        const auto t1 = clock::now();
+        ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
+    }
+    return {ms, variant == "soa_kept" ? kept_out.size() : fresh.size()};
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_core, m) {
@@ -944,11 +1006,12 @@ uint32 array. The GIL is released during the search.)doc");
         py::arg("max_pairs") = py::none(), py::arg("invalid") = "warn",
         R"doc(Every pair of touching spheres (i, j), i < j, exactly once.
 
-centers: (N, 3) array; radii: one number or an (N,) array. Computed in
-float32 when both are float32, else float64.
-The broad phase runs on the spheres' boxes (center -+ radius); each pair it
+centers: (N, 3) array; radii: one number or an (N,) array (float32 when
+both are float32, else float64).
+The broad phase runs on the spheres' boxes (center -+ radius) in float32,
+rounded outwards from float64 input so that no pair is lost; each pair it
 finds is then kept iff |ci - cj|^2 <= (ri + rj)^2, evaluated in float64
-(touching spheres count). A sphere with a NaN coordinate or a negative
+from the input values (touching spheres count). A sphere with a NaN coordinate or a negative
 radius is invalid (see find_pairs' invalid). max_pairs bounds the box pairs.
 Other arguments as in find_pairs. Returns a (K, 2) uint32 array.)doc");
 
@@ -1066,6 +1129,8 @@ the update before. An invalid box (NaN, min > max) meets nothing.)doc")
             return v;
         },
         "The algorithm names find_pairs accepts (besides 'auto').");
+    m.def("_time_cpp_find_pairs", &time_cpp_find_pairs, py::arg("rows"), py::arg("threads"), py::arg("variant"),
+          "Benchmark hook (python/bench/overhead.py): (milliseconds, pairs) of one C++ call equivalent to a Python one.");
     m.def("default_threads", &bp::default_threads, "The thread count threads=0 stands for.");
     m.def("builtin_scene", &builtin_scene, py::arg("name"),
           "A built-in scene of the CLI ('uniform:100000', 'dense20k', ...) as an (N, 6) float32 array.");

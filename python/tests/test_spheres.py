@@ -64,11 +64,12 @@ def test_invalid_spheres():
     c[4, 1] = np.nan
     r[9] = -1.0
     r[10] = np.nan
+    r[11] = -1e-30  # negative, however small
     got = broadphase.find_sphere_pairs(c, r, invalid="skip")
     assert_same_pairs(got, brute_sphere_pairs(c, r))
     with pytest.raises(broadphase.InvalidBoxError) as e:
         broadphase.find_sphere_pairs(c, r, invalid="raise")
-    assert e.value.indices.tolist() == [4, 9, 10]
+    assert e.value.indices.tolist() == [4, 9, 10, 11]
     with pytest.warns(broadphase.InvalidBoxWarning):
         broadphase.find_sphere_pairs(c, r)
 
