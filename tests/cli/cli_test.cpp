@@ -909,4 +909,92 @@ TEST_F(Cli, HelpAndVersion) {
     EXPECT_NE(none.err.find("broadphase pairs"), std::string::npos) << none.err;
 }
 
+// ---------------------------------------------------------------- motion sequences
+
+TEST_F(Cli, BenchMotionSequencesVerifyEveryMode) {
+    for (const char* sequence : {"brownian:2000:0.1", "fall:2000", "static-world:2000:0.1"}) {
+        SCOPED_TRACE(sequence);
+        const RunResult r = run({"bench", sequence, "--mode", "all", "--verify", "--json", "--frames", "3"});
+        ASSERT_EQ(r.status, 0) << r.err;
+        std::vector<std::string> modes;
+        for (const std::string& line : lines_of(r.out)) {
+            std::map<std::string, std::string> obj;
+            ASSERT_TRUE(parse_flat_json(line, obj)) << line;
+            for (const char* key : {"scene", "n", "mode", "frames", "median_ms", "min_ms", "pairs", "begun", "ended",
+                                    "moved", "verified", "covers_exact", "oracle", "exact"})
+                EXPECT_EQ(obj.count(key), 1u) << key;
+            EXPECT_EQ(obj["scene"], sequence);
+            EXPECT_EQ(obj["n"], "2000");
+            EXPECT_EQ(obj["frames"], "3");
+            EXPECT_EQ(obj["oracle"], "brute_force");
+            EXPECT_GT(std::stod(obj["pairs"]), 0.0) << line;
+            EXPECT_GT(std::stod(obj["moved"]), 0.0) << line;
+            EXPECT_LE(std::stod(obj["min_ms"]), std::stod(obj["median_ms"]));
+            if (obj["mode"].rfind("bullet-", 0) == 0) {  // a peer: fat pairs, never claimed exact
+                EXPECT_EQ(obj["exact"], "false");
+                EXPECT_EQ(obj["verified"], "null");
+                EXPECT_EQ(obj["covers_exact"], "true") << line;
+            } else {
+                EXPECT_EQ(obj["exact"], "true");
+                EXPECT_EQ(obj["verified"], "true") << line;
+            }
+            modes.push_back(obj["mode"]);
+        }
+        ASSERT_GE(modes.size(), 2u) << r.out;
+        EXPECT_EQ(modes[0], "incremental");
+        EXPECT_EQ(modes[1], "rebuild");
+    }
+}
+
+TEST_F(Cli, BenchMotionDefaultModesAndTable) {
+    const RunResult j = run({"bench", "brownian:500:1", "--frames", "2", "--json"});
+    ASSERT_EQ(j.status, 0) << j.err;
+    const std::vector<std::string> lines = lines_of(j.out);
+    ASSERT_EQ(lines.size(), 2u) << j.out;  // incremental, rebuild
+    std::map<std::string, std::string> obj;
+    ASSERT_TRUE(parse_flat_json(lines[1], obj)) << lines[1];
+    EXPECT_EQ(obj["mode"], "rebuild");
+    EXPECT_EQ(obj["verified"], "null");
+    EXPECT_EQ(obj["moved"], "500.0");
+
+    const RunResult t = run({"bench", "static-world:1000:0.5", "--frames", "2", "--verify", "--mode", "tree,rebuild"});
+    ASSERT_EQ(t.status, 0) << t.err;
+    EXPECT_NE(t.out.find("tree"), std::string::npos) << t.out;
+    EXPECT_NE(t.out.find("yes"), std::string::npos) << t.out;
+    EXPECT_EQ(t.out.find("NO"), std::string::npos) << t.out;
+    EXPECT_EQ(t.out.find("incremental"), std::string::npos) << t.out;
+
+    const RunResult l = run({"scenes"});
+    for (const char* name : {"fall:N", "brownian:N:F", "static-world:N:F"}) EXPECT_NE(l.out.find(name), std::string::npos);
+}
+
+TEST_F(Cli, BenchMotionRejectsBadNames) {
+    for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+             {"bench", "fall:x"},
+             {"bench", "fall:0"},
+             {"bench", "fall"},
+             {"bench", "fall:100:0.5"},
+             {"bench", "fall:99999999999"},
+             {"bench", "brownian:100"},
+             {"bench", "brownian:100:0"},
+             {"bench", "brownian:100:1.5"},
+             {"bench", "brownian:100:abc"},
+             {"bench", "brownian:100:nan"},
+             {"bench", "static-world:-5:0.1"},
+             {"bench", "static-world:100:"},
+             {"bench", "fall:100", "--mode", "nosuchmode"},
+             {"bench", "fall:100", "--mode", "rebuild,,tree"},
+             {"bench", "fall:100", "--algorithm", "all"},
+             {"bench", "fall:100", "--queries"},
+             {"bench", "fall:100", "--frames", "0"},
+             {"bench", "dense20k", "--mode", "rebuild"}}) {
+        SCOPED_TRACE(args[1] + (args.size() > 2 ? " " + args[2] : ""));
+        const RunResult b = run(args);
+        EXPECT_NE(b.status, 0);
+        EXPECT_NE(b.status, -1);
+        EXPECT_EQ(count_lines(b.err), 1u) << b.err;
+        EXPECT_EQ(b.out, "");
+    }
+}
+
 }  // namespace

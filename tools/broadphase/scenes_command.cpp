@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include <broadphase/motion.hpp>
 #include <broadphase/scenes.hpp>
 
 #include "args.hpp"
@@ -27,6 +28,9 @@ int run_scenes(const std::vector<std::string>& args) {
             count = std::to_string(boxes.size());
         std::printf("%-14s %7s  %s\n", name.c_str(), count.c_str(), broadphase::scenes::describe(name).c_str());
     }
+    // Motion sequences (bench runs them as scenes, frame by frame).
+    for (const std::string& name : broadphase::motion::sequence_names())
+        std::printf("%-16s %5s  %s\n", name.c_str(), "N", broadphase::motion::describe(name).c_str());
     return 0;
 }
 

@@ -14,6 +14,7 @@ Usage:
   broadphase bench SCENE|FILE [--algorithm NAME|all] [--frames K] [--threads T] [--verify] [--json]
   broadphase bench SCENE|FILE --queries [--algorithm NAME|all] [--frames K] [--threads T] [--verify] [--json]
   broadphase bench SCENE|FILE --device gpu [--frames K] [--sorted] [--verify] [--json]
+  broadphase bench SEQUENCE [--mode M[,M...]|all] [--frames K] [--threads T] [--verify] [--json]
   broadphase scenes
   broadphase demo [--particles N] [--steps S] [--model dem|elastic] [--out DIR] [--threads T]
   broadphase --help | --version
@@ -68,7 +69,32 @@ bench   Times full frames (build + find) on one kept finder: one untimed
                                 beyond that the CPU's automatic choice
         JSON fields as above plus device, upload_ms, transfer_ms, entries,
         levels, key_bits, cell_size, device_mb, sorted, oracle.
-scenes  Lists the built-in scenes: their names, box counts, descriptions.
+        With a motion sequence (fall:N, brownian:N:F, static-world:N:F; see
+        broadphase scenes), runs it frame by frame through each mode, all
+        modes in lockstep on the same moves: 3 untimed warm-up frames, then
+        K timed ones (default 30). A frame's time is "apply the moves + find
+        the pairs": for a Scene, one move batch + update(), which also gives
+        the begin/end events; for Bullet, setAabb per move +
+        calculateOverlappingPairs.
+          --mode M,M            Scene update modes: incremental, rebuild,
+                                tree, multi-box-pruning, automatic; with
+                                Bullet built in: bullet-dbvt, bullet-sap
+                                (Bullet's pair cache: fat pairs, a superset,
+                                not exact). "all": every mode (bullet-sap
+                                only up to 30,000 objects: its setup is
+                                O(N^2)). Default incremental,rebuild
+          --verify              every frame, against brute force up to 20,000
+                                objects, beyond that the automatic one-shot
+                                algorithm (static-static pairs left out):
+                                pairs() == now, begun == now - before,
+                                ended == before - now; Bullet: holds every
+                                exact pair (covers_exact)
+        JSON fields: scene, kind, n, fraction, objects, static, mode, exact,
+        frames, warmup, median_ms, min_ms, mean_ms, setup_ms, pairs, begun,
+        ended, moved (means per timed frame), verified, covers_exact, oracle,
+        threads.
+scenes  Lists the built-in scenes and motion sequences: names, box counts,
+        descriptions.
 demo    The main job: the seed's challenges (each answer checked against
         brute force, a table beside the seed's figures), then the particle
         simulation: spheres falling into a pile, rendered to PNG frames, an
