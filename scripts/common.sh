@@ -58,6 +58,9 @@ bp_ensure_deps() {
 bp_deps=(cmake g++ make libgtest-dev libbenchmark-dev libpng-dev)
 # The ThreadSanitizer stage of the tests also needs clang and LLVM's OpenMP.
 bp_tsan_deps=(clang libomp-dev)
+# Optional: Bullet, for the bullet-dbvt and bullet-sap peers of `broadphase bench SEQUENCE`
+# (scripts/scene_bench.sh installs it; nothing else needs it, and the build leaves the peers out without it).
+bp_optional_deps=(libbullet-dev)
 # The Python module (python/) and its tests; python3-scipy only for its benchmark.
 bp_python_deps=(pybind11-dev python3-dev python3-numpy python3-pytest)
 bp_python_bench_deps=(python3-scipy)
