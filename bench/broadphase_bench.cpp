@@ -10,7 +10,10 @@
 //                                    origins uniform in the scene's bounding
 //                                    cube, directions uniform on the sphere,
 //                                    len: "short" max_t = the cube's side,
-//                                    "long" max_t = +inf; each call timed
+//                                    "long" max_t = +inf, "aimed" (picking)
+//                                    max_t = side, each ray aimed at the
+//                                    centre of a random scene box (always a
+//                                    hit); each call timed
 //                                    alone: median_ns, p90_ns, mean_ns (the
 //                                    clock's own cost, clock_ns, included)
 //   tree_query/uniform100k/<kind>    DynamicTree box (each scene box), point
@@ -202,11 +205,27 @@ void record_latency(benchmark::State& state, std::vector<double>& ns) {
     state.counters["clock_ns"] = empty[empty.size() / 2];
 }
 
-void ray_cast_rays(benchmark::State& state, std::string scene_name, bool rebuilt, bool long_rays) {
+enum class RayLength { short_, long_, aimed };
+
+void ray_cast_rays(benchmark::State& state, std::string scene_name, bool rebuilt, RayLength length) {
     const broadphase::DynamicTree& tree = tree_of(scene_name, rebuilt);
+    const broadphase::Boxes& boxes = scene(scene_name);
     float side = 0;
-    const std::vector<Ray> rays = rays_in(scene(scene_name), side);
-    const float max_t = long_rays ? std::numeric_limits<float>::infinity() : side;
+    std::vector<Ray> rays = rays_in(boxes, side);
+    const float max_t = length == RayLength::long_ ? std::numeric_limits<float>::infinity() : side;
+    if (length == RayLength::aimed) {
+        broadphase::scenes::Random r(78);
+        for (Ray& ray : rays) {
+            const broadphase::Box b = boxes[std::size_t(r.below(boxes.size()))];
+            double d[3], len2 = 0;
+            for (int k = 0; k < 3; ++k) {
+                d[k] = 0.5 * (double(b.min[k]) + double(b.max[k])) - double(ray.origin[k]);
+                len2 += d[k] * d[k];
+            }
+            const double len = std::sqrt(len2);
+            for (int k = 0; k < 3; ++k) ray.direction[k] = float(d[k] / len);
+        }
+    }
     std::size_t hits = 0;
     for (const Ray& r : rays) hits += tree.ray_cast(r.origin, r.direction, max_t) ? 1 : 0;  // warm-up
     std::vector<double> ns;
@@ -338,11 +357,11 @@ void register_all() {
             ->Unit(benchmark::kMillisecond);
     }
     for (bool rebuilt : {false, true})
-        for (bool long_rays : {false, true}) {
-            const std::string name = std::string("ray_cast/uniform100k/") + (rebuilt ? "rebuilt" : "inserted") +
-                                     (long_rays ? "/long" : "/short");
-            benchmark::RegisterBenchmark(name.c_str(), ray_cast_rays, std::string("uniform:100000"), rebuilt,
-                                         long_rays)
+        for (RayLength length : {RayLength::short_, RayLength::long_, RayLength::aimed}) {
+            const char* len = length == RayLength::short_ ? "/short" : length == RayLength::long_ ? "/long" : "/aimed";
+            const std::string name =
+                std::string("ray_cast/uniform100k/") + (rebuilt ? "rebuilt" : "inserted") + len;
+            benchmark::RegisterBenchmark(name.c_str(), ray_cast_rays, std::string("uniform:100000"), rebuilt, length)
                 ->Unit(benchmark::kNanosecond);
         }
     benchmark::RegisterBenchmark("tree_query/uniform100k/box", tree_query, std::string("uniform:100000"),
