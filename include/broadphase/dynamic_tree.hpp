@@ -1125,18 +1125,23 @@ private:
         pn.child2 = leaf;
         pn.box = unite(b, nodes_[sibling].box);
         pn.height = nodes_[sibling].height + 1;
-        if (old_parent == null) {
-            root_ = p;
-        } else {
-            Node& op = nodes_[old_parent];
-            if (op.child1 == sibling)
-                op.child1 = p;
-            else
-                op.child2 = p;
-        }
+        replace_child(old_parent, sibling, p);
         nodes_[sibling].parent = p;
         nodes_[leaf].parent = p;
         refit_up(p);
+    }
+
+    /// In parent (or at the root when parent is null), child `from` becomes `to`.
+    void replace_child(std::uint32_t parent, std::uint32_t from, std::uint32_t to) {
+        if (parent == null) {
+            root_ = to;
+            return;
+        }
+        Node& pn = nodes_[parent];
+        if (pn.child1 == from)
+            pn.child1 = to;
+        else
+            pn.child2 = to;
     }
 
     void remove_leaf(std::uint32_t leaf) {
@@ -1148,15 +1153,7 @@ private:
         const std::uint32_t g = nodes_[p].parent;
         const std::uint32_t s = nodes_[p].child1 == leaf ? nodes_[p].child2 : nodes_[p].child1;
         nodes_[s].parent = g;
-        if (g == null) {
-            root_ = s;
-        } else {
-            Node& gn = nodes_[g];
-            if (gn.child1 == p)
-                gn.child1 = s;
-            else
-                gn.child2 = s;
-        }
+        replace_child(g, p, s);
         free_node(p);
         nodes_[leaf].parent = null;
         refit_up(g);
@@ -1196,15 +1193,7 @@ private:
         const std::uint32_t keep = f_taller ? f : g, give = f_taller ? g : f;
         const std::uint32_t up = an.parent;
         tn.parent = up;
-        if (up == null) {
-            root_ = tall;
-        } else {
-            Node& un = nodes_[up];
-            if (un.child1 == a)
-                un.child1 = tall;
-            else
-                un.child2 = tall;
-        }
+        replace_child(up, a, tall);
         an.parent = tall;
         an.child1 = other;
         an.child2 = give;
