@@ -7,26 +7,19 @@
 #include <stdexcept>
 #include <utility>
 
+#include <broadphase/scenes.hpp>
+
 namespace particles {
 namespace {
 
 constexpr double pi = 3.14159265358979323846;
 
-/// splitmix64: a small, fast, well-mixed generator; fixed seeds make the
-/// starting state a pure function of the Config.
-struct Random {
-    std::uint64_t state;
-    explicit Random(std::uint64_t seed) : state(seed * 0x9E3779B97F4A7C15ull + 0x2545F4914F6CDD1Dull) {}
-    std::uint64_t next() {
-        std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        return z ^ (z >> 31);
-    }
-    /// Uniform in [0, 1).
-    double uniform() { return static_cast<double>(next() >> 11) * (1.0 / 9007199254740992.0); }
-    double uniform(double lo, double hi) { return lo + (hi - lo) * uniform(); }
-};
+/// The library's splitmix64 (scenes.hpp), its state started from the seed
+/// scrambled as the simulation always has: fixed seeds make the starting
+/// state a pure function of the Config.
+broadphase::scenes::Random seeded_random(std::uint64_t seed) {
+    return broadphase::scenes::Random(seed * 0x9E3779B97F4A7C15ull + 0x2545F4914F6CDD1Dull);
+}
 
 /// The float nearest below (above) v: bounding boxes rounded outwards, so a
 /// box never misses a point of its sphere.
@@ -85,7 +78,7 @@ Simulation::Simulation(const Config& config) : cfg_(config) {
     // sphere per cell at a random place inside it, random radius, random
     // velocity; the top layer's cells are drawn at random.
     const std::size_t n = cfg_.n;
-    Random rng(cfg_.seed);
+    broadphase::scenes::Random rng = seeded_random(cfg_.seed);
     const std::size_t cx = std::max<std::size_t>(1, static_cast<std::size_t>(box_.x / s));
     const std::size_t cz = std::max<std::size_t>(1, static_cast<std::size_t>(box_.z / s));
     const std::size_t per_layer = cx * cz;
@@ -199,6 +192,31 @@ void Simulation::clamp_inside(std::size_t i) {
     if (pz_[i] > box_.z) pz_[i] = box_.z, vz_[i] = std::min(vz_[i], 0.0);
 }
 
+/// The narrow phase of both models: the box pairs in the broad phase's order
+/// (the same for every thread count, so the run is deterministic), each
+/// pair whose spheres overlap recorded as a contact (contact_pairs_,
+/// contact_) and handed to resolve(a, b, nx, ny, nz, overlap): n the unit
+/// normal from a to b (vertical for coincident centres), overlap the depth.
+/// Each pair is tested on the state the contacts before it left.
+template <class Resolve>
+void Simulation::for_each_contact(Resolve&& resolve) {
+    std::fill(contact_.begin(), contact_.end(), std::uint8_t{0});
+    contact_pairs_.clear();
+    for (const broadphase::Pair& p : pairs_) {
+        const std::size_t a = p.a, b = p.b;
+        const double dx = px_[b] - px_[a], dy = py_[b] - py_[a], dz = pz_[b] - pz_[a];
+        const double reach = r_[a] + r_[b];
+        const double d2 = dx * dx + dy * dy + dz * dz;
+        if (d2 >= reach * reach) continue;
+        contact_pairs_.push_back(p);
+        contact_[a] = contact_[b] = 1;
+        const double d = std::sqrt(d2);
+        double nx = 0, ny = 1, nz = 0;  // coincident centres: push apart vertically
+        if (d > 0) nx = dx / d, ny = dy / d, nz = dz / d;
+        resolve(a, b, nx, ny, nz, reach - d);
+    }
+}
+
 const StepStats& Simulation::step() {
     const auto t0 = std::chrono::steady_clock::now();
     stats_ = StepStats{};
@@ -226,28 +244,15 @@ void Simulation::step_dem() {
     std::fill(fx_.begin(), fx_.end(), 0.0);
     std::fill(fy_.begin(), fy_.end(), 0.0);
     std::fill(fz_.begin(), fz_.end(), 0.0);
-    std::fill(contact_.begin(), contact_.end(), std::uint8_t{0});
-    contact_pairs_.clear();
-    // Pairs, in the broad phase's order (the same for every thread count).
-    for (const broadphase::Pair& p : pairs_) {
-        const std::size_t a = p.a, b = p.b;
-        const double dx = px_[b] - px_[a], dy = py_[b] - py_[a], dz = pz_[b] - pz_[a];
-        const double reach = r_[a] + r_[b];
-        const double d2 = dx * dx + dy * dy + dz * dz;
-        if (d2 >= reach * reach) continue;
-        contact_pairs_.push_back(p);
-        contact_[a] = contact_[b] = 1;
-        const double d = std::sqrt(d2);
-        double nx = 0, ny = 1, nz = 0;  // coincident centres: push apart vertically
-        if (d > 0) nx = dx / d, ny = dy / d, nz = dz / d;
-        const double overlap = reach - d;
+    // Spring-dashpot forces, summed over the contacts.
+    for_each_contact([&](std::size_t a, std::size_t b, double nx, double ny, double nz, double overlap) {
         const double m_eff = m_[a] * m_[b] / (m_[a] + m_[b]);
         const double vn = (vx_[b] - vx_[a]) * nx + (vy_[b] - vy_[a]) * ny + (vz_[b] - vz_[a]) * nz;
         double f = k * overlap - 2.0 * zeta * std::sqrt(k * m_eff) * vn;
-        if (f <= 0) continue;  // a contact never pulls
+        if (f <= 0) return;  // a contact never pulls
         fx_[a] -= f * nx, fy_[a] -= f * ny, fz_[a] -= f * nz;
         fx_[b] += f * nx, fy_[b] += f * ny, fz_[b] += f * nz;
-    }
+    });
     // Walls (infinite mass), gravity, symplectic Euler. Per particle: any order.
     const Vec3 box = box_;
     const long long count = static_cast<long long>(n);
@@ -315,20 +320,9 @@ void Simulation::step_elastic() {
     find_pairs();
     stats_.broad_ms = elapsed_ms(b0, std::chrono::steady_clock::now());
 
-    std::fill(contact_.begin(), contact_.end(), std::uint8_t{0});
-    contact_pairs_.clear();
-    // Sequential impulses in the broad phase's pair order (deterministic).
-    for (const broadphase::Pair& p : pairs_) {
-        const std::size_t a = p.a, b = p.b;
-        const double dx = px_[b] - px_[a], dy = py_[b] - py_[a], dz = pz_[b] - pz_[a];
-        const double reach = r_[a] + r_[b];
-        const double d2 = dx * dx + dy * dy + dz * dz;
-        if (d2 >= reach * reach) continue;
-        contact_pairs_.push_back(p);
-        contact_[a] = contact_[b] = 1;
-        const double d = std::sqrt(d2);
-        double nx = 0, ny = 1, nz = 0;
-        if (d > 0) nx = dx / d, ny = dy / d, nz = dz / d;
+    // Sequential impulses, contact by contact: each sees the positions and
+    // velocities the ones before it left.
+    for_each_contact([&](std::size_t a, std::size_t b, double nx, double ny, double nz, double overlap) {
         const double wa = inv_m_[a], wb = inv_m_[b];
         const double vn = (vx_[b] - vx_[a]) * nx + (vy_[b] - vy_[a]) * ny + (vz_[b] - vz_[a]) * nz;
         if (vn < 0) {  // approaching: exchange momentum along the normal
@@ -338,10 +332,10 @@ void Simulation::step_elastic() {
         }
         // Separate them, each moved in proportion to its inverse mass (the
         // centre of mass stays put).
-        const double overlap = reach - d, share_a = wa / (wa + wb), share_b = wb / (wa + wb);
+        const double share_a = wa / (wa + wb), share_b = wb / (wa + wb);
         px_[a] -= overlap * share_a * nx, py_[a] -= overlap * share_a * ny, pz_[a] -= overlap * share_a * nz;
         px_[b] += overlap * share_b * nx, py_[b] += overlap * share_b * ny, pz_[b] += overlap * share_b * nz;
-    }
+    });
     for (const broadphase::Pair& p : contact_pairs_) {
         walls(p.a);
         walls(p.b);

@@ -121,6 +121,8 @@ private:
     void step_elastic();
     void step_dem();
     void clamp_inside(std::size_t i);
+    template <class Resolve>
+    void for_each_contact(Resolve&& resolve);  // the narrow phase both models share
 
     Config cfg_;
     Vec3 box_;
