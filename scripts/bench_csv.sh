@@ -21,10 +21,9 @@ bp_log "release build (build/release)"
 bp_configure_release >/dev/null
 cmake --build build/release --parallel "$bp_jobs" --target broadphase_cli broadphase_bench
 
-machine="${MACHINE:-$(bp_machine_name)}"
-mkdir -p docs/benchmarks
-suite_csv="docs/benchmarks/${machine}.csv"
-cli_csv="docs/benchmarks/${machine}-cli.csv"
+bp_results_setup
+suite_csv="${bp_results}.csv"
+cli_csv="${bp_results}-cli.csv"
 
 results="$(mktemp)"
 trap 'rm -f "$results"' EXIT

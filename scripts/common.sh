@@ -7,6 +7,8 @@
 #   bp_python               the Python the module is built for (/usr/bin/python3)
 #   bp_log MESSAGE          a visible progress line on stderr
 #   bp_machine_name         this machine as a file name: amd-epyc-2core
+#   bp_results_setup        where the benchmark scripts file their results:
+#                           sets bp_machine and bp_results
 
 bp_repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bp_jobs="${JOBS:-$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)}"
@@ -89,4 +91,14 @@ bp_machine_name() {
         sed -e 's/([^)]*)//g' -e 's/@.*$//' -e 's/ cpu\b//g' -e 's/ processor\b//g' \
             -e 's/[0-9]*-core//g' -e 's/[^a-z0-9]\{1,\}/-/g' -e 's/^-//' -e 's/-$//' |
         sed "s/\$/-${cores}core/"
+}
+
+# The benchmark scripts' results are docs/benchmarks/<machine>*.csv (and
+# .png). Sets bp_machine (MACHINE, or bp_machine_name) and bp_results, the
+# path prefix from the repository root (docs/benchmarks/amd-epyc-2core), and
+# makes the folder.
+bp_results_setup() {
+    bp_machine="${MACHINE:-$(bp_machine_name)}"
+    bp_results="docs/benchmarks/$bp_machine"
+    mkdir -p "$bp_repo_root/docs/benchmarks"
 }

@@ -17,12 +17,11 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$bp_repo_root"
 
-machine="${MACHINE:-$(bp_machine_name)}"
-csv="docs/benchmarks/${machine}-scaling.csv"
-threads_csv="docs/benchmarks/${machine}-threads.csv"
-png="docs/benchmarks/${machine}-scaling.png"
+bp_results_setup
+csv="${bp_results}-scaling.csv"
+threads_csv="${bp_results}-threads.csv"
+png="${bp_results}-scaling.png"
 cli=build/release/tools/broadphase
-mkdir -p docs/benchmarks
 
 if [ "${1:-}" != "--plot-only" ]; then
     max_n="${1:-10000000}"
@@ -106,7 +105,7 @@ set grid
 set key inside left top box opaque font ",9" spacing 0.9
 set xlabel "boxes (uniform:N: sparse20k's density, boxes 4 wide)"
 set ylabel "ms per frame (build + all pairs), median"
-set title "broadphase on $machine: ms per frame against N, log-log (scripts/scaling.sh)"
+set title "broadphase on $bp_machine: ms per frame against N, log-log (scripts/scaling.sh)"
 set format x "%.0e"
 set xrange [5000:20000000]
 plot $plot_lines \

@@ -19,14 +19,13 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$bp_repo_root"
 
-machine="${MACHINE:-$(bp_machine_name)}"
-csv="docs/benchmarks/${machine}-scenes.csv"
+bp_results_setup
+csv="${bp_results}-scenes.csv"
 build="${BUILD_DIR:-build/release}"
 threads="${THREADS:-1}"
 frames="${FRAMES:-30}"
 n="${N:-100000}"
 cli="$build/tools/broadphase"
-mkdir -p docs/benchmarks
 
 bp_ensure_deps "${bp_deps[@]}"
 bp_ensure_deps "${bp_optional_deps[@]}" || bp_log "libbullet-dev not installed: no Bullet peers"
