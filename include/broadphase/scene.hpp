@@ -42,6 +42,7 @@
 
 #include "boxes.hpp"
 #include "broadphase.hpp"
+#include "detail/incremental_sweep.hpp"
 #include "detail/multi_box_pruning.hpp"
 #include "detail/radix_sort.hpp"
 #include "dynamic_tree.hpp"
@@ -74,6 +75,7 @@ enum class UpdateMode : std::uint8_t {
     rebuild,            ///< every pair from scratch, by the best one-shot algorithm
     tree,               ///< query each changed object against the dynamic AABB tree
     multi_box_pruning,  ///< query each changed object in its regions' sorted lists
+    sweep_and_prune,    ///< sorted endpoints on every axis kept across updates, fixed by insertion sort
 };
 
 /// The name of a mode, as the CLI spells it ("multi-box-pruning").
@@ -84,6 +86,7 @@ inline const char* to_string(UpdateMode m) {
         case UpdateMode::rebuild: return "rebuild";
         case UpdateMode::tree: return "tree";
         case UpdateMode::multi_box_pruning: return "multi-box-pruning";
+        case UpdateMode::sweep_and_prune: return "sweep-and-prune";
     }
     return "?";
 }
@@ -160,8 +163,8 @@ public:
         return done;
     }
 
-    bool set_type(Id id, ObjectType type) { return contains(id) && (objects_[id].type = type, touch(id), true); }
-    bool set_filter(Id id, const Filter& f) { return contains(id) && (objects_[id].filter = f, touch(id), true); }
+    bool set_type(Id id, ObjectType type) { return contains(id) && (objects_[id].type = type, touch(id), refilter(id), true); }
+    bool set_filter(Id id, const Filter& f) { return contains(id) && (objects_[id].filter = f, touch(id), refilter(id), true); }
     bool set_user_value(Id id, std::uint64_t v) { return contains(id) && (objects_[id].user_value = v, true); }
 
     bool contains(Id id) const { return id < objects_.size() && objects_[id].alive; }
@@ -181,7 +184,9 @@ public:
     bool set_margin(T margin) { return tree_.set_margin(margin); }
     /// Whether the last update ran incrementally.
     bool last_update_incremental() const { return last_method_ != UpdateMode::rebuild; }
-    /// The method the last update ran: rebuild, tree or multi_box_pruning.
+    /// The method the last update ran: rebuild, tree, multi_box_pruning or
+    /// sweep_and_prune (the first sweep_and_prune update is a rebuild that
+    /// also sorts the endpoints).
     UpdateMode last_method() const { return last_method_; }
     /// The tree holding the objects with valid boxes (user value = object id),
     /// brought up to date first.
@@ -263,6 +268,17 @@ private:
         if (method == UpdateMode::automatic)
             method = double(changed) <= kIncrementalShare * double(live_) ? UpdateMode::incremental : UpdateMode::rebuild;
         if (method == UpdateMode::incremental) method = UpdateMode::multi_box_pruning;
+        if (objects_.size() >= std::min<std::size_t>(Sweep::max_id, detail::MultiBoxPruning<T, D>::max_id)) {
+            // Ids beyond what the sweep and the regions can tag (2^31 objects).
+            if (method == UpdateMode::sweep_and_prune || method == UpdateMode::multi_box_pruning) method = UpdateMode::rebuild;
+            pruning_on_ = false;
+        }
+        // The sweep is kept only while it runs: following every move through
+        // rebuild frames would cost more than sorting it again. Its first
+        // frame is a rebuild, after which it is filled with the boxes.
+        const bool fill_sweep = method == UpdateMode::sweep_and_prune && !sweep_on_;
+        if (fill_sweep) method = UpdateMode::rebuild;
+        if (method != UpdateMode::sweep_and_prune && sweep_on_) sweep_.clear(), sweep_on_ = false;
 
         fresh_.clear();
         sync_pruning(method == UpdateMode::multi_box_pruning, method == UpdateMode::multi_box_pruning);
@@ -274,12 +290,18 @@ private:
             difference(found_, current_, begun_);
             difference(current_, found_, ended_);
             current_.swap(found_);
+            if (fill_sweep) fill_sweep_from_objects();
+        } else if (method == UpdateMode::sweep_and_prune) {
+            split_current();
+            sweep_changed_pairs();
+            merge_changed_pairs();
         } else {
             if (method == UpdateMode::tree) synced_tree();
             changed_pairs(method);
-            apply_changed_pairs();
+            split_current();
+            merge_changed_pairs();
         }
-        for (Id id : dirty_) objects_[id].dirty = false, dirty_flag_[id] = 0;
+        for (Id id : dirty_) objects_[id].dirty = false, dirty_flag_[id] = 0, requery_flag_[id] = 0;
         dirty_.clear();
         if (pruning_on_) pruning_.finish();
         last_method_ = method;
@@ -312,7 +334,8 @@ private:
 
     /// Marks an object changed since the last update (and since the tree's last sync).
     void touch(Id id) {
-        if (id >= dirty_flag_.size()) dirty_flag_.resize(objects_.size(), 0), meet_.resize(objects_.size(), 0);
+        if (id >= dirty_flag_.size())
+            dirty_flag_.resize(objects_.size(), 0), meet_.resize(objects_.size(), 0), requery_flag_.resize(objects_.size(), 0);
         const Object& o = objects_[id];
         const Filter plain{};
         meet_[id] = std::uint8_t((o.type == ObjectType::static_object ? kStatic : 0) |
@@ -381,6 +404,10 @@ private:
         for (unsigned t = 0; t < threads; ++t) fresh_.insert(fresh_.end(), parts_[t].begin(), parts_[t].end());
     }
 
+    /// Marks an object whose type or filter changed: the sweep cannot tell
+    /// its pairs from its moves.
+    void refilter(Id id) { requery_flag_[id] = 1; }
+
     /// Whether objects a and b may form a pair (not both static, filters).
     bool may_pair(Id a, Id b) const {
         const std::uint8_t x = meet_[a], y = meet_[b];  // packed: no visit to the objects for plain ones
@@ -405,16 +432,93 @@ private:
         sort_pairs(fresh_);
     }
 
-    /// The events and the new set from fresh_: the last set's pairs with a
-    /// changed (or removed) object are replaced by fresh_. O(K) merges.
-    void apply_changed_pairs() {
+    /// Splits the last set: pairs with a changed (or removed) object to
+    /// stale_, the others to kept_. O(K).
+    void split_current() {
         kept_.clear();
         stale_.clear();
         for (const Pair& p : current_) (dirty_flag_[p.a] | dirty_flag_[p.b] ? stale_ : kept_).push_back(p);
+    }
+
+    /// The events and the new set from fresh_ (every pair with a changed
+    /// object, sorted), replacing stale_. O(K) merges.
+    void merge_changed_pairs() {
         difference(fresh_, stale_, begun_);
         difference(stale_, fresh_, ended_);
         current_.clear();
         std::merge(kept_.begin(), kept_.end(), fresh_.begin(), fresh_.end(), std::back_inserter(current_));
+    }
+
+    /// fresh_ by the incremental sweep: removed objects leave it, moved ones
+    /// are bubbled to their new places and report each pair whose overlap
+    /// flipped (toggles_, possibly several times a pair), new ones go in.
+    /// A moved object's pairs are then its previous ones (stale_) with the
+    /// flipped ones (an odd number of flips) changed over. Objects new to
+    /// the sweep, and those whose type or filter changed, are asked of the
+    /// tree instead. Cost: the endpoints the moves pass, plus O(K log K) for
+    /// the K toggles and O(n) memory moves when objects come or go.
+    void sweep_changed_pairs() {
+        gone_.clear();
+        added_.clear();
+        added_boxes_.clear();
+        toggles_.clear();
+        for (Id id : dirty_) {
+            const Object& o = objects_[id];
+            const bool wanted = o.alive && o.box.valid();
+            if (sweep_.contains(id)) {
+                if (!wanted) gone_.push_back(id);
+            } else if (wanted) {
+                added_.push_back(id);
+                added_boxes_.push_back(o.box);
+                requery_flag_[id] = 1;
+            }
+        }
+        sweep_.remove_batch(gone_.data(), gone_.size());
+        for (Id id : dirty_)
+            if (sweep_.contains(id))
+                sweep_.move(id, objects_[id].box, [&](std::uint32_t a, std::uint32_t b, bool) { toggles_.push_back(Pair{a, b}); });
+        sweep_.insert_batch(added_.data(), added_boxes_.data(), added_.size());
+
+        // Pairs flipped an odd number of times, between objects not asked of the tree.
+        sort_pairs(toggles_);
+        std::size_t flipped = 0;
+        for (std::size_t i = 0; i < toggles_.size();) {
+            std::size_t j = i + 1;
+            while (j < toggles_.size() && toggles_[j] == toggles_[i]) ++j;
+            const Pair p = toggles_[i];
+            if ((j - i) % 2 == 1 && !(requery_flag_[p.a] | requery_flag_[p.b]) && may_pair(p.a, p.b)) toggles_[flipped++] = p;
+            i = j;
+        }
+        toggles_.resize(flipped);
+        // The previous pairs that still stand unless flipped.
+        survivors_.clear();
+        for (const Pair& p : stale_)
+            if (sweep_.contains(p.a) && sweep_.contains(p.b) && !(requery_flag_[p.a] | requery_flag_[p.b])) survivors_.push_back(p);
+        std::set_symmetric_difference(survivors_.begin(), survivors_.end(), toggles_.begin(), toggles_.end(),
+                                      std::back_inserter(fresh_));
+        // Every pair of the objects asked of the tree, each once.
+        bool asked = false;
+        for (Id id : dirty_) {
+            if (!requery_flag_[id] || !sweep_.contains(id)) continue;
+            if (!asked) synced_tree(), asked = true;
+            tree_.for_each_overlap(objects_[id].box, [&](std::uint32_t proxy) {
+                const Id other = object_of(proxy);
+                if (other == id || (requery_flag_[other] && other < id)) return;  // itself; or found from the other side
+                if (may_pair(id, other)) fresh_.push_back(ordered(id, other));
+            });
+        }
+        if (asked) sort_pairs(fresh_);
+    }
+
+    /// Puts every live object with a valid box into the (empty) sweep.
+    void fill_sweep_from_objects() {
+        added_.clear();
+        added_boxes_.clear();
+        for (Id id = 0; id < objects_.size(); ++id)
+            if (objects_[id].alive && objects_[id].box.valid()) added_.push_back(id), added_boxes_.push_back(objects_[id].box);
+        sweep_.reserve(objects_.size(), added_.size());
+        sweep_.insert_batch(added_.data(), added_boxes_.data(), added_.size());
+        sweep_on_ = true;
     }
 
     Report rebuilt_pairs() {
@@ -513,6 +617,13 @@ private:
     std::vector<std::uint8_t> meet_;  // kStatic | kFiltered (a filter other than the default) per object
     detail::MultiBoxPruning<T, D> pruning_;
     bool pruning_on_ = false;
+    using Sweep = detail::IncrementalSweep<T, D>;
+    Sweep sweep_;
+    bool sweep_on_ = false;
+    std::vector<std::uint8_t> requery_flag_;  // type or filter changed, or new to the sweep: asked of the tree
+    std::vector<Id> gone_, added_;
+    std::vector<box_type> added_boxes_;
+    std::vector<Pair> toggles_, survivors_;
     // The tree is synced lazily, by the first query (or tree update) after changes.
     mutable Tree tree_;
     mutable std::vector<std::uint32_t> proxy_;      // each object's leaf in the tree

@@ -173,6 +173,10 @@ void run_sequence(std::uint64_t seed, int steps, double offset, unsigned threads
         if (mode == broadphase::UpdateMode::rebuild) {
             ASSERT_FALSE(scene.last_update_incremental());
         }
+        if (mode == broadphase::UpdateMode::tree || mode == broadphase::UpdateMode::multi_box_pruning ||
+            (mode == broadphase::UpdateMode::sweep_and_prune && step > 0)) {
+            ASSERT_EQ(scene.last_method(), mode);  // the sweep's first update is a rebuild that fills it
+        }
         ASSERT_EQ(scene.tree().validate(), "");
         check_queries<T, D>(scene, live, r, offset);
         before = now;
@@ -192,7 +196,8 @@ void run_sequence(std::uint64_t seed, int steps, double offset, unsigned threads
 
 constexpr broadphase::UpdateMode kModes[] = {broadphase::UpdateMode::automatic, broadphase::UpdateMode::incremental,
                                              broadphase::UpdateMode::rebuild, broadphase::UpdateMode::tree,
-                                             broadphase::UpdateMode::multi_box_pruning};
+                                             broadphase::UpdateMode::multi_box_pruning,
+                                             broadphase::UpdateMode::sweep_and_prune};
 
 TEST(Scene, RandomSequencesFloat3D) {
     for (auto mode : kModes)
@@ -291,7 +296,7 @@ void run_crowd(std::uint64_t seed, broadphase::UpdateMode mode, int frames) {
 
 TEST(Scene, CrowdAcrossRegions) {
     for (auto mode : {broadphase::UpdateMode::multi_box_pruning, broadphase::UpdateMode::tree,
-                      broadphase::UpdateMode::automatic}) {
+                      broadphase::UpdateMode::sweep_and_prune, broadphase::UpdateMode::automatic}) {
         SCOPED_TRACE(broadphase::to_string(mode));
         run_crowd<float, 3>(31, mode, 24);
         run_crowd<double, 2>(32, mode, 16);

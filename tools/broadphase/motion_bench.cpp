@@ -35,6 +35,7 @@ const SceneModeName scene_modes[] = {
     {"rebuild", UpdateMode::rebuild},
     {"tree", UpdateMode::tree},
     {"multi-box-pruning", UpdateMode::multi_box_pruning},
+    {"sweep-and-prune", UpdateMode::sweep_and_prune},
     {"automatic", UpdateMode::automatic},
 };
 

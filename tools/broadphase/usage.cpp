@@ -77,7 +77,8 @@ bench   Times full frames (build + find) on one kept finder: one untimed
         the begin/end events; for Bullet, setAabb per move +
         calculateOverlappingPairs.
           --mode M,M            Scene update modes: incremental, rebuild,
-                                tree, multi-box-pruning, automatic; with
+                                tree, multi-box-pruning, sweep-and-prune,
+                                automatic; with
                                 Bullet built in: bullet-dbvt, bullet-sap
                                 (Bullet's pair cache: fat pairs, a superset,
                                 not exact). "all": every mode (bullet-sap

@@ -50,6 +50,9 @@ public:
     /// Entries per region the derivation aims at.
     static constexpr std::size_t kTargetEntries = 256;
 
+    /// Ids must be below this (the top bit marks changed entries).
+    static constexpr Id max_id = (Id(1) << 31) - 1;
+
     /// Records that the object is present with this (valid) box: inserted or
     /// moved. Takes effect at commit(). O(1).
     void set(Id id, const box_type& box) {
@@ -150,7 +153,7 @@ public:
             entries += e.size();
             for (std::size_t j = 0; j < e.size(); ++j) {
                 if (j > 0 && e[j].lo[0] < e[j - 1].lo[0]) return false;
-                const Id o = e[j].id;
+                const Id o = e[j].id();
                 if (o >= state_.size() || !state_[o].present || !state_[o].in_regions) return false;
                 if (!inside(state_[o].range, coords_[r])) return false;
                 for (int k = 0; k < D; ++k)
@@ -170,6 +173,7 @@ public:
 private:
     static constexpr std::uint32_t kNone = ~std::uint32_t(0);
     static constexpr std::uint8_t kChanged = 1, kErased = 2;
+    static constexpr Id kChangedEntry = Id(1) << 31;
 
     struct Range {
         std::array<std::int32_t, D> lo{}, hi{};
@@ -182,12 +186,16 @@ private:
         bool outside = false;     // counted in outside_
         bool is_oversize() const { return oversize_at != kNone; }
     };
-    /// One object in one region: its box, its id and its lowest region
-    /// coordinates (16 bits per cut axis) for the ownership rule.
+    /// One object in one region: its box, its id (with kChangedEntry set
+    /// while the object changed this frame, so the pair search reads the
+    /// entries alone) and its lowest region coordinates (16 bits per cut
+    /// axis) for the ownership rule.
     struct Entry {
         std::array<T, D> lo, hi;
-        Id id;
+        Id tagged;
         std::uint32_t corner;
+        Id id() const { return tagged & ~kChangedEntry; }
+        bool changed() const { return (tagged & kChangedEntry) != 0; }
     };
     struct Region {
         std::vector<Entry> entries;  // sorted by lo[0]
@@ -244,21 +252,29 @@ private:
     void refresh(std::uint32_t r) {
         Region& g = regions_[r];
         auto& e = g.entries;
+        // One pass that writes only what changes: most entries stay as
+        // they are, in place, until the first one dropped.
         std::size_t kept = 0;
+        double widest = 0;
         for (std::size_t j = 0; j < e.size(); ++j) {
-            const Id o = e[j].id;
+            const Id o = e[j].id();
             const std::uint8_t f = flag_[o];
             if (f) {
                 if (f & kErased) continue;
                 const State& s = state_[o];
                 if (!s.in_regions || !inside(s.range, coords_[r])) continue;
                 e[j] = entry_of(o);
+            } else if (e[j].tagged != o) {
+                e[j].tagged = o;  // changed last frame, not this one
             }
-            e[kept++] = e[j];
+            if (kept != j) e[kept] = e[j];
+            widest = std::max(widest, width0(e[kept]));
+            ++kept;
         }
         e.resize(kept);
-        for (Id o : g.incoming) e.push_back(entry_of(o));
+        for (Id o : g.incoming) e.push_back(entry_of(o)), widest = std::max(widest, width0(e.back()));
         g.incoming.clear();
+        g.widest = widest;
         // Insertion sort: the array was in order but for the changed entries.
         for (std::size_t j = 1; j < e.size(); ++j) {
             if (!(e[j].lo[0] < e[j - 1].lo[0])) continue;
@@ -270,19 +286,20 @@ private:
             } while (i > 0 && x.lo[0] < e[i - 1].lo[0]);
             e[i] = x;
         }
-        double widest = 0;
-        for (const Entry& x : e) {
-            const double w = double(x.hi[0]) - double(x.lo[0]);  // NaN for a point at infinity: skipped, rightly
-            if (w > widest) widest = w;
-        }
-        g.widest = widest;
+    }
+
+    /// An entry's width on the sweep axis; 0 for NaN (a point at infinity:
+    /// inf - inf), which widens nothing, rightly.
+    static double width0(const Entry& x) {
+        const double w = double(x.hi[0]) - double(x.lo[0]);
+        return w > 0 ? w : 0;
     }
 
     Entry entry_of(Id o) const {
         Entry x;
         const box_type& b = boxes_[o];
         for (int k = 0; k < D; ++k) x.lo[k] = b.min[k], x.hi[k] = b.max[k];
-        x.id = o;
+        x.tagged = o | (flag_[o] & kChanged ? kChangedEntry : 0);
         x.corner = corner_of(state_[o].range.lo);
         return x;
     }
@@ -301,23 +318,25 @@ private:
         const std::size_t n = e.size();
         for (std::size_t at = 0; at < n; ++at) {
             const Entry& c = e[at];
-            if (!(flag_[c.id] & kChanged)) continue;
-            auto consider = [&](const Entry& x) {
-                for (int k = 1; k < D; ++k)
-                    if (x.hi[k] < c.lo[k] || c.hi[k] < x.lo[k]) return;
-                if ((flag_[x.id] & kChanged) && x.id < c.id) return;  // found from x's side
-                if (owner(c.corner, x.corner) != here) return;         // another region reports it
-                emit(me, c.id, x.id);
+            if (!c.changed()) continue;
+            const Id cid = c.id();
+            // One branch per candidate (the tests combined without
+            // short-circuits): a candidate is a pair about one time in
+            // seven, so separate early exits would mispredict often.
+            auto consider = [&](const Entry& x, bool hit) {
+                for (int k = 1; k < D; ++k) hit &= !(x.hi[k] < c.lo[k]) & !(c.hi[k] < x.lo[k]);
+                hit &= !(x.changed() & (x.tagged < c.tagged));  // both changed: found from x's side
+                hit &= owner(c.corner, x.corner) == here;       // else another region reports it
+                if (hit) emit(me, cid, x.id());
             };
-            for (std::size_t j = at + 1; j < n && !(c.hi[0] < e[j].lo[0]); ++j) consider(e[j]);
-            const double reach = reach_of(c.lo[0], g.widest);
-            for (std::size_t j = at; j-- > 0 && !(double(e[j].lo[0]) < reach);)
-                if (!(e[j].hi[0] < c.lo[0])) consider(e[j]);
+            for (std::size_t j = at + 1; j < n && !(c.hi[0] < e[j].lo[0]); ++j) consider(e[j], true);
+            const T reach = reach_of(c.lo[0], g.widest);
+            for (std::size_t j = at; j-- > 0 && !(e[j].lo[0] < reach);) consider(e[j], !(e[j].hi[0] < c.lo[0]));
             // Oversize objects, from c's lowest region only; a changed oversize
             // object leaves changed objects in regions to this.
             if (here == c.corner)
                 for (Id o : oversize_)
-                    if (overlaps(boxes_[c.id], boxes_[o])) emit(me, c.id, o);
+                    if (overlaps(boxes_[cid], boxes_[o])) emit(me, cid, o);
         }
     }
 
@@ -363,11 +382,14 @@ private:
 
     /// Where the backward scan from an entry with min0 = lo may stop: every
     /// entry with a smaller min0 ends before lo. Rounding only widens it.
-    static double reach_of(T lo, double widest) {
-        if (widest == std::numeric_limits<double>::infinity()) return -std::numeric_limits<double>::infinity();
+    static T reach_of(T lo, double widest) {
+        constexpr T lowest = -std::numeric_limits<T>::infinity();
+        if (widest == std::numeric_limits<double>::infinity()) return lowest;
         double r = double(lo) - widest;
-        if (std::isfinite(r)) r -= (std::fabs(r) + std::fabs(double(lo)) + widest) * 8 * double(std::numeric_limits<T>::epsilon());
-        return r;
+        if (!std::isfinite(r)) return static_cast<T>(r);  // -inf, +inf (lo = +inf) or NaN (no stop: scans on)
+        r -= (std::fabs(r) + std::fabs(double(lo)) + widest) * 8 * double(std::numeric_limits<T>::epsilon());
+        if (r < double(std::numeric_limits<T>::lowest())) return lowest;
+        return std::nextafter(static_cast<T>(r), lowest);  // at or below r after rounding to T
     }
 
     /// Derives the grid from the present objects and fills the regions.
@@ -392,12 +414,8 @@ private:
             for (Id o : g.incoming) g.entries.push_back(entry_of(o));
             g.incoming.clear();
             std::sort(g.entries.begin(), g.entries.end(), [](const Entry& a, const Entry& b) { return a.lo[0] < b.lo[0]; });
-            double widest = 0;
-            for (const Entry& x : g.entries) {
-                const double w = double(x.hi[0]) - double(x.lo[0]);
-                if (w > widest) widest = w;
-            }
-            g.widest = widest;
+            g.widest = 0;
+            for (const Entry& x : g.entries) g.widest = std::max(g.widest, width0(x));
             touch(r);
         }
         derived_ = true;
