@@ -29,9 +29,11 @@ ParsedArgs parse_args(const std::vector<std::string>& args, const std::vector<Op
             inline_value = arg.substr(eq + 1);
             has_inline = true;
         }
+        static const OptionSpec help{"--help", "-h", false};
         const OptionSpec* match = nullptr;
         for (const OptionSpec& s : spec)
             if (name == s.name || (!s.short_name.empty() && name == s.short_name)) match = &s;
+        if (!match && (name == help.name || name == help.short_name)) match = &help;
         if (!match) throw usage_error("unknown option '" + name + "' (see broadphase --help)");
         if (out.has(match->name)) throw usage_error("option '" + name + "' given twice");
         if (!match->takes_value) {

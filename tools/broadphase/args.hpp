@@ -27,8 +27,9 @@ struct ParsedArgs {
     }
 };
 
-/// Parses `args` against `spec`. Throws a usage error for an unknown option,
-/// a missing value, a value given to a flag, or an option given twice.
+/// Parses `args` against `spec`, plus the --help (-h) flag every subcommand
+/// takes. Throws a usage error for an unknown option, a missing value, a
+/// value given to a flag, or an option given twice.
 ParsedArgs parse_args(const std::vector<std::string>& args, const std::vector<OptionSpec>& spec);
 
 /// Parses a whole number in [lo, hi] given to `option`; throws a usage error otherwise.

@@ -24,6 +24,7 @@
 #include "files.hpp"
 #include "particles_bench.hpp"
 #include "motion_bench.hpp"
+#include "timing.hpp"
 
 namespace broadphase_cli {
 namespace {
@@ -49,32 +50,17 @@ void check(const broadphase::Report& r, Algorithm a) {
         throw CliError(std::string(broadphase::to_string(a)) + " failed: " + broadphase::to_string(r.status));
 }
 
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    const std::size_t m = v.size() / 2;
-    return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
-}
-
 /// One untimed warm-up frame, then up to `frames` timed ones on `finder`.
 /// Leaves the last frame's pairs in `out`.
 Result time_frames(broadphase::PairFinder& finder, const broadphase::Boxes& boxes, Algorithm algorithm, int frames,
                    unsigned threads, std::vector<broadphase::Pair>& out) {
-    using clock = std::chrono::steady_clock;
     broadphase::Options options;
     options.algorithm = algorithm;
     options.threads = threads;
     check(finder.find_pairs(boxes, out, options), algorithm);
 
-    std::vector<double> times;
-    double total = 0;
-    for (int f = 0; f < frames && (f == 0 || total < time_budget_ms); ++f) {
-        const auto t0 = clock::now();
-        const broadphase::Report r = finder.find_pairs(boxes, out, options);
-        const auto t1 = clock::now();
-        check(r, algorithm);
-        times.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
-        total += times.back();
-    }
+    const std::vector<double> times =
+        time_repeated(frames, time_budget_ms, [&] { check(finder.find_pairs(boxes, out, options), algorithm); });
     Result res;
     res.algorithm = algorithm;
     res.chosen = finder.last_algorithm();
@@ -135,18 +121,12 @@ void print_row(const Result& r) {
 /// they add up to this much; at least one of each runs.
 constexpr double query_time_budget_ms = 1000.0;
 
-using clock_type = std::chrono::steady_clock;
-
 /// Each timed query's hit count is stored here before the clock is read
 /// again, so the query's work cannot be moved out of its timed interval.
 volatile std::uint32_t consumed = 0;
 
 std::int64_t elapsed_ns(clock_type::time_point t0, clock_type::time_point t1) {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count();
-}
-
-double elapsed_ms(clock_type::time_point t0, clock_type::time_point t1) {
-    return std::chrono::duration<double, std::milli>(t1 - t0).count();
 }
 
 /// Every concrete algorithm the library knows, in the order its docs list
@@ -236,19 +216,8 @@ QueryResult time_queries(broadphase::Index& index, const broadphase::Boxes& boxe
     // Build.
     check(index.build(boxes, options), algorithm);
     res.chosen = index.algorithm();
-    {
-        std::vector<double> times;
-        double total = 0;
-        for (int k = 0; k < max_reps && (k == 0 || total < query_time_budget_ms); ++k) {
-            const auto t0 = clock_type::now();
-            const broadphase::Report r = index.build(boxes, options);
-            const auto t1 = clock_type::now();
-            check(r, algorithm);
-            times.push_back(elapsed_ms(t0, t1));
-            total += times.back();
-        }
-        res.build_ms = median(times);
-    }
+    res.build_ms = median(
+        time_repeated(max_reps, query_time_budget_ms, [&] { check(index.build(boxes, options), algorithm); }));
 
     // Untimed pass: the hits, and the check against brute force.
     {
@@ -323,16 +292,8 @@ QueryResult time_queries(broadphase::Index& index, const broadphase::Boxes& boxe
                 for (std::size_t h = reference->offsets[i]; h < reference->offsets[i + 1]; ++h, ++at)
                     if (pairs[at].a != i || pairs[at].b != reference->hits[h]) res.verified = 0;
         }
-        std::vector<double> times;
-        double total = 0;
-        for (int k = 0; k < max_reps && (k == 0 || total < query_time_budget_ms); ++k) {
-            const auto t0 = clock_type::now();
-            const broadphase::Report r = index.query_batch(boxes, pairs, options);
-            const auto t1 = clock_type::now();
-            check(r, algorithm);
-            times.push_back(elapsed_ms(t0, t1));
-            total += times.back();
-        }
+        const std::vector<double> times = time_repeated(
+            max_reps, query_time_budget_ms, [&] { check(index.query_batch(boxes, pairs, options), algorithm); });
         res.batch_ns = n ? median(times) * 1e6 / static_cast<double>(n) : 0.0;
     }
     return res;
@@ -521,12 +482,8 @@ int run_bench(const std::vector<std::string>& args) {
                                            {"--queries", "", false},
                                            {"--device", "", true},
                                            {"--sorted", "", false},
-                                           {"--mode", "", true},
-                                           {"--help", "-h", false}});
-    if (p.has("--help")) {
-        std::fputs(usage_text(), stdout);
-        return 0;
-    }
+                                           {"--mode", "", true}});
+    if (p.has("--help")) return print_usage();
     if (p.positional.size() != 1) throw usage_error("bench needs one scene name or box file (see broadphase scenes)");
     const std::string scene = p.positional[0];
     // Motion sequences (fall:N, brownian:N:F, static-world:N:F) run as scenes: motion_bench.cpp.

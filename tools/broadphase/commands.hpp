@@ -2,6 +2,7 @@
 // results, returns the exit status, and throws CliError on failure.
 #pragma once
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,12 @@ int run_demo(const std::vector<std::string>& args);
 
 /// The --help text.
 const char* usage_text();
+
+/// Any subcommand's --help: the usage text on stdout; returns exit status 0.
+inline int print_usage() {
+    std::fputs(usage_text(), stdout);
+    return 0;
+}
 
 /// "broadphase 0.1.0"
 std::string version_text();

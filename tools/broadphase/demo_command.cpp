@@ -28,23 +28,12 @@
 #include "args.hpp"
 #include "commands.hpp"
 #include "errors.hpp"
+#include "timing.hpp"
 
 namespace broadphase_cli {
 namespace {
 
-using clock_type = std::chrono::steady_clock;
 using broadphase::Pair;
-
-double ms_between(clock_type::time_point a, clock_type::time_point b) {
-    return std::chrono::duration<double, std::milli>(b - a).count();
-}
-
-double median(std::vector<double> v) {
-    if (v.empty()) return 0;
-    std::sort(v.begin(), v.end());
-    const std::size_t m = v.size() / 2;
-    return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
-}
 
 std::string fmt(const char* format, double v) {
     char buf[64];
@@ -89,14 +78,8 @@ Row time_scene(const std::string& name, const broadphase::Boxes& boxes, unsigned
     o.threads = threads;
     std::vector<Pair> pairs;
     check_ok(finder.find_pairs(boxes, pairs, o), "find_pairs");
-    std::vector<double> times;
-    double total = 0;
-    for (int f = 0; f < frames && (f == 0 || total < budget_ms); ++f) {
-        const auto t0 = clock_type::now();
-        check_ok(finder.find_pairs(boxes, pairs, o), "find_pairs");
-        times.push_back(ms_between(t0, clock_type::now()));
-        total += times.back();
-    }
+    const std::vector<double> times =
+        time_repeated(frames, budget_ms, [&] { check_ok(finder.find_pairs(boxes, pairs, o), "find_pairs"); });
     Row row;
     row.scene = name;
     row.n = with_commas(boxes.size());
@@ -124,15 +107,10 @@ Row challenge1() {
     std::vector<Pair> candidates, colliding;
     check_ok(finder.find_pairs(clouds.boxes, candidates, o), "find_pairs");
     pc::colliding_pairs(pc::Narrow::lattice, clouds, candidates, colliding);
-    std::vector<double> times;
-    double total = 0;
-    for (int f = 0; f < 30 && total < 1500; ++f) {
-        const auto t0 = clock_type::now();
+    const std::vector<double> times = time_repeated(30, 1500, [&] {
         check_ok(finder.find_pairs(clouds.boxes, candidates, o), "find_pairs");
         pc::colliding_pairs(pc::Narrow::lattice, clouds, candidates, colliding);
-        times.push_back(ms_between(t0, clock_type::now()));
-        total += times.back();
-    }
+    });
     Row row;
     row.scene = "pointclouds10k";
     row.n = with_commas(clouds.size());
@@ -224,7 +202,7 @@ Row challenge5(unsigned threads, std::vector<std::string>& notes) {
         for (int f = 0; f < 30; ++f) {
             const auto t0 = clock_type::now();
             check_ok(gpu.find_pairs(boxes, pairs), "gpu find_pairs");
-            times.push_back(ms_between(t0, clock_type::now()));
+            times.push_back(elapsed_ms(t0, clock_type::now()));
         }
         Row row;
         row.scene = name;
@@ -284,12 +262,8 @@ int run_demo(const std::vector<std::string>& args) {
                                            {"--size", "", true},
                                            {"--no-challenges", "", false},
                                            {"--no-simulation", "", false},
-                                           {"--no-animation", "", false},
-                                           {"--help", "-h", false}});
-    if (p.has("--help")) {
-        std::fputs(usage_text(), stdout);
-        return 0;
-    }
+                                           {"--no-animation", "", false}});
+    if (p.has("--help")) return print_usage();
     if (!p.positional.empty()) throw usage_error("demo takes options only (see broadphase --help)");
     const auto t_start = clock_type::now();
     const long long threads = parse_count("--threads", p.get("--threads", "0"), 0, 4096);
@@ -401,7 +375,7 @@ int run_demo(const std::vector<std::string>& args) {
         if (!r.plot.empty()) std::printf("  plot        %s\n", r.plot.substr(r.out_dir.size() + 1).c_str());
         std::printf("  every step  steps.csv\n");
     }
-    std::printf("\ndemo finished in %.1f s\n", ms_between(t_start, clock_type::now()) / 1000.0);
+    std::printf("\ndemo finished in %.1f s\n", elapsed_ms(t_start, clock_type::now()) / 1000.0);
     return status;
 }
 

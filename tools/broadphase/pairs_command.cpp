@@ -16,12 +16,8 @@ int run_pairs(const std::vector<std::string>& args) {
     const ParsedArgs p = parse_args(args, {{"--output", "-o", true},
                                            {"--algorithm", "-a", true},
                                            {"--sorted", "", false},
-                                           {"--threads", "", true},
-                                           {"--help", "-h", false}});
-    if (p.has("--help")) {
-        std::fputs(usage_text(), stdout);
-        return 0;
-    }
+                                           {"--threads", "", true}});
+    if (p.has("--help")) return print_usage();
     if (p.positional.empty() || p.positional.size() > 2)
         throw usage_error("pairs needs one or two box files (see broadphase --help)");
     if (!p.has("--output")) throw usage_error("pairs needs an output file: -o PAIRS.npy or -o PAIRS.csv");

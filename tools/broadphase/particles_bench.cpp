@@ -8,18 +8,9 @@
 #include "args.hpp"
 #include "errors.hpp"
 #include "particles/simulation.hpp"
+#include "timing.hpp"
 
 namespace broadphase_cli {
-namespace {
-
-double median(std::vector<double> v) {
-    if (v.empty()) return 0;
-    std::sort(v.begin(), v.end());
-    const std::size_t m = v.size() / 2;
-    return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
-}
-
-}  // namespace
 
 bool is_particles_scene(const std::string& scene) { return scene.rfind("particles:", 0) == 0; }
 

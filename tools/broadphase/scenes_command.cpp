@@ -13,11 +13,8 @@
 namespace broadphase_cli {
 
 int run_scenes(const std::vector<std::string>& args) {
-    const ParsedArgs p = parse_args(args, {{"--help", "-h", false}});
-    if (p.has("--help")) {
-        std::fputs(usage_text(), stdout);
-        return 0;
-    }
+    const ParsedArgs p = parse_args(args, {});
+    if (p.has("--help")) return print_usage();
     if (!p.positional.empty()) throw usage_error("scenes takes no arguments");
     std::printf("%-14s %7s  %s\n", "scene", "boxes", "description");
     for (const std::string& name : broadphase::scenes::scene_names()) {
