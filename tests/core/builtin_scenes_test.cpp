@@ -21,9 +21,12 @@ protected:
     }
 };
 
-/// Runs `ops` on every pair-finding way: plain, again, streamed.
+/// Runs a fresh Ops on every pair-finding way: plain, again, streamed; its
+/// failures are named `name`.
 template <class Ops>
-void check_self_against(Ops& ops, const Boxes& boxes, const std::vector<Pair>& want) {
+void check_self_against(const char* name, const Boxes& boxes, const std::vector<Pair>& want) {
+    SCOPED_TRACE(name);
+    Ops ops;
     std::vector<Pair> out{junk_pair()};
     const Report r = ops.self(boxes, out, Options{});
     EXPECT_EQ(r.status, Status::ok) << status_string(r.status);
@@ -48,31 +51,11 @@ TEST_P(BuiltinSceneTest, SelfPairsMatchBruteForce) {
     std::vector<Pair> want;
     broadphase::BruteForce brute;
     ASSERT_EQ(brute.find_pairs(boxes, want).status, Status::ok);
-    {
-        SCOPED_TRACE("sweep_and_prune");
-        DirectOps<broadphase::SweepAndPrune> ops;
-        check_self_against(ops, boxes, want);
-    }
-    {
-        SCOPED_TRACE("uniform_grid");
-        DirectOps<broadphase::UniformGrid> ops;
-        check_self_against(ops, boxes, want);
-    }
-    {
-        SCOPED_TRACE("hybrid_grid");
-        DirectOps<broadphase::HybridGrid> ops;
-        check_self_against(ops, boxes, want);
-    }
-    {
-        SCOPED_TRACE("adaptive_grid");
-        DirectOps<broadphase::AdaptiveGrid> ops;
-        check_self_against(ops, boxes, want);
-    }
-    {
-        SCOPED_TRACE("PairFinder with Algorithm::automatic");
-        FinderOps<float, 3> ops;
-        check_self_against(ops, boxes, want);
-    }
+    check_self_against<DirectOps<broadphase::SweepAndPrune>>("sweep_and_prune", boxes, want);
+    check_self_against<DirectOps<broadphase::UniformGrid>>("uniform_grid", boxes, want);
+    check_self_against<DirectOps<broadphase::HybridGrid>>("hybrid_grid", boxes, want);
+    check_self_against<DirectOps<broadphase::AdaptiveGrid>>("adaptive_grid", boxes, want);
+    check_self_against<FinderOps<float, 3>>("PairFinder with Algorithm::automatic", boxes, want);
 }
 
 TEST_P(BuiltinSceneTest, TwoSetsAndIndexMatchBruteForce) {

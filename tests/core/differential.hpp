@@ -219,44 +219,58 @@ void as_index_subject(Ops& ops, F&& f) {
 
 namespace detail {
 
-template <class T, int D>
-void check_self(BasicPairSubject<T, D>& ops, const broadphase::BasicBoxes<T, D>& boxes, Oracle oracle) {
-    SCOPED_TRACE("self pairs of " + std::to_string(boxes.size()) + " boxes");
-    const std::vector<Pair> want = expected_self(boxes, oracle);
-    const std::vector<std::uint32_t> invalid = ref_invalid(boxes);
-
+/// The checks every way of producing pairs gets, whatever it pairs (one set,
+/// two sets, an index's batch): find(out, options) plain (status, count,
+/// invalid lists, well_formed(pairs), the expected set), again (the same
+/// pairs in the same order), with Options::sorted, and stream(callback) (the
+/// same set through a callback). `what` names the call in failures.
+template <class Find, class Stream, class WellFormed>
+void check_pair_outputs(const std::string& what, Find&& find, Stream&& stream, WellFormed&& well_formed,
+                        const std::vector<Pair>& want, const std::vector<std::uint32_t>& inv_a,
+                        const std::vector<std::uint32_t>& inv_b) {
     std::vector<Pair> first{junk_pair()};
-    const Report r = ops.self(boxes, first, Options{});
-    EXPECT_EQ(r.status, Status::ok) << status_string(r.status);
-    EXPECT_EQ(r.pairs, first.size());
-    EXPECT_EQ(r.invalid_a, invalid) << "invalid_a: " << index_list(r.invalid_a) << " want " << index_list(invalid);
-    EXPECT_TRUE(r.invalid_b.empty());
-    EXPECT_TRUE(well_formed_self(first, boxes.size()));
-    EXPECT_TRUE(same_pair_set(first, want));
+    const Report r = find(first, Options{});
+    EXPECT_EQ(r.status, Status::ok) << what << ": " << status_string(r.status);
+    EXPECT_EQ(r.pairs, first.size()) << what;
+    EXPECT_EQ(r.invalid_a, inv_a) << what << " invalid_a: " << index_list(r.invalid_a) << " want " << index_list(inv_a);
+    EXPECT_EQ(r.invalid_b, inv_b) << what << " invalid_b: " << index_list(r.invalid_b) << " want " << index_list(inv_b);
+    EXPECT_TRUE(well_formed(first)) << what;
+    EXPECT_TRUE(same_pair_set(first, want)) << what;
 
     std::vector<Pair> second{junk_pair()};
-    ops.self(boxes, second, Options{});
-    EXPECT_TRUE(identical_pairs(first, second)) << "second identical call, self pairs";
+    find(second, Options{});
+    EXPECT_TRUE(identical_pairs(first, second)) << what << ", second identical call";
 
     Options sorted;
     sorted.sorted = true;
     std::vector<Pair> in_order{junk_pair()};
-    const Report rs = ops.self(boxes, in_order, sorted);
-    EXPECT_EQ(rs.status, Status::ok);
-    EXPECT_EQ(rs.pairs, in_order.size());
-    EXPECT_TRUE(sorted_pairs(in_order));
-    EXPECT_TRUE(same_pair_set(in_order, want)) << "with Options::sorted";
+    const Report rs = find(in_order, sorted);
+    EXPECT_EQ(rs.status, Status::ok) << what << " with Options::sorted: " << status_string(rs.status);
+    EXPECT_EQ(rs.pairs, in_order.size()) << what << " with Options::sorted";
+    EXPECT_TRUE(sorted_pairs(in_order)) << what << " with Options::sorted";
+    EXPECT_TRUE(same_pair_set(in_order, want)) << what << " with Options::sorted";
 
     std::vector<Pair> streamed;
-    const Report rc = ops.self_stream(boxes, [&](std::uint32_t a, std::uint32_t b) {
-        streamed.push_back(Pair{a, b});
+    const Report rc = stream(PairCallback([&](std::uint32_t x, std::uint32_t y) {
+        streamed.push_back(Pair{x, y});
         return true;
-    });
-    EXPECT_EQ(rc.status, Status::ok) << status_string(rc.status);
-    EXPECT_EQ(rc.pairs, streamed.size());
-    EXPECT_EQ(rc.invalid_a, invalid);
-    EXPECT_TRUE(well_formed_self(streamed, boxes.size()));
-    EXPECT_TRUE(same_pair_set(streamed, want)) << "streamed through for_each_pair";
+    }));
+    EXPECT_EQ(rc.status, Status::ok) << what << " streamed: " << status_string(rc.status);
+    EXPECT_EQ(rc.pairs, streamed.size()) << what << " streamed";
+    EXPECT_EQ(rc.invalid_a, inv_a) << what << " streamed";
+    EXPECT_EQ(rc.invalid_b, inv_b) << what << " streamed";
+    EXPECT_TRUE(well_formed(streamed)) << what << " streamed";
+    EXPECT_TRUE(same_pair_set(streamed, want)) << what << " streamed";
+}
+
+template <class T, int D>
+void check_self(BasicPairSubject<T, D>& ops, const broadphase::BasicBoxes<T, D>& boxes, Oracle oracle) {
+    SCOPED_TRACE("self pairs of " + std::to_string(boxes.size()) + " boxes");
+    check_pair_outputs(
+        "find_pairs (one set)", [&](std::vector<Pair>& out, const Options& o) { return ops.self(boxes, out, o); },
+        [&](const PairCallback& f) { return ops.self_stream(boxes, f); },
+        [&](const std::vector<Pair>& v) { return well_formed_self(v, boxes.size()); }, expected_self(boxes, oracle),
+        ref_invalid(boxes), {});
 }
 
 template <class T, int D>
@@ -264,41 +278,11 @@ void check_cross(BasicPairSubject<T, D>& ops, const broadphase::BasicBoxes<T, D>
                  const broadphase::BasicBoxes<T, D>& b, Oracle oracle) {
     SCOPED_TRACE("pairs between " + std::to_string(a.size()) + " and " + std::to_string(b.size()) + " boxes" +
                  (&a == &b ? " (same object)" : ""));
-    const std::vector<Pair> want = expected_cross(a, b, oracle);
-    const std::vector<std::uint32_t> inv_a = ref_invalid(a), inv_b = ref_invalid(b);
-
-    std::vector<Pair> first{junk_pair()};
-    const Report r = ops.cross(a, b, first, Options{});
-    EXPECT_EQ(r.status, Status::ok) << status_string(r.status);
-    EXPECT_EQ(r.pairs, first.size());
-    EXPECT_EQ(r.invalid_a, inv_a) << "invalid_a: " << index_list(r.invalid_a) << " want " << index_list(inv_a);
-    EXPECT_EQ(r.invalid_b, inv_b) << "invalid_b: " << index_list(r.invalid_b) << " want " << index_list(inv_b);
-    EXPECT_TRUE(well_formed_cross(first, a.size(), b.size()));
-    EXPECT_TRUE(same_pair_set(first, want));
-
-    std::vector<Pair> second{junk_pair()};
-    ops.cross(a, b, second, Options{});
-    EXPECT_TRUE(identical_pairs(first, second)) << "second identical call, two sets";
-
-    Options sorted;
-    sorted.sorted = true;
-    std::vector<Pair> in_order{junk_pair()};
-    const Report rs = ops.cross(a, b, in_order, sorted);
-    EXPECT_EQ(rs.status, Status::ok);
-    EXPECT_TRUE(sorted_pairs(in_order));
-    EXPECT_TRUE(same_pair_set(in_order, want)) << "with Options::sorted";
-
-    std::vector<Pair> streamed;
-    const Report rc = ops.cross_stream(a, b, [&](std::uint32_t x, std::uint32_t y) {
-        streamed.push_back(Pair{x, y});
-        return true;
-    });
-    EXPECT_EQ(rc.status, Status::ok) << status_string(rc.status);
-    EXPECT_EQ(rc.pairs, streamed.size());
-    EXPECT_EQ(rc.invalid_a, inv_a);
-    EXPECT_EQ(rc.invalid_b, inv_b);
-    EXPECT_TRUE(well_formed_cross(streamed, a.size(), b.size()));
-    EXPECT_TRUE(same_pair_set(streamed, want)) << "streamed through for_each_pair";
+    check_pair_outputs(
+        "find_pairs (two sets)", [&](std::vector<Pair>& out, const Options& o) { return ops.cross(a, b, out, o); },
+        [&](const PairCallback& f) { return ops.cross_stream(a, b, f); },
+        [&](const std::vector<Pair>& v) { return well_formed_cross(v, a.size(), b.size()); },
+        expected_cross(a, b, oracle), ref_invalid(a), ref_invalid(b));
 }
 
 template <class T, int D>
@@ -332,39 +316,12 @@ void check_index(BasicIndexSubject<T, D>& ops, const broadphase::BasicBoxes<T, D
         if (!by_query || !by_hits) break;  // keep the log short: one failing box is enough
     }
 
-    // The batch.
-    const std::vector<Pair> want = expected_cross(queries, built, oracle);
-    const std::vector<std::uint32_t> inv_q = ref_invalid(queries);
-    std::vector<Pair> first{junk_pair()};
-    const Report r = ops.query_batch(queries, first, Options{});
-    EXPECT_EQ(r.status, Status::ok) << status_string(r.status);
-    EXPECT_EQ(r.pairs, first.size());
-    EXPECT_EQ(r.invalid_a, inv_q) << "query_batch invalid_a: " << index_list(r.invalid_a) << " want "
-                                  << index_list(inv_q);
-    EXPECT_TRUE(r.invalid_b.empty()) << "query_batch invalid_b: " << index_list(r.invalid_b);
-    EXPECT_TRUE(well_formed_cross(first, queries.size(), built.size()));
-    EXPECT_TRUE(same_pair_set(first, want)) << "query_batch";
-
-    std::vector<Pair> second{junk_pair()};
-    ops.query_batch(queries, second, Options{});
-    EXPECT_TRUE(identical_pairs(first, second)) << "second identical query_batch";
-
-    Options sorted;
-    sorted.sorted = true;
-    std::vector<Pair> in_order{junk_pair()};
-    ops.query_batch(queries, in_order, sorted);
-    EXPECT_TRUE(sorted_pairs(in_order));
-    EXPECT_TRUE(same_pair_set(in_order, want)) << "query_batch with Options::sorted";
-
-    std::vector<Pair> streamed;
-    const Report rc = ops.batch_stream(queries, [&](std::uint32_t x, std::uint32_t y) {
-        streamed.push_back(Pair{x, y});
-        return true;
-    });
-    EXPECT_EQ(rc.status, Status::ok) << status_string(rc.status);
-    EXPECT_EQ(rc.pairs, streamed.size());
-    EXPECT_EQ(rc.invalid_a, inv_q);
-    EXPECT_TRUE(same_pair_set(streamed, want)) << "for_each_batch_hit";
+    // The batch (invalid built boxes were reported by the build).
+    check_pair_outputs(
+        "query_batch", [&](std::vector<Pair>& out, const Options& o) { return ops.query_batch(queries, out, o); },
+        [&](const PairCallback& f) { return ops.batch_stream(queries, f); },
+        [&](const std::vector<Pair>& v) { return well_formed_cross(v, queries.size(), built.size()); },
+        expected_cross(queries, built, oracle), ref_invalid(queries), {});
 }
 
 }  // namespace detail

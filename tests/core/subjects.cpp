@@ -8,58 +8,49 @@ namespace bptest {
 
 namespace {
 
-template <class Algo>
-PairSubjectInfo direct_pairs(const char* name) {
-    return {name, [] { return std::unique_ptr<PairSubject>(new PairAdapter<DirectOps<Algo>, float, 3>({})); }};
-}
+template <class T>
+struct type_tag {
+    using type = T;
+};
 
-template <class Algo>
-IndexSubjectInfo direct_index(const char* name) {
-    return {name, [] { return std::unique_ptr<IndexSubject>(new IndexAdapter<DirectOps<Algo>, float, 3>({})); }};
+/// One kind of subject (Info: PairSubjectInfo or IndexSubjectInfo; Adapter:
+/// PairAdapter or IndexAdapter): each algorithm class used directly, named
+/// after it, then `Front` (the front door's ops, which take an Algorithm)
+/// with automatic and with each algorithm, named front_prefix + algorithm.
+template <class Info, template <class, class, int> class Adapter, class Front>
+std::vector<Info> subjects(const std::string& front_prefix) {
+    using Subject = typename decltype(std::declval<Info>().make())::element_type;
+    auto direct = [](const char* name, auto algo) -> Info {
+        using Ops = DirectOps<typename decltype(algo)::type>;
+        return {name, [] { return std::unique_ptr<Subject>(new Adapter<Ops, float, 3>({})); }};
+    };
+    std::vector<Info> out = {
+        direct("brute_force", type_tag<broadphase::BruteForce>{}),
+        direct("sweep_and_prune", type_tag<broadphase::SweepAndPrune>{}),
+        direct("uniform_grid", type_tag<broadphase::UniformGrid>{}),
+        direct("hybrid_grid", type_tag<broadphase::HybridGrid>{}),
+        direct("adaptive_grid", type_tag<broadphase::AdaptiveGrid>{}),
+    };
+    std::vector<Algorithm> front = {Algorithm::automatic};
+    for (Algorithm a : all_algorithms()) front.push_back(a);
+    for (Algorithm a : front) {
+        out.push_back({front_prefix + broadphase::to_string(a), [a] {
+                           Front ops;
+                           ops.algorithm = a;
+                           return std::unique_ptr<Subject>(new Adapter<Front, float, 3>(std::move(ops)));
+                       }});
+    }
+    return out;
 }
 
 }  // namespace
 
 std::vector<PairSubjectInfo> pair_subjects() {
-    std::vector<PairSubjectInfo> out = {
-        direct_pairs<broadphase::BruteForce>("brute_force"),
-        direct_pairs<broadphase::SweepAndPrune>("sweep_and_prune"),
-        direct_pairs<broadphase::UniformGrid>("uniform_grid"),
-        direct_pairs<broadphase::HybridGrid>("hybrid_grid"),
-        direct_pairs<broadphase::AdaptiveGrid>("adaptive_grid"),
-    };
-    std::vector<Algorithm> front = {Algorithm::automatic};
-    for (Algorithm a : all_algorithms()) front.push_back(a);
-    for (Algorithm a : front) {
-        out.push_back({std::string("front_door_") + broadphase::to_string(a), [a] {
-                           FrontDoorOps<float, 3> ops;
-                           ops.algorithm = a;
-                           using Adapter = PairAdapter<FrontDoorOps<float, 3>, float, 3>;
-                           return std::unique_ptr<PairSubject>(new Adapter(std::move(ops)));
-                       }});
-    }
-    return out;
+    return subjects<PairSubjectInfo, PairAdapter, FrontDoorOps<float, 3>>("front_door_");
 }
 
 std::vector<IndexSubjectInfo> index_subjects() {
-    std::vector<IndexSubjectInfo> out = {
-        direct_index<broadphase::BruteForce>("brute_force"),
-        direct_index<broadphase::SweepAndPrune>("sweep_and_prune"),
-        direct_index<broadphase::UniformGrid>("uniform_grid"),
-        direct_index<broadphase::HybridGrid>("hybrid_grid"),
-        direct_index<broadphase::AdaptiveGrid>("adaptive_grid"),
-    };
-    std::vector<Algorithm> kinds = {Algorithm::automatic};
-    for (Algorithm a : all_algorithms()) kinds.push_back(a);
-    for (Algorithm a : kinds) {
-        out.push_back({std::string("index_") + broadphase::to_string(a), [a] {
-                           IndexOps<float, 3> ops;
-                           ops.algorithm = a;
-                           using Adapter = IndexAdapter<IndexOps<float, 3>, float, 3>;
-                           return std::unique_ptr<IndexSubject>(new Adapter(std::move(ops)));
-                       }});
-    }
-    return out;
+    return subjects<IndexSubjectInfo, IndexAdapter, IndexOps<float, 3>>("index_");
 }
 
 }  // namespace bptest
