@@ -120,7 +120,6 @@ public:
         o.user_value = user_value;
         o.filter = filter;
         o.alive = true;
-        o.dirty = false;
         touch(id);
         ++live_;
         return id;
@@ -301,7 +300,7 @@ private:
             split_current();
             merge_changed_pairs();
         }
-        for (Id id : dirty_) objects_[id].dirty = false, dirty_flag_[id] = 0, requery_flag_[id] = 0;
+        for (Id id : dirty_) dirty_flag_[id] = 0, requery_flag_[id] = 0;
         dirty_.clear();
         if (pruning_on_) pruning_.finish();
         last_method_ = method;
@@ -328,8 +327,8 @@ private:
 
     /// out = a \ b, both sorted.
     static void difference(const std::vector<Pair>& a, const std::vector<Pair>& b, std::vector<Pair>& out) {
-        out.clear();
-        std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
+        out.resize(a.size());
+        out.resize(static_cast<std::size_t>(std::set_difference(a.begin(), a.end(), b.begin(), b.end(), out.begin()) - out.begin()));
     }
 
     /// Marks an object changed since the last update (and since the tree's last sync).
@@ -342,7 +341,7 @@ private:
                                  (o.filter.category == plain.category && o.filter.mask == plain.mask && o.filter.group == 0
                                       ? 0
                                       : kFiltered));
-        if (!objects_[id].dirty) objects_[id].dirty = true, dirty_flag_[id] = 1, dirty_.push_back(id);
+        if (!dirty_flag_[id]) dirty_flag_[id] = 1, dirty_.push_back(id);
         if (id >= tree_stale_.size()) tree_stale_.resize(objects_.size(), 0), proxy_.resize(objects_.size(), Tree::null);
         if (!tree_stale_[id]) tree_stale_[id] = 1, tree_pending_.push_back(id);
         tree_behind_.store(true, std::memory_order_relaxed);
@@ -382,7 +381,7 @@ private:
             // Every object in, without marks; then the changed ones as changed.
             pruning_on_ = true;
             for (Id id = 0; id < objects_.size(); ++id)
-                if (objects_[id].alive && objects_[id].box.valid() && !objects_[id].dirty) pruning_.set(id, objects_[id].box);
+                if (objects_[id].alive && objects_[id].box.valid() && !dirty_flag_[id]) pruning_.set(id, objects_[id].box);
             pruning_.commit();
             pruning_.finish();
         }
@@ -424,7 +423,7 @@ private:
                 if (!o.alive || !o.box.valid()) continue;
                 tree_.for_each_overlap(o.box, [&](std::uint32_t proxy) {
                     const Id other = object_of(proxy);
-                    if (other == id || (objects_[other].dirty && other < id)) return;  // itself; or found from the other side
+                    if (other == id || (dirty_flag_[other] && other < id)) return;  // itself; or found from the other side
                     if (may_pair(id, other)) fresh_.push_back(ordered(id, other));
                 });
             }
@@ -435,9 +434,21 @@ private:
     /// Splits the last set: pairs with a changed (or removed) object to
     /// stale_, the others to kept_. O(K).
     void split_current() {
-        kept_.clear();
-        stale_.clear();
-        for (const Pair& p : current_) (dirty_flag_[p.a] | dirty_flag_[p.b] ? stale_ : kept_).push_back(p);
+        const std::size_t n = current_.size();
+        kept_.resize(n);
+        stale_.resize(n);
+        Pair* kept = kept_.data();
+        Pair* stale = stale_.data();
+        std::size_t k = 0, s = 0;
+        for (const Pair& p : current_) {  // both written, one kept: no branch to mispredict
+            const bool changed = dirty_flag_[p.a] | dirty_flag_[p.b];
+            kept[k] = p;
+            stale[s] = p;
+            k += !changed;
+            s += changed;
+        }
+        kept_.resize(k);
+        stale_.resize(s);
     }
 
     /// The events and the new set from fresh_ (every pair with a changed
@@ -445,8 +456,9 @@ private:
     void merge_changed_pairs() {
         difference(fresh_, stale_, begun_);
         difference(stale_, fresh_, ended_);
-        current_.clear();
-        std::merge(kept_.begin(), kept_.end(), fresh_.begin(), fresh_.end(), std::back_inserter(current_));
+        // Sized first and written through: cheaper than a push_back a pair.
+        current_.resize(kept_.size() + fresh_.size());
+        std::merge(kept_.begin(), kept_.end(), fresh_.begin(), fresh_.end(), current_.begin());
     }
 
     /// fresh_ by the incremental sweep: removed objects leave it, moved ones
@@ -559,7 +571,6 @@ private:
         Filter filter{};
         ObjectType type = ObjectType::dynamic_object;
         bool alive = false;
-        bool dirty = false;  // changed since the last update
     };
 
     Id object_of(std::uint32_t proxy) const { return static_cast<Id>(tree_.user_data(proxy)); }
@@ -612,7 +623,7 @@ private:
     std::vector<std::uint32_t> keys_, values_;
     detail::RadixScratch radix_;
     std::vector<Id> dirty_;
-    std::vector<std::uint8_t> dirty_flag_;  // objects_[id].dirty, packed for the O(K) pass
+    std::vector<std::uint8_t> dirty_flag_;  // changed since the last update (added, moved, removed, type, filter)
     static constexpr std::uint8_t kStatic = 1, kFiltered = 2;
     std::vector<std::uint8_t> meet_;  // kStatic | kFiltered (a filter other than the default) per object
     detail::MultiBoxPruning<T, D> pruning_;

@@ -97,6 +97,13 @@ public:
                 continue;
             }
             Range now = range_of(boxes_[id]);
+            if (s.in_regions && same(now, s.range)) {
+                // The common move: still in the same regions, whose entries refresh rewrites.
+                const bool out = is_outside(boxes_[id]);
+                outside_ = outside_ - s.outside + out;
+                s.outside = out;
+                continue;
+            }
             const bool was_in = s.in_regions, was_oversize = s.is_oversize();
             const Range before = s.range;
             take_out(s);
@@ -491,6 +498,11 @@ private:
         std::size_t n = 1;
         for (int k = 1; k < D; ++k) n *= static_cast<std::size_t>(g.hi[k] - g.lo[k] + 1);
         return n;
+    }
+    static bool same(const Range& a, const Range& b) {
+        bool eq = true;
+        for (int k = 1; k < D; ++k) eq &= (a.lo[k] == b.lo[k]) & (a.hi[k] == b.hi[k]);
+        return eq;
     }
     static bool inside(const Range& g, const std::array<std::int32_t, D>& c) {
         for (int k = 1; k < D; ++k)
