@@ -37,6 +37,8 @@
 #include <broadphase/scene.hpp>
 #include <broadphase/scenes.hpp>
 
+#include "sphere_grid.hpp"
+
 namespace py = pybind11;
 namespace bp = broadphase;
 
@@ -435,11 +437,20 @@ py::array sphere_pairs(const Rows& centers, const Rows& radii, const bp::Options
     bp::Report rep;
     {
         py::gil_scoped_release nogil;
-        bp::Boxes boxes;
-        sphere_boxes(boxes, c, r, one, n, o.threads);
-        bp::PairFinder finder;
-        rep = finder.find_pairs(boxes, out, o);
-        if (rep.ok()) keep_touching(out, c, r, one, o.threads);
+        sphere_grid::Result grid;
+        if (o.algorithm == bp::Algorithm::automatic &&
+            sphere_grid::Finder<T>(c, r, one, n, o.threads).find(grid, o.max_pairs)) {
+            out = std::move(grid.pairs);
+            rep.invalid_a = std::move(grid.invalid);
+            if (grid.exceeded) rep.status = bp::Status::pair_budget_exceeded;
+            else if (o.sorted) sphere_grid::sort_pairs(out, n);
+        } else {
+            bp::Boxes boxes;
+            sphere_boxes(boxes, c, r, one, n, o.threads);
+            bp::PairFinder finder;
+            rep = finder.find_pairs(boxes, out, o);
+            if (rep.ok()) keep_touching(out, c, r, one, o.threads);
+        }
     }
     rep.pairs = out.size();
     check_report(rep, on_invalid, "centers/radii (NaN, or a negative radius)", "", &out);

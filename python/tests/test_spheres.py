@@ -11,8 +11,9 @@ def brute_sphere_pairs(centers, radii):
     c = np.asarray(centers, np.float64)
     r = np.broadcast_to(np.asarray(radii, np.float64), (len(c),))
     valid = np.all(np.isfinite(c), axis=1) & (r >= 0)
-    d = c[:, None, :] - c[None, :, :]
-    d2 = np.einsum("ijk,ijk->ij", d, d)
+    with np.errstate(invalid="ignore"):  # inf - inf: those rows are invalid anyway
+        d = c[:, None, :] - c[None, :, :]
+        d2 = np.einsum("ijk,ijk->ij", d, d)
     rr = r[:, None] + r[None, :]
     ok = np.triu(d2 <= rr * rr, 1) & valid[:, None] & valid[None, :]
     i, j = np.nonzero(ok)
@@ -91,3 +92,102 @@ def test_same_pairs_as_scipy():
     ours = broadphase.find_sphere_pairs(c, r, sorted=True)
     theirs = spatial.cKDTree(c).query_pairs(2 * r, output_type="ndarray")
     np.testing.assert_array_equal(ours, sort_pairs(theirs.astype(np.uint32)))
+
+
+# The default algorithm ('auto') runs find_sphere_pairs' own grid on
+# spheres of similar radii; a named algorithm runs the box path. Both must
+# give the same pairs.
+
+
+def box_path(c, r, **kw):
+    return broadphase.find_sphere_pairs(c, r, algorithm="hybrid_grid", sorted=True, **kw)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("fraction", [0.001, 0.05, 0.3, 0.6])
+def test_grid_against_brute_force(rng, dtype, fraction):
+    n, r = 3000, 0.5
+    side = (n * 4.0 / 3.0 * np.pi * r**3 / fraction) ** (1.0 / 3.0)
+    c = rng.uniform(-side / 2, side / 2, (n, 3)).astype(dtype)
+    got = broadphase.find_sphere_pairs(c, dtype(r), sorted=True)
+    np.testing.assert_array_equal(got, sort_pairs(brute_sphere_pairs(c, dtype(r))))
+    radii = rng.uniform(0.3, 0.6, n).astype(dtype)  # within 2x of the mean: the grid
+    got = broadphase.find_sphere_pairs(c, radii, sorted=True)
+    np.testing.assert_array_equal(got, sort_pairs(brute_sphere_pairs(c, radii)))
+
+
+def test_grid_threads_same_order(rng):
+    # 200,000 spheres: big enough for threads; the unsorted order must not
+    # depend on the thread count.
+    n, r = 200_000, 0.5
+    side = (n * 4.0 / 3.0 * np.pi * r**3 / 0.3) ** (1.0 / 3.0)
+    c = rng.uniform(0, side, (n, 3))
+    one = broadphase.find_sphere_pairs(c, r, threads=1)
+    for t in (2, 3, 0):
+        np.testing.assert_array_equal(broadphase.find_sphere_pairs(c, r, threads=t), one)
+    np.testing.assert_array_equal(sort_pairs(one), box_path(c, r))
+    np.testing.assert_array_equal(broadphase.find_sphere_pairs(c, r, sorted=True), sort_pairs(one))
+    assert np.all(one[:, 0] < one[:, 1])
+
+
+def test_grid_max_pairs(rng):
+    c = rng.uniform(0, 30, (20_000, 3))
+    full = broadphase.find_sphere_pairs(c, 0.5, threads=2)
+    assert len(full) > 100
+    assert len(broadphase.find_sphere_pairs(c, 0.5, max_pairs=len(full))) == len(full)
+    with pytest.raises(broadphase.PairBudgetError) as e:
+        broadphase.find_sphere_pairs(c, 0.5, max_pairs=100, threads=2)
+    np.testing.assert_array_equal(e.value.pairs, full[:100])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("offset", [0.0, -1e6, 1e6 + 0.25])
+def test_grid_lattice_on_cell_boundaries(dtype, offset):
+    # Spacing exactly one diameter: every face neighbour touches, at cell
+    # boundaries of a grid whose cells are a diameter wide.
+    g = np.stack(np.meshgrid(np.arange(7), np.arange(7), np.arange(7), indexing="ij"), -1).reshape(-1, 3)
+    c = (g * dtype(0.75) + dtype(offset)).astype(dtype)
+    r = dtype(0.375)
+    got = broadphase.find_sphere_pairs(c, r, sorted=True)
+    np.testing.assert_array_equal(got, sort_pairs(brute_sphere_pairs(c, r)))
+    assert len(got) == 3 * 6 * 49
+
+
+def test_grid_odd_inputs(rng):
+    c = rng.uniform(0, 10, (500, 3))
+    r = np.full(500, 0.6)
+    c[3] = [np.inf, 1, 1]  # infinite centers touch nothing, and are not invalid
+    c[4] = [np.inf, 1, 1]
+    c[5] = [-np.inf, np.inf, 0]
+    got = broadphase.find_sphere_pairs(c, r, invalid="raise", sorted=True)
+    np.testing.assert_array_equal(got, sort_pairs(brute_sphere_pairs(c, r)))
+    np.testing.assert_array_equal(got, box_path(c, r))
+    # A far outlier, two far clusters, spread radii, zero radii, an infinite
+    # radius: the box path takes these; the pairs are the same.
+    cases = []
+    far = c.copy()
+    far[7] = [1e300, 0, 0]
+    cases.append((far, r))
+    clusters = np.vstack([rng.uniform(0, 5, (300, 3)), rng.uniform(1e9, 1e9 + 5, (300, 3))])
+    cases.append((clusters, 0.4))
+    spread = r.copy()
+    spread[0] = 5.0
+    cases.append((c, spread))
+    cases.append((np.vstack([c[:100], c[:100]]), 0.0))  # coincident points touch
+    inf_r = r.copy()
+    inf_r[1] = np.inf
+    cases.append((np.where(np.isfinite(c), c, 0), inf_r))
+    for cc, rr in cases:
+        got = broadphase.find_sphere_pairs(cc, rr, sorted=True)
+        np.testing.assert_array_equal(got, sort_pairs(brute_sphere_pairs(cc, rr)))
+
+
+def test_grid_invalid_and_empty():
+    c = np.array([[0, 0, 0], [np.nan, 0, 0], [0.5, 0, 0], [1, 0, 0]], float)
+    with pytest.raises(broadphase.InvalidBoxError) as e:
+        broadphase.find_sphere_pairs(c, 0.5, invalid="raise")
+    assert e.value.indices.tolist() == [1]
+    got = broadphase.find_sphere_pairs(c, 0.5, invalid="skip", sorted=True)
+    np.testing.assert_array_equal(got, [[0, 2], [0, 3], [2, 3]])
+    assert broadphase.find_sphere_pairs(np.full((3, 3), np.nan), 1.0, invalid="skip").shape == (0, 2)
+    assert broadphase.find_sphere_pairs(np.zeros((3, 3)), -1.0, invalid="skip").shape == (0, 2)
