@@ -473,12 +473,13 @@ public:
     /// for the next call.
     void rebuild() {
         scratch_.clear();
-        for (std::uint32_t i = 0; i < static_cast<std::uint32_t>(nodes_.size()); ++i) {
-            if (nodes_[i].height == 0)
-                scratch_.push_back(i);
-            else if (nodes_[i].height > 0)
-                free_node(i);
-        }
+        for (std::uint32_t i = 0; i < static_cast<std::uint32_t>(nodes_.size()); ++i)
+            if (nodes_[i].height == 0) scratch_.push_back(i);
+        // Freed from the top down, so that build() takes them back in
+        // ascending order: parents before children (pre-order), a subtree's
+        // nodes close together in memory, for the queries' sake.
+        for (std::uint32_t i = static_cast<std::uint32_t>(nodes_.size()); i-- > 0;)
+            if (nodes_[i].height > 0) free_node(i);
         root_ = null;
         if (scratch_.empty()) return;
         root_ = build(scratch_.data(), scratch_.data() + scratch_.size(), 0);
@@ -954,12 +955,16 @@ private:
         return true;
     }
 
-    /// Hints the cache to fetch kids_[i].
-    void prefetch(std::uint32_t i) const {
+    /// Hints the cache to fetch what a visit of child j of k reads first:
+    /// an internal child's kids_ record, a leaf's tight box.
+    void prefetch(const Kids& k, int j) const {
 #if defined(__GNUC__) || defined(__clang__)
-        __builtin_prefetch(&kids_[i]);
+        if (k.leaf[j])
+            __builtin_prefetch(&tight_[k.child[j]]);
+        else
+            __builtin_prefetch(&kids_[k.child[j]]);
 #else
-        (void)i;
+        (void)k, (void)j;
 #endif
     }
 
@@ -998,6 +1003,10 @@ private:
         std::uint32_t i = root_;
         for (;;) {
             const Kids& k = kids_[i];
+            // Both children fetched while this node's test runs: the walk
+            // is bound by these dependent loads more than by the tests.
+            prefetch(k, 0);
+            prefetch(k, 1);
             T t[2];
             bool h[2];
             fast.hit2(k.lo, k.hi, t, h);
@@ -1007,7 +1016,6 @@ private:
             if (h[1] && k.leaf[1]) try_leaf(k.child[1]), h[1] = false;
             if (h[0] && h[1]) {
                 const int near = t[1] < t[0] ? 1 : 0;
-                prefetch(k.child[1 - near]);
                 stack.push({k.child[1 - near], t[1 - near]});
                 i = k.child[near];
                 continue;
@@ -1279,9 +1287,9 @@ private:
         if (n == 1) return *first;
         std::uint32_t* mid = first + n / 2;
         if (n > 2) mid = split(first, last, depth);
+        const std::uint32_t p = allocate_node();  // before its children: pre-order
         const std::uint32_t l = build(first, mid, depth + 1);
         const std::uint32_t r = build(mid, last, depth + 1);
-        const std::uint32_t p = allocate_node();
         Node& pn = nodes_[p];
         pn.child1 = l;
         pn.child2 = r;
