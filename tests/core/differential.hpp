@@ -75,50 +75,48 @@ inline Pair junk_pair() { return Pair{0xDEADu, 0xBEEFu}; }
 /// library's BruteForce against the reference.
 constexpr std::size_t kOracleCrossCheckLimit = 1000000;
 
-template <class T, int D>
-std::vector<Pair> expected_self(const broadphase::BasicBoxes<T, D>& boxes, Oracle oracle) {
+/// The pairs one call should give. Oracle::scalar: the scalar reference,
+/// reference(), compared with the library's BruteForce, brute(out, options),
+/// when `cross_check` (on big inputs that is left to the brute_force
+/// subjects, which are compared with the same reference in the same tests);
+/// otherwise BruteForce's sorted answer alone. `what` names the input.
+template <class Reference, class Brute>
+std::vector<Pair> expected_pairs(Oracle oracle, Reference&& reference, Brute&& brute, bool cross_check,
+                                 const std::string& what) {
     if (oracle == Oracle::scalar) {
-        std::vector<Pair> ref = ref_self(boxes);
-        // The library's own oracle must agree with the scalar reference. On
-        // big inputs this is left to the brute_force subjects, which are
-        // compared with the same reference in the same tests.
-        if (boxes.size() * boxes.size() > 2 * kOracleCrossCheckLimit) return ref;
-        broadphase::BasicBruteForce<T, D> brute;
+        std::vector<Pair> ref = reference();
+        if (!cross_check) return ref;
         std::vector<Pair> lib;
-        brute.find_pairs(boxes, lib);
-        EXPECT_TRUE(same_pair_set(lib, ref)) << "library BruteForce (self pairs, n=" << boxes.size()
-                                             << ") differs from the scalar reference";
+        brute(lib, Options{});
+        EXPECT_TRUE(same_pair_set(lib, ref)) << "library BruteForce (" << what << ") differs from the scalar reference";
         return ref;
     }
-    broadphase::BasicBruteForce<T, D> brute;
     std::vector<Pair> lib;
     Options o;
     o.sorted = true;
-    const Report r = brute.find_pairs(boxes, lib, o);
+    const Report r = brute(lib, o);
     EXPECT_EQ(r.status, Status::ok);
     return lib;
 }
 
 template <class T, int D>
+std::vector<Pair> expected_self(const broadphase::BasicBoxes<T, D>& boxes, Oracle oracle) {
+    broadphase::BasicBruteForce<T, D> brute;
+    return expected_pairs(
+        oracle, [&] { return ref_self(boxes); },
+        [&](std::vector<Pair>& out, const Options& o) { return brute.find_pairs(boxes, out, o); },
+        boxes.size() * boxes.size() <= 2 * kOracleCrossCheckLimit, "self pairs, n=" + std::to_string(boxes.size()));
+}
+
+template <class T, int D>
 std::vector<Pair> expected_cross(const broadphase::BasicBoxes<T, D>& a, const broadphase::BasicBoxes<T, D>& b,
                                  Oracle oracle) {
-    if (oracle == Oracle::scalar) {
-        std::vector<Pair> ref = ref_cross(a, b);
-        if (a.size() * b.size() > kOracleCrossCheckLimit) return ref;
-        broadphase::BasicBruteForce<T, D> brute;
-        std::vector<Pair> lib;
-        brute.find_pairs(a, b, lib);
-        EXPECT_TRUE(same_pair_set(lib, ref)) << "library BruteForce (two sets, " << a.size() << " x " << b.size()
-                                             << ") differs from the scalar reference";
-        return ref;
-    }
     broadphase::BasicBruteForce<T, D> brute;
-    std::vector<Pair> lib;
-    Options o;
-    o.sorted = true;
-    const Report r = brute.find_pairs(a, b, lib, o);
-    EXPECT_EQ(r.status, Status::ok);
-    return lib;
+    return expected_pairs(
+        oracle, [&] { return ref_cross(a, b); },
+        [&](std::vector<Pair>& out, const Options& o) { return brute.find_pairs(a, b, out, o); },
+        a.size() * b.size() <= kOracleCrossCheckLimit,
+        "two sets, " + std::to_string(a.size()) + " x " + std::to_string(b.size()));
 }
 
 // ---------------------------------------------------------------------------
@@ -189,26 +187,26 @@ private:
     Hold ops_;
 };
 
-/// Calls f(subject): ops itself where it is a subject already, else ops
-/// behind a reference adapter.
-template <class T, int D, class Ops, class F>
-void as_pair_subject(Ops& ops, F&& f) {
-    if constexpr (std::is_base_of_v<BasicPairSubject<T, D>, Ops>) {
-        f(static_cast<BasicPairSubject<T, D>&>(ops));
+/// Calls f(subject): ops itself where it is a Subject already, else ops
+/// behind a reference Adapter.
+template <class Subject, class Adapter, class Ops, class F>
+void as_subject(Ops& ops, F&& f) {
+    if constexpr (std::is_base_of_v<Subject, Ops>) {
+        f(static_cast<Subject&>(ops));
     } else {
-        PairAdapter<Ops&, T, D> subject(ops);
-        f(static_cast<BasicPairSubject<T, D>&>(subject));
+        Adapter subject(ops);
+        f(static_cast<Subject&>(subject));
     }
 }
 
 template <class T, int D, class Ops, class F>
+void as_pair_subject(Ops& ops, F&& f) {
+    as_subject<BasicPairSubject<T, D>, PairAdapter<Ops&, T, D>>(ops, f);
+}
+
+template <class T, int D, class Ops, class F>
 void as_index_subject(Ops& ops, F&& f) {
-    if constexpr (std::is_base_of_v<BasicIndexSubject<T, D>, Ops>) {
-        f(static_cast<BasicIndexSubject<T, D>&>(ops));
-    } else {
-        IndexAdapter<Ops&, T, D> subject(ops);
-        f(static_cast<BasicIndexSubject<T, D>&>(subject));
-    }
+    as_subject<BasicIndexSubject<T, D>, IndexAdapter<Ops&, T, D>>(ops, f);
 }
 
 // ---------------------------------------------------------------------------
@@ -465,56 +463,43 @@ struct DirectOps {
     Report batch_stream(const boxes_type& q, const PairCallback& f) const { return algo.for_each_batch_hit(q, f); }
 };
 
+/// A PairFinder with Options::algorithm fixed, kept for streaming. With
+/// `fresh_per_call`, find_pairs goes through the free functions instead (a
+/// fresh PairFinder per call); without, through the kept finder.
+template <class T, int D, bool fresh_per_call>
+struct PairFinderOps {
+    using boxes_type = broadphase::BasicBoxes<T, D>;
+    Algorithm algorithm = Algorithm::automatic;
+    broadphase::BasicPairFinder<T, D> finder;
+
+    Options with(Options o) const {
+        o.algorithm = algorithm;
+        return o;
+    }
+    Report self(const boxes_type& b, std::vector<Pair>& out, const Options& o) {
+        if constexpr (fresh_per_call) return broadphase::find_pairs(b, out, with(o));
+        else return finder.find_pairs(b, out, with(o));
+    }
+    Report self_stream(const boxes_type& b, const PairCallback& f) {
+        return finder.for_each_pair(b, f, with(Options{}));
+    }
+    Report cross(const boxes_type& a, const boxes_type& b, std::vector<Pair>& out, const Options& o) {
+        if constexpr (fresh_per_call) return broadphase::find_pairs(a, b, out, with(o));
+        else return finder.find_pairs(a, b, out, with(o));
+    }
+    Report cross_stream(const boxes_type& a, const boxes_type& b, const PairCallback& f) {
+        return finder.for_each_pair(a, b, f, with(Options{}));
+    }
+};
+
 /// The front door: the free find_pairs functions (a fresh PairFinder per
 /// call) with Options::algorithm, and a kept PairFinder for streaming.
 template <class T, int D>
-struct FrontDoorOps {
-    using boxes_type = broadphase::BasicBoxes<T, D>;
-    Algorithm algorithm = Algorithm::automatic;
-    broadphase::BasicPairFinder<T, D> finder;
-
-    Options with(Options o) const {
-        o.algorithm = algorithm;
-        return o;
-    }
-    Report self(const boxes_type& b, std::vector<Pair>& out, const Options& o) {
-        return broadphase::find_pairs(b, out, with(o));
-    }
-    Report self_stream(const boxes_type& b, const PairCallback& f) {
-        return finder.for_each_pair(b, f, with(Options{}));
-    }
-    Report cross(const boxes_type& a, const boxes_type& b, std::vector<Pair>& out, const Options& o) {
-        return broadphase::find_pairs(a, b, out, with(o));
-    }
-    Report cross_stream(const boxes_type& a, const boxes_type& b, const PairCallback& f) {
-        return finder.for_each_pair(a, b, f, with(Options{}));
-    }
-};
+using FrontDoorOps = PairFinderOps<T, D, true>;
 
 /// A PairFinder kept across every call (frames of any size, self and cross).
 template <class T, int D>
-struct FinderOps {
-    using boxes_type = broadphase::BasicBoxes<T, D>;
-    Algorithm algorithm = Algorithm::automatic;
-    broadphase::BasicPairFinder<T, D> finder;
-
-    Options with(Options o) const {
-        o.algorithm = algorithm;
-        return o;
-    }
-    Report self(const boxes_type& b, std::vector<Pair>& out, const Options& o) {
-        return finder.find_pairs(b, out, with(o));
-    }
-    Report self_stream(const boxes_type& b, const PairCallback& f) {
-        return finder.for_each_pair(b, f, with(Options{}));
-    }
-    Report cross(const boxes_type& a, const boxes_type& b, std::vector<Pair>& out, const Options& o) {
-        return finder.find_pairs(a, b, out, with(o));
-    }
-    Report cross_stream(const boxes_type& a, const boxes_type& b, const PairCallback& f) {
-        return finder.for_each_pair(a, b, f, with(Options{}));
-    }
-};
+using FinderOps = PairFinderOps<T, D, false>;
 
 /// Whether X has for_each_batch_hit(const B&, f) (the algorithm classes and
 /// the Index do; IndexApi checks it).
