@@ -116,6 +116,7 @@ public:
         }
         Object& o = objects_[id];
         o.box = box;
+        o.pair_box = pairing_box_of(box);
         o.type = type;
         o.user_value = user_value;
         o.filter = filter;
@@ -136,10 +137,18 @@ public:
         return true;
     }
 
-    /// Gives an object its new box (the tight box). O(1).
+    /// Gives an object its new box (the tight box). O(1). With fat pairs on,
+    /// a move that stays inside the object's fat box changes no pair and
+    /// costs the next update nothing (only the queries' tree follows it).
     bool move(Id id, const box_type& box) {
         if (!contains(id)) return false;
-        objects_[id].box = box;
+        Object& o = objects_[id];
+        o.box = box;
+        if (fat_pairs_ && box.valid() && o.pair_box.valid() && inside(box, o.pair_box)) {
+            mark_tree_stale(id);
+            return true;
+        }
+        o.pair_box = pairing_box_of(box);
         touch(id);
         return true;
     }
@@ -178,9 +187,34 @@ public:
     /// Options::algorithm apply; sorted and max_pairs do not).
     void set_options(const Options& o) { options_ = o; }
     void set_update_mode(UpdateMode m) { mode_ = m; }
-    /// The margin of the tree's fat boxes (see BasicDynamicTree::set_margin):
-    /// a move within it does not touch the tree. Pairs stay exact whatever it is.
-    bool set_margin(T margin) { return tree_.set_margin(margin); }
+    /// The margin of the fat boxes (see BasicDynamicTree::set_margin;
+    /// default 0.1): a move within it does not touch the queries' tree, nor,
+    /// with fat pairs on, the pairs. False (nothing changed) unless finite
+    /// and >= 0. With fat pairs on, every object's fat box is made again: O(n).
+    bool set_margin(T margin) {
+        if (!tree_.set_margin(margin)) return false;
+        if (fat_pairs_) refresh_pair_boxes();
+        return true;
+    }
+    T margin() const { return tree_.margin(); }
+
+    /// Fat pairs: off (the default), pairs are exact on the tight boxes. On,
+    /// a pair is two objects whose fat boxes overlap (each tight box grown by
+    /// margin() on every side, and grown again only when the tight box leaves
+    /// it), as Bullet's and Box2D's pair caches report: a superset of the
+    /// exact pairs that changes only when a fat box does, so jittering or
+    /// slowly moving objects cause no events and no work. The tree and sweep
+    /// and prune methods then run as multi box pruning. Switching it makes
+    /// every object changed for the next update: O(n).
+    void set_fat_pairs(bool on) {
+        if (on == fat_pairs_) return;
+        fat_pairs_ = on;
+        refresh_pair_boxes();
+    }
+    bool fat_pairs() const { return fat_pairs_; }
+    /// The box an object's pairs are found with: its tight box, or with fat
+    /// pairs on its fat box (id must be live).
+    const box_type& pair_box(Id id) const { return objects_[id].pair_box; }
     /// Whether the last update ran incrementally.
     bool last_update_incremental() const { return last_method_ != UpdateMode::rebuild; }
     /// The method the last update ran: rebuild, tree, multi_box_pruning or
@@ -267,6 +301,8 @@ private:
         if (method == UpdateMode::automatic)
             method = double(changed) <= kIncrementalShare * double(live_) ? UpdateMode::incremental : UpdateMode::rebuild;
         if (method == UpdateMode::incremental) method = UpdateMode::multi_box_pruning;
+        if (fat_pairs_ && (method == UpdateMode::tree || method == UpdateMode::sweep_and_prune))
+            method = UpdateMode::multi_box_pruning;  // their searches use the tree's tight boxes
         if (objects_.size() >= std::min<std::size_t>(Sweep::max_id, detail::MultiBoxPruning<T, D>::max_id)) {
             // Ids beyond what the sweep and the regions can tag (2^31 objects).
             if (method == UpdateMode::sweep_and_prune || method == UpdateMode::multi_box_pruning) method = UpdateMode::rebuild;
@@ -331,6 +367,25 @@ private:
         out.resize(static_cast<std::size_t>(std::set_difference(a.begin(), a.end(), b.begin(), b.end(), out.begin()) - out.begin()));
     }
 
+    /// The box pairs are found with for tight box b (see set_fat_pairs).
+    box_type pairing_box_of(const box_type& b) const {
+        if (!fat_pairs_ || !b.valid()) return b;
+        box_type f = b;
+        const T m = tree_.margin();
+        for (int k = 0; k < D; ++k) f.min[k] -= m, f.max[k] += m;
+        return f;
+    }
+    static bool inside(const box_type& in, const box_type& out) {
+        for (int k = 0; k < D; ++k)
+            if (!(out.min[k] <= in.min[k] && in.max[k] <= out.max[k])) return false;
+        return true;
+    }
+    /// Every live object's pair box made again from its tight box, all marked changed.
+    void refresh_pair_boxes() {
+        for (Id id = 0; id < objects_.size(); ++id)
+            if (objects_[id].alive) objects_[id].pair_box = pairing_box_of(objects_[id].box), touch(id);
+    }
+
     /// Marks an object changed since the last update (and since the tree's last sync).
     void touch(Id id) {
         if (id >= dirty_flag_.size())
@@ -342,6 +397,10 @@ private:
                                       ? 0
                                       : kFiltered));
         if (!dirty_flag_[id]) dirty_flag_[id] = 1, dirty_.push_back(id);
+        mark_tree_stale(id);
+    }
+    /// Marks an object's tight box changed since the tree's last sync.
+    void mark_tree_stale(Id id) {
         if (id >= tree_stale_.size()) tree_stale_.resize(objects_.size(), 0), proxy_.resize(objects_.size(), Tree::null);
         if (!tree_stale_[id]) tree_stale_[id] = 1, tree_pending_.push_back(id);
         tree_behind_.store(true, std::memory_order_relaxed);
@@ -387,13 +446,13 @@ private:
             // Every object in, without marks; then the changed ones as changed.
             pruning_on_ = true;
             for (Id id = 0; id < objects_.size(); ++id)
-                if (objects_[id].alive && objects_[id].box.valid() && !dirty_flag_[id]) pruning_.set(id, objects_[id].box);
+                if (objects_[id].alive && objects_[id].pair_box.valid() && !dirty_flag_[id]) pruning_.set(id, objects_[id].pair_box);
             pruning_.commit();
             pruning_.finish();
         }
         for (Id id : dirty_) {
             const Object& o = objects_[id];
-            if (o.alive && o.box.valid()) pruning_.set(id, o.box);
+            if (o.alive && o.pair_box.valid()) pruning_.set(id, o.pair_box);
             else pruning_.erase(id);
         }
         // Threads for the regions: one per 1,024 changed objects at most.
@@ -482,19 +541,19 @@ private:
         toggles_.clear();
         for (Id id : dirty_) {
             const Object& o = objects_[id];
-            const bool wanted = o.alive && o.box.valid();
+            const bool wanted = o.alive && o.pair_box.valid();
             if (sweep_.contains(id)) {
                 if (!wanted) gone_.push_back(id);
             } else if (wanted) {
                 added_.push_back(id);
-                added_boxes_.push_back(o.box);
+                added_boxes_.push_back(o.pair_box);
                 requery_flag_[id] = 1;
             }
         }
         sweep_.remove_batch(gone_.data(), gone_.size());
         for (Id id : dirty_)
             if (sweep_.contains(id))
-                sweep_.move(id, objects_[id].box, [&](std::uint32_t a, std::uint32_t b, bool) { toggles_.push_back(Pair{a, b}); });
+                sweep_.move(id, objects_[id].pair_box, [&](std::uint32_t a, std::uint32_t b, bool) { toggles_.push_back(Pair{a, b}); });
         sweep_.insert_batch(added_.data(), added_boxes_.data(), added_.size());
 
         // Pairs flipped an odd number of times, between objects not asked of the tree.
@@ -533,7 +592,7 @@ private:
         added_.clear();
         added_boxes_.clear();
         for (Id id = 0; id < objects_.size(); ++id)
-            if (objects_[id].alive && objects_[id].box.valid()) added_.push_back(id), added_boxes_.push_back(objects_[id].box);
+            if (objects_[id].alive && objects_[id].pair_box.valid()) added_.push_back(id), added_boxes_.push_back(objects_[id].pair_box);
         sweep_.reserve(objects_.size(), added_.size());
         sweep_.insert_batch(added_.data(), added_boxes_.data(), added_.size());
         sweep_on_ = true;
@@ -572,7 +631,8 @@ private:
     }
 
     struct Object {
-        box_type box{};
+        box_type box{};       // the tight box
+        box_type pair_box{};  // the box pairs are found with: box, or with fat pairs its fat box
         std::uint64_t user_value = 0;
         Filter filter{};
         ObjectType type = ObjectType::dynamic_object;
@@ -606,12 +666,12 @@ private:
         static_ids_.clear();
         for (Id id = 0; id < objects_.size(); ++id) {
             const Object& o = objects_[id];
-            if (!o.alive || !o.box.valid()) continue;
+            if (!o.alive || !o.pair_box.valid()) continue;
             if (o.type == ObjectType::dynamic_object) {
-                dynamic_.push_back(o.box);
+                dynamic_.push_back(o.pair_box);
                 dynamic_ids_.push_back(id);
             } else {
-                static_.push_back(o.box);
+                static_.push_back(o.pair_box);
                 static_ids_.push_back(id);
             }
         }
@@ -650,6 +710,7 @@ private:
     mutable std::atomic<bool> tree_behind_{false};
     mutable std::mutex tree_mutex_;
     UpdateMode mode_ = UpdateMode::automatic;
+    bool fat_pairs_ = false;
     UpdateMode last_method_ = UpdateMode::rebuild;
 };
 

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -34,11 +35,14 @@ struct Oracle {
             for (std::size_t j = i + 1; j < live.size(); ++j) {
                 const auto a = std::min(live[i], live[j]), b = std::max(live[i], live[j]);
                 if (s.type(a) == ObjectType::static_object && s.type(b) == ObjectType::static_object) continue;
-                if (!s.box(a).valid() || !s.box(b).valid()) continue;
+                // The boxes pairs are found with: the tight ones, or with fat
+                // pairs the fat ones (checked against the tight ones in run_sequence).
+                const Box& x = s.pair_box(a);
+                const Box& y = s.pair_box(b);
+                if (!x.valid() || !y.valid()) continue;
                 if (!Filter::may_meet(s.filter(a), s.filter(b))) continue;
                 bool hit = true;
-                for (int k = 0; k < D; ++k)
-                    hit = hit && !(s.box(a).max[k] < s.box(b).min[k] || s.box(b).max[k] < s.box(a).min[k]);
+                for (int k = 0; k < D; ++k) hit = hit && !(x.max[k] < y.min[k] || y.max[k] < x.min[k]);
                 if (hit) out.push_back({a, b});
             }
         std::sort(out.begin(), out.end());
@@ -109,7 +113,7 @@ void check_queries(const broadphase::BasicScene<T, D>& scene, const std::vector<
 
 template <class T, int D>
 void run_sequence(std::uint64_t seed, int steps, double offset, unsigned threads,
-                  broadphase::UpdateMode mode = broadphase::UpdateMode::automatic) {
+                  broadphase::UpdateMode mode = broadphase::UpdateMode::automatic, bool fat = false) {
     using Scene = broadphase::BasicScene<T, D>;
     using Id = typename Scene::Id;
     broadphase::scenes::Random r(seed);
@@ -119,6 +123,7 @@ void run_sequence(std::uint64_t seed, int steps, double offset, unsigned threads
     scene.set_options(o);
     scene.set_update_mode(mode);
     if (seed % 3 == 0) scene.set_margin(T(0));
+    scene.set_fat_pairs(fat);
     std::vector<Id> live;
     std::vector<Pair> before;
     std::size_t begun_total = 0, ended_total = 0, pairs_total = 0;
@@ -160,6 +165,19 @@ void run_sequence(std::uint64_t seed, int steps, double offset, unsigned threads
             // else: nothing moves this op (sleeping objects)
         }
         ASSERT_TRUE(scene.update().ok());
+        for (Id id : live) {
+            const auto& tight = scene.box(id);
+            const auto& paired = scene.pair_box(id);
+            if (!fat || !tight.valid()) {
+                ASSERT_TRUE(std::memcmp(&tight, &paired, sizeof tight) == 0);
+            } else {
+                for (int k = 0; k < D; ++k) {  // inside its fat box, which is a box grown by the margin
+                    ASSERT_LE(paired.min[k], tight.min[k]);
+                    ASSERT_GE(paired.max[k], tight.max[k]);
+                    ASSERT_GE(paired.max[k] - paired.min[k], T(2) * scene.margin() * T(0.99));
+                }
+            }
+        }
         const std::vector<Pair> now = Oracle<T, D>::pairs(scene, live);
         ASSERT_EQ(scene.pairs().size(), now.size());
         ASSERT_TRUE(scene.pairs() == now);
@@ -173,8 +191,8 @@ void run_sequence(std::uint64_t seed, int steps, double offset, unsigned threads
         if (mode == broadphase::UpdateMode::rebuild) {
             ASSERT_FALSE(scene.last_update_incremental());
         }
-        if (mode == broadphase::UpdateMode::tree || mode == broadphase::UpdateMode::multi_box_pruning ||
-            (mode == broadphase::UpdateMode::sweep_and_prune && step > 0)) {
+        if (!fat && (mode == broadphase::UpdateMode::tree || mode == broadphase::UpdateMode::multi_box_pruning ||
+                     (mode == broadphase::UpdateMode::sweep_and_prune && step > 0))) {
             ASSERT_EQ(scene.last_method(), mode);  // the sweep's first update is a rebuild that fills it
         }
         ASSERT_EQ(scene.tree().validate(), "");
@@ -206,6 +224,53 @@ TEST(Scene, RandomSequencesFloat3D) {
             SCOPED_TRACE(static_cast<int>(mode));
             run_sequence<float, 3>(seed, 60, 0.0, seed % 2 ? 1u : 2u, mode);
         }
+}
+
+TEST(Scene, RandomSequencesFatPairs) {
+    for (auto mode : kModes)
+        for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+            SCOPED_TRACE(seed);
+            SCOPED_TRACE(static_cast<int>(mode));
+            run_sequence<float, 3>(seed + 40, 40, 0.0, seed % 2 ? 1u : 2u, mode, true);
+        }
+    run_sequence<double, 2>(47, 30, 1e7, 1, broadphase::UpdateMode::multi_box_pruning, true);
+}
+
+TEST(Scene, FatPairsIgnoreMovesInsideTheMargin) {
+    broadphase::Scene scene;
+    ASSERT_TRUE(scene.set_margin(0.1f));
+    scene.add(broadphase::Box{{0, 0, 0}, {1, 1, 1}});
+    const auto b = scene.add(broadphase::Box{{1.15f, 0, 0}, {2, 1, 1}});  // 0.15 apart: fat boxes overlap
+    ASSERT_TRUE(scene.update().ok());
+    EXPECT_TRUE(scene.pairs().empty());  // exact by default
+    scene.set_fat_pairs(true);
+    ASSERT_TRUE(scene.update().ok());
+    ASSERT_EQ(scene.pairs().size(), 1u);
+    EXPECT_EQ(scene.begun().size(), 1u);
+    // Small moves inside the fat box: no event, nothing to do.
+    for (int i = 0; i < 5; ++i) {
+        const float d = 0.02f * float(i % 3);
+        ASSERT_TRUE(scene.move(b, broadphase::Box{{1.15f + d, 0, 0}, {2 + d, 1, 1}}));
+        ASSERT_TRUE(scene.update().ok());
+        EXPECT_TRUE(scene.begun().empty());
+        EXPECT_TRUE(scene.ended().empty());
+        EXPECT_EQ(scene.pairs().size(), 1u);
+    }
+    // Leaving the fat box: a new fat box, and the pair ends.
+    ASSERT_TRUE(scene.move(b, broadphase::Box{{1.5f, 0, 0}, {2.5f, 1, 1}}));
+    ASSERT_TRUE(scene.update().ok());
+    EXPECT_TRUE(scene.pairs().empty());
+    EXPECT_EQ(scene.ended().size(), 1u);
+    // The queries stay exact on the tight boxes.
+    std::size_t found = 0;
+    scene.for_each_overlap(broadphase::Box{{1.05f, 0, 0}, {1.1f, 1, 1}}, [&](broadphase::Scene::Id) { ++found; });
+    EXPECT_EQ(found, 0u);
+    // Back to exact pairs.
+    ASSERT_TRUE(scene.move(b, broadphase::Box{{1.15f, 0, 0}, {2, 1, 1}}));
+    scene.set_fat_pairs(false);
+    ASSERT_TRUE(scene.update().ok());
+    EXPECT_TRUE(scene.pairs().empty());
+    EXPECT_FALSE(scene.set_margin(-1.0f));
 }
 
 TEST(Scene, RandomSequencesOffsetAndNegative) {

@@ -78,7 +78,8 @@ bench   Times full frames (build + find) on one kept finder: one untimed
         calculateOverlappingPairs.
           --mode M,M            Scene update modes: incremental, rebuild,
                                 tree, multi-box-pruning, sweep-and-prune,
-                                automatic; with
+                                automatic, fat-pairs (automatic with fat-box
+                                pairs: a superset, checked like Bullet's); with
                                 Bullet built in: bullet-dbvt, bullet-sap
                                 (Bullet's pair cache: fat pairs, a superset,
                                 not exact). "all": every mode (bullet-sap
