@@ -23,14 +23,8 @@ struct HybridGridPolicy {
     template <class T, int D>
     static typename detail::CellGrid<T, D>::Params params(const detail::SoaView<T, D>& v,
                                                            detail::StatsScratch& scratch) {
-        typename detail::CellGrid<T, D>::Params p;
         const int sweep = D > 1 ? detail::scene_stats(v, scratch).sparsest_axis() : 0;
-        p.sweep_axis = sweep;
-        p.axis_mask = ((1u << D) - 1) & ~(1u << sweep);
-        p.boxes_per_cell = 512;
-        p.min_cell_extents = 4;
-        p.max_cells = 9;
-        return p;
+        return detail::grid_params<T, D>(sweep, /*boxes_per_cell=*/512, /*min_cell_extents=*/4, /*max_cells=*/9);
     }
 };
 

@@ -21,13 +21,7 @@ namespace broadphase {
 struct UniformGridPolicy {
     template <class T, int D>
     static typename detail::CellGrid<T, D>::Params params(const detail::SoaView<T, D>&, detail::StatsScratch&) {
-        typename detail::CellGrid<T, D>::Params p;
-        p.axis_mask = (1u << D) - 1;
-        p.sweep_axis = -1;
-        p.boxes_per_cell = 8;
-        p.max_cells = 27;
-        p.min_cell_extents = 2;
-        return p;
+        return detail::grid_params<T, D>(-1, /*boxes_per_cell=*/8, /*min_cell_extents=*/2, /*max_cells=*/27);
     }
 };
 

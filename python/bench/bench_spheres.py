@@ -7,7 +7,9 @@ Centers uniform in a cube sized for a solid fraction of 0.3 (each sphere
 touches about 2.4 others on average, as in a loose granular packing), radius
 0.5, float64. scipy's time is cKDTree(centers) + query_pairs(2 r,
 output_type='ndarray') (its fastest output; one thread: query_pairs takes no
-workers), ours is find_sphere_pairs(centers, r) on all cores and on one.
+workers), ours is find_sphere_pairs(centers, r) on all cores and on one (its
+own grid for similar radii), and for comparison the box path it takes with
+a named algorithm (algorithm='hybrid_grid', one thread).
 Both pair sets are sorted and compared: they must be identical. Median (and
 minimum) wall time of --repeats runs, the two libraries alternating; the
 process's CPU time too (on a shared machine it shows the work done, not the
@@ -15,7 +17,6 @@ waiting; for the threaded run it is the sum over threads).
 """
 
 import argparse
-import csv
 import statistics
 import sys
 import time
@@ -23,6 +24,7 @@ import time
 import numpy as np
 
 import broadphase
+from bench_csv import write_csv
 
 try:
     from scipy import __version__ as scipy_version
@@ -62,6 +64,10 @@ def main():
             "scipy_ckdtree_build_and_query_pairs": lambda: cKDTree(centers).query_pairs(2 * r, output_type="ndarray"),
             "broadphase_find_sphere_pairs_all_threads": lambda: broadphase.find_sphere_pairs(centers, r),
             "broadphase_find_sphere_pairs_1_thread": lambda: broadphase.find_sphere_pairs(centers, r, threads=1),
+            # The box path (a named algorithm): boxes, the library's grid, then the exact test.
+            "broadphase_box_path_hybrid_grid_1_thread": lambda: broadphase.find_sphere_pairs(
+                centers, r, algorithm="hybrid_grid", threads=1
+            ),
         }
         tree = cKDTree(centers)
         variants["scipy_query_pairs_only_tree_prebuilt"] = lambda: tree.query_pairs(2 * r, output_type="ndarray")
@@ -108,12 +114,7 @@ def main():
                   f"{statistics.median(cpu[name]):9.2f} ms, x{base_cpu / statistics.median(cpu[name]):6.2f})", flush=True)
     print(f"numpy {np.__version__}, scipy {scipy_version}, broadphase {broadphase.__version__}, "
           f"threads=0 means {broadphase.default_threads()}")
-    if args.out:
-        with open(args.out, "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=list(rows[0]))
-            w.writeheader()
-            w.writerows(rows)
-        print("wrote", args.out)
+    write_csv(args.out, rows)
 
 
 if __name__ == "__main__":

@@ -25,12 +25,12 @@ timed region.
 """
 
 import argparse
-import csv
 import statistics
 import sys
 import time
 
 import broadphase
+from bench_csv import write_csv
 from broadphase import _core
 
 
@@ -95,12 +95,7 @@ def main():
             print(f"threads {nthreads}: {pyname:22s} {p:8.3f} ms  vs C++ {cname:12s} {c:8.3f} ms  "
                   f"overhead {100 * (p / c - 1):+5.1f}% (median of frame ratios {100 * (ratio - 1):+5.1f}%; "
                   f"min {min(py_ms):.3f} vs {min(cpp_ms):.3f} ms)", flush=True)
-    if args.out:
-        with open(args.out, "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=list(rows[0]))
-            w.writeheader()
-            w.writerows(rows)
-        print("wrote", args.out)
+    write_csv(args.out, rows)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Type stubs for broadphase (the C++ core is broadphase._core)."""
 
-from typing import List, Literal, Optional, Tuple, Union
+from typing import List, Literal, Optional, Tuple, TypedDict, Union, Unpack
 
 import numpy as np
 import numpy.typing as npt
@@ -31,15 +31,24 @@ class PairBudgetError(RuntimeError):
     pairs: Pairs
     """The first max_pairs pairs."""
 
-def find_pairs(
-    boxes: ArrayLike,
-    other: Optional[ArrayLike] = None,
-    algorithm: Union[Algorithm, str] = "auto",
-    threads: int = 0,
-    sorted: bool = False,
-    max_pairs: Optional[int] = None,
-    invalid: OnInvalid = "warn",
-) -> Pairs:
+class _PairOptions(TypedDict, total=False):
+    """The keyword options of find_pairs, find_sphere_pairs and PairFinder.find_pairs.
+
+    algorithm: 'auto' (default) or one of algorithms(). threads: 0 (default)
+    = all cores. sorted: sort by (first, second) (default False; the order is
+    deterministic anyway). max_pairs: raise PairBudgetError past this many
+    pairs (default None: no limit). invalid: boxes with NaN or min > max take
+    part in no pair; 'warn' (default, InvalidBoxWarning), 'skip' or 'raise'
+    (InvalidBoxError).
+    """
+
+    algorithm: Union[Algorithm, str]
+    threads: int
+    sorted: bool
+    max_pairs: Optional[int]
+    invalid: OnInvalid
+
+def find_pairs(boxes: ArrayLike, other: Optional[ArrayLike] = None, **options: Unpack[_PairOptions]) -> Pairs:
     """Every overlapping pair of boxes, exactly once.
 
     boxes: (N, 6) array, rows minx miny minz maxx maxy maxz. float32 and
@@ -47,30 +56,20 @@ def find_pairs(
     are converted once (to float64 unless float32).
     other: optional second (M, 6) set: pairs (index in boxes, index in other).
     Without it: pairs (i, j), i < j, within boxes.
-    algorithm: 'auto' or one of algorithms(). threads: 0 = all cores.
-    sorted: sort by (first, second); the order is deterministic anyway.
-    max_pairs: raise PairBudgetError past this many pairs.
-    invalid: boxes with NaN or min > max take part in no pair; 'warn'
-    (InvalidBoxWarning), 'skip' or 'raise' (InvalidBoxError).
+    options: see _PairOptions.
     Closed boxes: touching faces, edges and corners overlap.
     Returns a (K, 2) uint32 array.
     """
 
-def find_sphere_pairs(
-    centers: ArrayLike,
-    radii: Union[float, ArrayLike],
-    algorithm: Union[Algorithm, str] = "auto",
-    threads: int = 0,
-    sorted: bool = False,
-    max_pairs: Optional[int] = None,
-    invalid: OnInvalid = "warn",
-) -> Pairs:
+def find_sphere_pairs(centers: ArrayLike, radii: Union[float, ArrayLike], **options: Unpack[_PairOptions]) -> Pairs:
     """Every pair of touching spheres (i, j), i < j: |ci - cj| <= ri + rj.
 
-    centers: (N, 3); radii: one number or (N,). The broad phase runs on the
-    spheres' boxes, then each box pair is tested exactly (in float64).
-    Computed in float32 when both inputs are float32, else float64.
-    Returns a (K, 2) uint32 array.
+    centers: (N, 3); radii: one number or (N,). Each pair is kept iff
+    |ci - cj|^2 <= (ri + rj)^2 in float64. algorithm='auto': a grid of its own
+    for radii within 2x of the mean (else the box path); a named algorithm:
+    the broad phase on the spheres' boxes, then the exact test.
+    max_pairs bounds the pairs (the box pairs on the box path).
+    options: see _PairOptions. Returns a (K, 2) uint32 array.
     """
 
 def algorithms() -> List[str]:
@@ -86,17 +85,8 @@ class PairFinder:
     """A pair finder kept between calls (frames): it reuses its memory."""
 
     def __init__(self) -> None: ...
-    def find_pairs(
-        self,
-        boxes: ArrayLike,
-        other: Optional[ArrayLike] = None,
-        algorithm: Union[Algorithm, str] = "auto",
-        threads: int = 0,
-        sorted: bool = False,
-        max_pairs: Optional[int] = None,
-        invalid: OnInvalid = "warn",
-    ) -> Pairs:
-        """As broadphase.find_pairs."""
+    def find_pairs(self, boxes: ArrayLike, other: Optional[ArrayLike] = None, **options: Unpack[_PairOptions]) -> Pairs:
+        """As broadphase.find_pairs, reusing this finder's memory."""
     @property
     def last_algorithm(self) -> str:
         """The algorithm the last call used."""

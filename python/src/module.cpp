@@ -800,19 +800,11 @@ public:
         });
     }
     py::object ray_cast(py::handle origin, py::handle direction, double max_t) const {
-        return visit([&](const auto& s) -> py::object {
-            using B = typename std::decay_t<decltype(s)>::box_type;
-            using T = scalar_of<B>;
+        return visit([&](const auto& s) {
+            using T = scalar_of<typename std::decay_t<decltype(s)>::box_type>;
             const auto o = vec_of<T>(origin, "origin");
             const auto d = vec_of<T>(direction, "direction");
-            typename std::decay_t<decltype(s)>::Hit h;
-            {
-                py::gil_scoped_release nogil;
-                std::shared_lock lock(mutex_);
-                h = s.ray_cast(o, d, static_cast<T>(max_t));
-            }
-            if (h.id == std::decay_t<decltype(s)>::null) return py::none();
-            return py::make_tuple(h.id, static_cast<double>(h.t));
+            return first_hit(s, [&] { return s.ray_cast(o, d, static_cast<T>(max_t)); });
         });
     }
     py::tuple ray_hits(py::handle origin, py::handle direction, double max_t) const {
@@ -835,23 +827,28 @@ public:
         });
     }
     py::object box_cast(py::handle box, py::handle displacement) const {
-        return visit([&](const auto& s) -> py::object {
-            using B = typename std::decay_t<decltype(s)>::box_type;
-            using T = scalar_of<B>;
-            const B b = box_of<T>(box, "box");
+        return visit([&](const auto& s) {
+            using T = scalar_of<typename std::decay_t<decltype(s)>::box_type>;
+            const auto b = box_of<T>(box, "box");
             const auto d = vec_of<T>(displacement, "displacement");
-            typename std::decay_t<decltype(s)>::Hit h;
-            {
-                py::gil_scoped_release nogil;
-                std::shared_lock lock(mutex_);
-                h = s.box_cast(b, d);
-            }
-            if (h.id == std::decay_t<decltype(s)>::null) return py::none();
-            return py::make_tuple(h.id, static_cast<double>(h.t));
+            return first_hit(s, [&] { return s.box_cast(b, d); });
         });
     }
 
 private:
+    /// A cast's hit, run without the GIL under the read lock: (id, t), or None.
+    template <class S, class Cast>
+    py::object first_hit(const S&, Cast&& cast) const {  // (S: the scene type)
+        typename S::Hit h;
+        {
+            py::gil_scoped_release nogil;
+            std::shared_lock lock(mutex_);
+            h = cast();
+        }
+        if (h.id == S::null) return py::none();
+        return py::make_tuple(h.id, static_cast<double>(h.t));
+    }
+
     template <class B>
     static std::vector<B> boxes_of(py::handle boxes) {
         using T = scalar_of<B>;
@@ -1019,12 +1016,17 @@ uint32 array. The GIL is released during the search.)doc");
 
 centers: (N, 3) array; radii: one number or an (N,) array (float32 when
 both are float32, else float64).
-The broad phase runs on the spheres' boxes (center -+ radius) in float32,
-rounded outwards from float64 input so that no pair is lost; each pair it
-finds is then kept iff |ci - cj|^2 <= (ri + rj)^2, evaluated in float64
-from the input values (touching spheres count). A sphere with a NaN coordinate or a negative
-radius is invalid (see find_pairs' invalid). max_pairs bounds the box pairs.
-Other arguments as in find_pairs. Returns a (K, 2) uint32 array.)doc");
+A pair is kept iff |ci - cj|^2 <= (ri + rj)^2, evaluated in float64 from
+the input values (touching spheres count). With algorithm='auto' (default),
+spheres whose radii are within 2x of the mean go to a grid of its own
+(cells one diameter wide, each sphere in one cell, each candidate tested
+exactly once: no box pairs); other inputs, or a named algorithm, take the
+box path: the broad phase on the spheres' boxes (center -+ radius) in
+float32, rounded outwards from float64 input so that no pair is lost, then
+the exact test on each box pair. A sphere with a NaN coordinate or a
+negative radius is invalid (see find_pairs' invalid). max_pairs bounds the
+pairs (on the box path, the box pairs). Other arguments as in find_pairs.
+Returns a (K, 2) uint32 array.)doc");
 
     py::class_<Finder>(m, "PairFinder", R"doc(A pair finder kept between calls (frames): it reuses its memory.
 

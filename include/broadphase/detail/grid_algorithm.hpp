@@ -13,6 +13,21 @@
 namespace broadphase {
 namespace detail {
 
+/// A policy's grid parameters: every axis gridded but the sweep axis (none
+/// when sweep_axis < 0), the occupancy target, the smallest cell side in
+/// median box extents, and the cells past which a box is large.
+template <class T, int D>
+typename CellGrid<T, D>::Params grid_params(int sweep_axis, double boxes_per_cell, double min_cell_extents,
+                                            std::uint64_t max_cells) {
+    typename CellGrid<T, D>::Params p;
+    p.sweep_axis = sweep_axis;
+    p.axis_mask = ((1u << D) - 1) & ~(sweep_axis >= 0 ? 1u << sweep_axis : 0u);
+    p.boxes_per_cell = boxes_per_cell;
+    p.min_cell_extents = min_cell_extents;
+    p.max_cells = max_cells;
+    return p;
+}
+
 template <class T, int D, class Policy>
 class GridAlgorithm : public AlgorithmBase<GridAlgorithm<T, D, Policy>, T, D> {
     friend class AlgorithmBase<GridAlgorithm<T, D, Policy>, T, D>;
