@@ -268,23 +268,20 @@ struct FastRay {
         t_enter = enter;
         return enter <= t1 * up + tiny;
     }
-    /// hit() on N boxes given axis by axis: lo[k][j], hi[k][j] for box j
-    /// (an empty box, min +inf and max -inf, is never hit).
-    template <int N>
-    void hit_n(const T (&lo)[D][N], const T (&hi)[D][N], T (&t_enter)[N], bool (&h)[N]) const {
-        T t0[N], t1[N];
-        for (int j = 0; j < N; ++j) t0[j] = T(0), t1[j] = max_t;
+    /// hit() on two boxes given axis by axis: lo[k][j], hi[k][j] for box j.
+    void hit2(const T (&lo)[D][2], const T (&hi)[D][2], T (&t_enter)[2], bool (&h)[2]) const {
+        T t0[2] = {T(0), T(0)}, t1[2] = {max_t, max_t};
         for (int k = 0; k < D; ++k) {
             const T* near = neg[k] ? hi[k] : lo[k];
             const T* far = neg[k] ? lo[k] : hi[k];
-            for (int j = 0; j < N; ++j) {
+            for (int j = 0; j < 2; ++j) {
                 const T a = (near[j] - o[k]) * inv[k];
                 const T c = (far[j] - o[k]) * inv[k];
                 t0[j] = a > t0[j] ? a : t0[j];
                 t1[j] = c < t1[j] ? c : t1[j];
             }
         }
-        for (int j = 0; j < N; ++j) {
+        for (int j = 0; j < 2; ++j) {
             const T enter = std::min(t0[j] * down - tiny, big);
             t_enter[j] = enter;
             h[j] = enter <= t1[j] * up + tiny;
@@ -600,7 +597,17 @@ public:
             if (n.height != 1 + std::max(a.height, b.height)) return at + "wrong height";
             if (!contains_box(n.box, a.box) || !contains_box(n.box, b.box))
                 return at + "box does not contain a child's box";
-            if (!same_kids(kids_[i], kids_of(i))) return at + "stale copy of the boxes below (kids)";
+            {
+                const Kids& kk = kids_[i];
+                const std::uint32_t c[2] = {n.child1, n.child2};
+                for (int j = 0; j < 2; ++j) {
+                    const Node& cn = nodes_[c[j]];
+                    bool same = kk.child[j] == c[j] && kk.leaf[j] == (cn.height == 0);
+                    for (int k = 0; k < D; ++k)
+                        same = same && kk.lo[k][j] == cn.box.min[k] && kk.hi[k][j] == cn.box.max[k];
+                    if (!same) return at + "stale copy of a child's box (kids)";
+                }
+            }
             stack.push(n.child1);
             stack.push(n.child2);
         }
@@ -677,7 +684,7 @@ public:
             return best;
         }
         if (height() < 60) {
-            RayStack<180> stack;
+            RayStack<60> stack;
             ray_closest(fast, origin, direction, max_t, best, stack);
         } else {
             detail_dtree::SmallStack<RayEntry> stack;
@@ -785,66 +792,34 @@ private:
 
     static constexpr std::size_t max_nodes = 0xFFFFFFFFu;  // indices 0 .. 2^32 - 2
 
-    /// What ray_cast() reads at an internal node: the boxes one and two
-    /// levels down, up to four (for each child: the child itself when it is
-    /// a leaf, else its two children), copies of their nodes' boxes axis by
-    /// axis, their indices and which are leaves; unused slots hold an empty
-    /// box that no ray hits. One visit decides two levels of the tree, so a
-    /// walk makes half the dependent loads of a binary one (they bound it);
-    /// 128 bytes for float 3-D, two adjacent cache lines instead of two or
-    /// three 40-byte nodes at unrelated places a level. Kept equal to the
-    /// nodes by sync() wherever a box or a link of an internal node changes;
+    /// What ray_cast() reads at an internal node: its two children's boxes
+    /// (copies of their nodes' boxes, axis by axis, child 0 then child 1),
+    /// their indices, and which of them are leaves: one 64-byte line for
+    /// float 3-D, so a step down the tree costs one cache miss, not two or
+    /// three (two 40-byte nodes at unrelated places). Kept equal to the nodes
+    /// by sync() wherever a box or a link of an internal node changes;
     /// validate() checks it.
     struct alignas(64) Kids {
-        T lo[D][4];
-        T hi[D][4];
-        std::uint32_t child[4];
-        bool leaf[4];
+        T lo[D][2];
+        T hi[D][2];
+        std::uint32_t child[2];
+        bool leaf[2];
     };
 
-    /// The record internal node i should have (see Kids).
-    Kids kids_of(std::uint32_t i) const {
-        Kids k;
-        int w = 0;
-        auto put = [&](std::uint32_t c) {
-            for (int a = 0; a < D; ++a) k.lo[a][w] = nodes_[c].box.min[a], k.hi[a][w] = nodes_[c].box.max[a];
-            k.child[w] = c;
-            k.leaf[w] = nodes_[c].height == 0;
-            ++w;
-        };
-        for (const std::uint32_t c : {nodes_[i].child1, nodes_[i].child2}) {
-            if (c == null) continue;
-            const Node& cn = nodes_[c];
-            if (cn.height > 0 && cn.child1 != null && cn.child2 != null) {
-                put(cn.child1);
-                put(cn.child2);
-            } else if (cn.height >= 0) {
-                put(c);  // a leaf (or a parent whose links are being made: synced again after)
-            }
-        }
-        for (; w < 4; ++w) {
-            for (int a = 0; a < D; ++a) k.lo[a][w] = std::numeric_limits<T>::infinity(), k.hi[a][w] = -std::numeric_limits<T>::infinity();
-            k.child[w] = null;
-            k.leaf[w] = true;
-        }
-        return k;
-    }
-
-    /// Brings kids_[i] up to date, and the record of i's parent, which holds
-    /// i's children.
+    /// Copies internal node i's children into kids_[i].
     void sync(std::uint32_t i) {
-        kids_[i] = kids_of(i);
-        const std::uint32_t p = nodes_[i].parent;
-        if (p != null && nodes_[p].height > 0) kids_[p] = kids_of(p);
-    }
-
-    static bool same_kids(const Kids& a, const Kids& b) {
-        for (int j = 0; j < 4; ++j) {
-            if (a.child[j] != b.child[j] || a.leaf[j] != b.leaf[j]) return false;
-            for (int k = 0; k < D; ++k)
-                if (!(a.lo[k][j] == b.lo[k][j] && a.hi[k][j] == b.hi[k][j])) return false;
+        const Node& n = nodes_[i];
+        Kids& k = kids_[i];
+        const std::uint32_t c[2] = {n.child1, n.child2};
+        for (int j = 0; j < 2; ++j) {
+            const Node& cn = nodes_[c[j]];
+            for (int a = 0; a < D; ++a) {
+                k.lo[a][j] = cn.box.min[a];
+                k.hi[a][j] = cn.box.max[a];
+            }
+            k.child[j] = c[j];
+            k.leaf[j] = cn.height == 0;
         }
-        return true;
     }
 
 
@@ -980,14 +955,14 @@ private:
         return true;
     }
 
-    /// Hints the cache to fetch what a visit of slot j of k reads first: an
-    /// internal node's kids_ record (both of its lines), a leaf's tight box.
+    /// Hints the cache to fetch what a visit of child j of k reads first:
+    /// an internal child's kids_ record, a leaf's tight box.
     void prefetch(const Kids& k, int j) const {
 #if defined(__GNUC__) || defined(__clang__)
         if (k.leaf[j])
             __builtin_prefetch(&tight_[k.child[j]]);
         else
-            __builtin_prefetch(&kids_[k.child[j]]), __builtin_prefetch(reinterpret_cast<const char*>(&kids_[k.child[j]]) + 64);
+            __builtin_prefetch(&kids_[k.child[j]]);
 #else
         (void)k, (void)j;
 #endif
@@ -1000,22 +975,19 @@ private:
     template <std::size_t N>
     using RayStack = detail_dtree::FixedStack<RayEntry, N>;
 
-    /// Closest ray hit, depth first, nearest first. At each internal node
-    /// the (up to four) boxes of its kids_ record get the conservative test;
-    /// one whose entry is beyond the best hit so far is dropped, a leaf is
-    /// decided at once on its tight box (exact test), the nearest internal
-    /// one is entered and the others stacked with their entries, which are
-    /// checked again when popped. The stack never holds more than three
-    /// entries per level of the tree.
+    /// Closest ray hit, depth first, nearer child first. At each internal
+    /// node both children's boxes get the conservative test; a child whose
+    /// entry is beyond the best hit so far is dropped, a leaf child is
+    /// decided at once on its tight box (exact test), the nearer internal
+    /// child is entered and the farther one stacked with its entry, which is
+    /// checked again when it is popped. The stack never holds more entries
+    /// than the tree is high.
     template <class Stack>
     void ray_closest(const detail_dtree::FastRay<T, D>& fast, const vec_type& origin, const vec_type& direction,
                      T max_t, Hit& best, Stack& stack) const {
         T best_t = std::numeric_limits<T>::infinity();
         auto try_leaf = [&](std::uint32_t i) {
             T t = T(0);
-            // The cheap conservative test first (its entry is a lower bound
-            // of the exact one): most fat-box hits miss the tight box.
-            if (!fast.hit(tight_[i], t) || !(t <= best_t)) return;
             if (!ray_hits_box(origin, direction, max_t, tight_[i], t)) return;
             if (t < best_t || (t == best_t && (best.proxy == null || i < best.proxy))) {
                 best.proxy = i;
@@ -1031,28 +1003,29 @@ private:
         std::uint32_t i = root_;
         for (;;) {
             const Kids& k = kids_[i];
-            T t[4];
-            bool h[4];
-            fast.hit_n(k.lo, k.hi, t, h);
-            // What is hit fetched while the rest is decided: the walk is
-            // bound by these dependent loads more than by the tests.
-            for (int j = 0; j < 4; ++j)
-                if (h[j]) prefetch(k, j);
-            for (int j = 0; j < 4; ++j)
-                if (h[j] && k.leaf[j]) try_leaf(k.child[j]);
-            // Internal ones still within the best hit: the nearest entered,
-            // the others stacked farthest first.
-            RayEntry near[4];
-            int m = 0;
-            for (int j = 0; j < 4; ++j) {
-                if (!h[j] || k.leaf[j] || !(t[j] <= best_t)) continue;
-                int at = m++;
-                for (; at > 0 && near[at - 1].t < t[j]; --at) near[at] = near[at - 1];
-                near[at] = {k.child[j], t[j]};
+            // Both children fetched while this node's test runs: the walk
+            // is bound by these dependent loads more than by the tests.
+            prefetch(k, 0);
+            prefetch(k, 1);
+            T t[2];
+            bool h[2];
+            fast.hit2(k.lo, k.hi, t, h);
+            h[0] = h[0] && t[0] <= best_t;
+            h[1] = h[1] && t[1] <= best_t;
+            if (h[0] && k.leaf[0]) try_leaf(k.child[0]), h[0] = false;
+            if (h[1] && k.leaf[1]) try_leaf(k.child[1]), h[1] = false;
+            if (h[0] && h[1]) {
+                const int near = t[1] < t[0] ? 1 : 0;
+                stack.push({k.child[1 - near], t[1 - near]});
+                i = k.child[near];
+                continue;
             }
-            if (m > 0) {
-                for (int j = 0; j + 1 < m; ++j) stack.push(near[j]);
-                i = near[m - 1].node;
+            if (h[0] && t[0] <= best_t) {
+                i = k.child[0];
+                continue;
+            }
+            if (h[1] && t[1] <= best_t) {
+                i = k.child[1];
                 continue;
             }
             for (;;) {
