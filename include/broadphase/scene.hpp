@@ -12,19 +12,23 @@
 // ended = before \ now, where a pair of the previous set whose object was
 // removed (or became invalid, or filtered out) has ended.
 //
-// Two ways to update, chosen per update (UpdateMode::automatic) or by the
-// user:
-// - incremental: the objects live in a dynamic AABB tree with fat boxes
-//   (dynamic_tree.hpp), so small moves do not touch it. Only objects that
-//   changed since the last update (added, moved, type or filter changed) are
-//   queried against the tree; the previous update's pairs between unchanged
-//   objects are kept as they are. Cost: O(changed * (log n + hits)) plus
-//   O(K) to merge the K pairs.
+// How update() finds the pairs, chosen per update (UpdateMode::automatic) or
+// by the user. The incremental methods search only the objects that changed
+// since the last update (added, moved, removed, type or filter changed) and
+// keep the previous update's pairs between unchanged objects:
+// - multi_box_pruning (what `incremental` means): regions with sorted
+//   entries kept across updates (detail/multi_box_pruning.hpp);
+// - sweep_and_prune: sorted endpoints on every axis kept across updates,
+//   pairs flipped by endpoint swaps (detail/incremental_sweep.hpp);
+// - tree: each changed object queried against the dynamic AABB tree.
 // - rebuild: the dynamic objects' pairs among themselves and against the
 //   static ones by the best one-shot algorithm (PairFinder: the automatic
 //   choice, all threads), for frames where most objects move.
-// Both end with a merge against the previous set for the events. Memory is
-// reused between updates.
+// All end with a merge against the previous set for the events. Memory is
+// reused between updates. The tree (dynamic_tree.hpp, fat boxes) serves the
+// queries and is brought up to date lazily. With set_fat_pairs(true), pairs
+// are those of the fat boxes instead (a superset, Bullet's and Box2D's
+// convention), and moves inside the fat box cost nothing.
 //
 // Thread safety: the const functions (queries included) may run on many
 // threads at once between updates; add, remove, move, set_* and update are
