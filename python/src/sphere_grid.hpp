@@ -4,9 +4,9 @@
 // Cells are cubes of side h just above the largest diameter d = 2 max(r),
 // so two touching spheres have centers in the same or adjacent cells. Each
 // sphere sits in exactly one cell (its center's). Cells are numbered
-// z-major, y, x with one empty cell of padding on every side; a two-pass
-// counting sort by cell number (slabs, then cells within a slab) orders the
-// spheres and leaves a table of where each cell starts. Then, in that order, a sphere is tested against the spheres
+// z-major, y, x with one empty cell of padding on every side; a counting
+// sort by cell number orders the spheres and leaves a table of where each
+// cell starts. Then, in that order, a sphere is tested against the spheres
 // after it in its own cell and those in the 13 cells after its cell (x + 1;
 // the cells x - 1 .. x + 1 of row y + 1; of rows y - 1, y, y + 1 at z + 1):
 // five runs that are contiguous in the sorted order, read from the table.
@@ -14,8 +14,7 @@
 // in double (the same expression as the box path's).
 //
 // Parallel: the input is cut into parts that each count and place their own
-// spheres (stable: a cell's spheres stay in input order), slabs are sorted
-// as tasks, and the sorted
+// spheres (stable: a cell's spheres stay in input order), and the sorted
 // spheres are cut at cell boundaries into tasks, each writing its own
 // buffer; the buffers are concatenated in task order, which is the
 // single-thread order, so the output is the same for any thread count.
@@ -42,57 +41,16 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
-#include <new>
 #include <limits>
 #include <memory>
 #include <vector>
 
 #include <broadphase/broadphase.hpp>
 
-#ifdef __linux__
-#include <sys/mman.h>
-#endif
-
 namespace sphere_grid {
 
 namespace bp = broadphase;
-
-/// Asks for huge pages on [p, p + bytes) (Linux, where transparent huge
-/// pages are on "madvise"): a call touches tens of MB of fresh memory, and
-/// its page faults cost as much as a phase of the search. Only a hint.
-inline void huge_pages(void* p, std::size_t bytes) {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    constexpr std::uintptr_t huge = std::uintptr_t(1) << 21;
-    const std::uintptr_t b = (reinterpret_cast<std::uintptr_t>(p) + huge - 1) & ~(huge - 1);
-    const std::uintptr_t e = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(huge - 1);
-    if (e > b) madvise(reinterpret_cast<void*>(b), e - b, MADV_HUGEPAGE);
-#else
-    (void)p, (void)bytes;
-#endif
-}
-
-/// An uninitialized array of n T (trivial types), on huge pages where it
-/// is large.
-template <class T>
-struct Array {
-    struct Free {
-        void operator()(T* p) const { std::free(p); }
-    };
-    std::unique_ptr<T[], Free> p;
-
-    void reset(std::size_t n) {
-        constexpr std::size_t huge = std::size_t(1) << 21;
-        const std::size_t bytes = std::max<std::size_t>(n * sizeof(T), 1);
-        void* m = bytes >= huge ? std::aligned_alloc(huge, (bytes + huge - 1) & ~(huge - 1)) : std::malloc(bytes);
-        if (!m) throw std::bad_alloc();
-        if (bytes >= huge) huge_pages(m, bytes);
-        p.reset(static_cast<T*>(m));
-    }
-    T& operator[](std::size_t i) const { return p[i]; }
-    T* get() const { return p.get(); }
-};
 
 /// What the first pass found in one part of the input.
 struct Survey {
@@ -239,85 +197,76 @@ private:
 
     static constexpr std::uint32_t not_gridded = ~std::uint32_t(0);
 
-    /// Sorts the gridded spheres by cell (stable: input order within a
-    /// cell) into keys_, ids_ and points_, and fills start_[c], the first
-    /// sorted position of cell c (start_[cells] = the count). Two passes of
-    /// a counting sort, both cache-friendly where one pass would scatter
-    /// each sphere to a random place in 40 MB: first into groups of about
-    /// 16,384 spheres (contiguous runs of cells: z slabs), streaming each
-    /// sphere's record to its group; then each group on its own, its cells'
-    /// counts and its spheres within a few hundred KB. With threads, parts
-    /// of the input count and place their own spheres in the first pass
-    /// (part by part within a group: stable), and groups are tasks in the
-    /// second.
+    /// Counting sort of the gridded spheres by cell (stable: input order
+    /// within a cell), leaving start_[c], the first sorted position of cell
+    /// c (start_[cells] = the count); the centers (and radii) are copied in
+    /// that order (a gather: a pass over the sorted order reading the
+    /// input, faster here than writing whole spheres in the scatter). With
+    /// threads, each part of the input counts and places its own spheres
+    /// (a table of counts per part, up to four parts).
     void sort_cells() {
         const std::size_t m = all_.gridded;
-        const std::uint64_t cells = dims_[0] * dims_[1] * dims_[2];
-        const std::size_t groups = std::max<std::size_t>(1, std::min<std::size_t>(m / 16384, 4096));
-        const std::size_t parts = bp::detail::part_count(threads_, n_);
-        auto group_of = [&](std::uint32_t key) { return static_cast<std::size_t>(key * std::uint64_t(groups) / cells); };
-        // Pass 1: cells, and per part the spheres of each group.
-        cell_.reset(n_);
-        std::vector<std::size_t> at(parts * groups, 0);  // counts, then where part p's spheres of group g go
-        bp::detail::run_parts(threads_, n_, [&](std::size_t p, std::size_t b, std::size_t e) {
-            std::size_t* count = at.data() + p * groups;
+        const std::size_t cells = static_cast<std::size_t>(dims_[0] * dims_[1] * dims_[2]);
+        const std::size_t parts = std::min<std::size_t>(bp::detail::part_count(threads_, n_), 4);
+        const std::size_t row = cells + 1;  // part p's counts: table_[p * row + 1 + c]
+        cell_.reset(new std::uint32_t[n_]);
+        table_.reset(new std::uint32_t[parts * row]);
+        bp::detail::run_parts(static_cast<unsigned>(parts), n_, [&](std::size_t p, std::size_t b, std::size_t e) {
+            std::uint32_t* count = table_.get() + p * row + 1;
+            std::fill(count - 1, count + cells, 0u);
             for (std::size_t i = b; i < e; ++i) {
                 const T* ci = c_ + 3 * i;
                 const T ri = one_ ? r_[0] : r_[i];
                 const bool gridded = ri >= 0 && std::isfinite(ci[0]) && std::isfinite(ci[1]) && std::isfinite(ci[2]);
-                cell_[i] = gridded ? cell_of(ci) : not_gridded;
+                const std::uint32_t c = gridded ? cell_of(ci) : not_gridded;
+                cell_[i] = c;
             }
             for (std::size_t i = b; i < e; ++i)
-                if (cell_[i] != not_gridded) ++count[group_of(cell_[i])];
+                if (cell_[i] != not_gridded) ++count[cell_[i]];
         });
-        std::vector<std::size_t> group_start(groups + 1, 0);
-        std::size_t sum = 0;
-        for (std::size_t g = 0; g < groups; ++g) {
-            group_start[g] = sum;
-            for (std::size_t p = 0; p < parts; ++p) {
-                const std::size_t k = at[p * groups + g];
-                at[p * groups + g] = sum;
-                sum += k;
+        // Where each part's spheres of each cell go: cell by cell, part by part.
+        std::uint32_t sum = 0;
+        if (parts == 1) {
+            std::uint32_t* count = table_.get();
+            for (std::size_t c = 1; c <= cells; ++c) {
+                const std::uint32_t here = count[c];
+                count[c] = sum;
+                sum += here;
             }
+        } else {
+            for (std::size_t c = 1; c <= cells; ++c)
+                for (std::size_t p = 0; p < parts; ++p) {
+                    std::uint32_t& k = table_[p * row + c];
+                    const std::uint32_t here = k;
+                    k = sum;
+                    sum += here;
+                }
         }
-        group_start[groups] = sum;
-        records_.reset(m);
-        bp::detail::run_parts(threads_, n_, [&](std::size_t p, std::size_t b, std::size_t e) {
-            std::size_t* next = at.data() + p * groups;
+        // (Not value-initialized: every element is written below.)
+        keys_.reset(new std::uint32_t[m]);
+        ids_.reset(new std::uint32_t[m]);
+        points_.reset(new Point[m]);
+        bp::detail::run_parts(static_cast<unsigned>(parts), n_, [&](std::size_t p, std::size_t b, std::size_t e) {
+            std::uint32_t* next = table_.get() + p * row + 1;
             for (std::size_t i = b; i < e; ++i) {
                 const std::uint32_t c = cell_[i];
                 if (c == not_gridded) continue;
-                const T* ci = c_ + 3 * i;
-                records_[next[group_of(c)]++] = {{static_cast<double>(ci[0]), static_cast<double>(ci[1]),
-                                                  static_cast<double>(ci[2]), radius(i)},
-                                                 c, static_cast<std::uint32_t>(i)};
+                const std::uint32_t at = next[c]++;
+                keys_[at] = c;
+                ids_[at] = static_cast<std::uint32_t>(i);
             }
         });
-        cell_.p.reset();
-        // Pass 2: each group's cells, a counting sort within the group.
-        start_.reset(static_cast<std::size_t>(cells) + 1);
-        keys_.reset(m);
-        ids_.reset(m);
-        points_.reset(m);
-        bp::detail::run_tasks(threads_, groups, [&](std::size_t g, unsigned) {
-            // The group's cells [lo, hi): those whose group_of is g.
-            const std::uint64_t lo = (g * cells + groups - 1) / groups, hi = ((g + 1) * cells + groups - 1) / groups;
-            std::uint32_t* start = start_.get();
-            std::fill(start + lo, start + hi, 0u);
-            const std::size_t rb = group_start[g], re = group_start[g + 1];
-            for (std::size_t t = rb; t < re; ++t) ++start[records_[t].key];
-            std::uint32_t end = static_cast<std::uint32_t>(rb);  // inclusive: start[c] = end of cell c, until placed
-            for (std::uint64_t c = lo; c < hi; ++c) end += start[c], start[c] = end;
-            for (std::size_t t = re; t-- > rb;) {  // backwards, decrementing: stable
-                const Record& r = records_[t];
-                const std::uint32_t to = --start[r.key];
-                keys_[to] = r.key;
-                ids_[to] = r.id;
-                points_[to] = r.point;
+        bp::detail::run_parts(threads_, m, [&](std::size_t, std::size_t b, std::size_t e) {
+            for (std::size_t t = b; t < e; ++t) {
+                const std::uint32_t i = ids_[t];
+                const T* ci = c_ + 3 * static_cast<std::size_t>(i);
+                points_[t] = {static_cast<double>(ci[0]), static_cast<double>(ci[1]), static_cast<double>(ci[2]), radius(i)};
             }
         });
-        start_[cells] = static_cast<std::uint32_t>(m);
-        records_.p.reset();
+        // The last part's row now holds each cell's end, that is the next
+        // cell's start: shifted by one, it is the start table.
+        start_ = table_.get() + (parts - 1) * row;
+        start_[0] = 0;
     }
 
     // ---- pairs --------------------------------------------------------------
@@ -332,11 +281,7 @@ private:
         std::vector<bp::Pair> buf;
         std::size_t size = 0;
         void room(std::size_t more) {
-            if (size + more <= buf.size()) return;
-            const std::size_t want = std::max(buf.size() * 2, size + more + 1024);
-            buf.reserve(want);
-            huge_pages(buf.data(), want * sizeof(bp::Pair));  // before resize() writes the new part
-            buf.resize(want);
+            if (size + more > buf.size()) buf.resize(std::max(buf.size() * 2, size + more + 1024));
         }
     };
 
@@ -349,7 +294,7 @@ private:
         // spans cells offset .. offset + 2 (x - 1 .. x + 1).
         const std::uint64_t rows[4] = {nx - 1, nxy - nx - 1, nxy - 1, nxy + nx - 1};
         const std::uint32_t* keys = keys_.get();
-        const std::uint32_t* start = start_.get();
+        const std::uint32_t* start = start_;
         const std::uint32_t* ids = ids_.get();
         const Point* pt = points_.get();
         const double rr_one = 2.0 * (One ? static_cast<double>(r_[0]) : 0.0);
@@ -430,15 +375,11 @@ private:
     Survey all_;
     double h_ = 1, inv_h_ = 1;
     std::uint64_t dims_[3] = {3, 3, 3};
-    struct Record {
-        Point point;
-        std::uint32_t key, id;
-    };
-    Array<std::uint32_t> cell_;     // per input sphere: its cell, or not_gridded
-    Array<Record> records_;         // the gridded spheres grouped (first pass of the sort)
-    Array<std::uint32_t> start_;    // per cell: first sorted position; then the count
-    Array<std::uint32_t> keys_, ids_;  // per sorted position: cell, input index
-    Array<Point> points_;             // per sorted position: center, radius
+    std::unique_ptr<std::uint32_t[]> cell_;   // per input sphere: its cell, or not_gridded
+    std::unique_ptr<std::uint32_t[]> table_;  // per part and cell: counts, then positions
+    std::uint32_t* start_ = nullptr;          // per cell: first sorted position; then the count
+    std::unique_ptr<std::uint32_t[]> keys_, ids_;  // per sorted position: cell, input index
+    std::unique_ptr<Point[]> points_;             // per sorted position: center, radius
 };
 
 }  // namespace sphere_grid
