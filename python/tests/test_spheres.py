@@ -191,3 +191,17 @@ def test_grid_invalid_and_empty():
     np.testing.assert_array_equal(got, [[0, 2], [0, 3], [2, 3]])
     assert broadphase.find_sphere_pairs(np.full((3, 3), np.nan), 1.0, invalid="skip").shape == (0, 2)
     assert broadphase.find_sphere_pairs(np.zeros((3, 3)), -1.0, invalid="skip").shape == (0, 2)
+
+
+def test_grid_concurrent_calls(rng):
+    # Python threads calling at once (the GIL is released): the grid's
+    # helper threads serve one call's tasks at a time, each call finishing
+    # its own; every call must give the same pairs.
+    import concurrent.futures
+
+    c = rng.uniform(0, 50, (120_000, 3))
+    want = broadphase.find_sphere_pairs(c, 0.5, threads=1)
+    with concurrent.futures.ThreadPoolExecutor(4) as ex:
+        got = list(ex.map(lambda t: broadphase.find_sphere_pairs(c, 0.5, threads=t), [2, 3, 2, 0, 2, 4, 2, 3]))
+    for g in got:
+        np.testing.assert_array_equal(g, want)
