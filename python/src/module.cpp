@@ -748,6 +748,18 @@ public:
             return s.set_margin(static_cast<scalar_of<B>>(margin));
         });
     }
+    double margin() const {
+        std::shared_lock lock(mutex_);
+        return visit([&](const auto& s) { return static_cast<double>(s.margin()); });
+    }
+    void set_fat_pairs(bool on) {
+        std::unique_lock lock(mutex_);
+        visit([&](auto& s) { s.set_fat_pairs(on); });
+    }
+    bool fat_pairs() const {
+        std::shared_lock lock(mutex_);
+        return visit([&](const auto& s) { return s.fat_pairs(); });
+    }
 
     std::size_t update() {
         bp::Report r;
@@ -1116,7 +1128,13 @@ the update before. An invalid box (NaN, min > max) meets nothing.)doc")
             },
             "The names set_update_mode accepts ('-' and '_' are interchangeable).")
         .def("set_margin", &Scene::set_margin, py::arg("margin"),
-             "Margin of the dynamic tree's fat boxes; pairs stay exact whatever it is.")
+             "Margin of the fat boxes (default 0.1); False unless finite and >= 0. Pairs stay exact unless "
+             "fat pairs are on.")
+        .def_property_readonly("margin", &Scene::margin)
+        .def_property("fat_pairs", &Scene::fat_pairs, &Scene::set_fat_pairs,
+                      "False (default): pairs exact on the tight boxes. True: pairs of the fat boxes (each box "
+                      "grown by the margin, grown again only when it leaves), a superset that moves inside the "
+                      "margin do not change, as Bullet's and Box2D's pair caches.")
         .def("update", &Scene::update,
              "Finds the current pairs and the events since the last update; returns the number of current pairs.")
         .def("pairs", &Scene::pairs, "The last update's pairs ((K, 2) uint32, a < b, sorted; a copy).")

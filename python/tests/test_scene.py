@@ -171,6 +171,22 @@ def test_scene_basics():
     assert not s.move(ball, [0, 0, 0, 1, 1, 1])
 
 
+def test_scene_fat_pairs():
+    s = broadphase.Scene()
+    assert s.margin == pytest.approx(0.1) and not s.fat_pairs
+    a = s.add([0, 0, 0, 1, 1, 1])
+    b = s.add([1.15, 0, 0, 2, 1, 1])  # 0.15 apart: the fat boxes overlap
+    assert s.update() == 0
+    s.fat_pairs = True
+    assert s.fat_pairs and s.update() == 1
+    assert s.begun().tolist() == [[a, b]]
+    assert s.move(b, [1.17, 0, 0, 2.02, 1, 1])  # inside its fat box: nothing happens
+    assert s.update() == 1 and s.begun().shape == (0, 2) and s.ended().shape == (0, 2)
+    assert s.move(b, [1.6, 0, 0, 2.6, 1, 1])
+    assert s.update() == 0 and s.ended().tolist() == [[a, b]]
+    assert not s.set_margin(-1.0)
+
+
 def test_scene_errors():
     s = broadphase.Scene("float64")
     with pytest.raises(ValueError, match="unknown update mode 'fast'"):
