@@ -42,6 +42,15 @@ inline bool overlaps(const BasicBox<T, D>& a, const BasicBox<T, D>& b) {
     return true;
 }
 
+/// Whether `inner` lies inside `outer` (closed: shared faces count); false
+/// when either has a NaN. O(D).
+template <class T, int D>
+inline bool contains(const BasicBox<T, D>& outer, const BasicBox<T, D>& inner) {
+    for (int k = 0; k < D; ++k)
+        if (!(outer.min[k] <= inner.min[k] && inner.max[k] <= outer.max[k])) return false;
+    return true;
+}
+
 /// Many boxes, one array per axis for min and for max (struct of arrays).
 /// Reusing one BasicBoxes between frames through assign_* allocates nothing
 /// once its capacity has grown to the largest frame.

@@ -446,7 +446,7 @@ public:
             if (!detail_dtree::finite(disp[k])) disp = vec_type{};
         Node& n = nodes_[id];
         tight_[id] = box;
-        if (contains_box(n.box, box)) {
+        if (broadphase::contains(n.box, box)) {
             // Keep the fat box unless it is far too large: larger than the
             // new fat box grown by four margins.
             box_type loose = fatten(box, disp);
@@ -455,7 +455,7 @@ public:
                 loose.min[k] -= extra;
                 loose.max[k] += extra;
             }
-            if (contains_box(loose, n.box)) return false;
+            if (broadphase::contains(loose, n.box)) return false;
         }
         remove_leaf(id);
         nodes_[id].box = fatten(box, disp);
@@ -585,7 +585,7 @@ public:
                 ++leaves;
                 if (n.child1 != null || n.child2 != null) return at + "leaf with children";
                 if (!tight_[i].valid()) return at + "invalid tight box";
-                if (!contains_box(n.box, tight_[i])) return at + "fat box does not contain the tight box";
+                if (!broadphase::contains(n.box, tight_[i])) return at + "fat box does not contain the tight box";
                 continue;
             }
             if (n.child1 >= cap || n.child2 >= cap) return at + "child out of range";
@@ -595,7 +595,7 @@ public:
             if (a.parent != i || b.parent != i) return at + "child's parent link is wrong";
             if (a.height < 0 || b.height < 0) return at + "free child";
             if (n.height != 1 + std::max(a.height, b.height)) return at + "wrong height";
-            if (!contains_box(n.box, a.box) || !contains_box(n.box, b.box))
+            if (!broadphase::contains(n.box, a.box) || !broadphase::contains(n.box, b.box))
                 return at + "box does not contain a child's box";
             {
                 const Kids& kk = kids_[i];
@@ -823,11 +823,6 @@ private:
     }
 
 
-    static bool contains_box(const box_type& outer, const box_type& inner) {
-        for (int k = 0; k < D; ++k)
-            if (!(outer.min[k] <= inner.min[k] && inner.max[k] <= outer.max[k])) return false;
-        return true;
-    }
     static box_type unite(const box_type& a, const box_type& b) {
         box_type u;
         for (int k = 0; k < D; ++k) {

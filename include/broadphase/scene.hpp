@@ -148,7 +148,7 @@ public:
         if (!contains(id)) return false;
         Object& o = objects_[id];
         o.box = box;
-        if (fat_pairs_ && box.valid() && o.pair_box.valid() && inside(box, o.pair_box)) {
+        if (fat_pairs_ && box.valid() && o.pair_box.valid() && broadphase::contains(o.pair_box, box)) {
             mark_tree_stale(id);
             return true;
         }
@@ -379,11 +379,6 @@ private:
         for (int k = 0; k < D; ++k) f.min[k] -= m, f.max[k] += m;
         return f;
     }
-    static bool inside(const box_type& in, const box_type& out) {
-        for (int k = 0; k < D; ++k)
-            if (!(out.min[k] <= in.min[k] && in.max[k] <= out.max[k])) return false;
-        return true;
-    }
     /// Every live object's pair box made again from its tight box, all marked changed.
     void refresh_pair_boxes() {
         for (Id id = 0; id < objects_.size(); ++id)
@@ -476,6 +471,16 @@ private:
     /// its pairs from its moves.
     void refilter(Id id) { requery_flag_[id] = 1; }
 
+    /// Appends to fresh_ object id's pairs found in the (synced) tree; a pair
+    /// of two objects both marked in `asked` comes from the lower id only.
+    void tree_pairs_of(Id id, const std::vector<std::uint8_t>& asked) {
+        tree_.for_each_overlap(objects_[id].box, [&](std::uint32_t proxy) {
+            const Id other = object_of(proxy);
+            if (other == id || (asked[other] && other < id)) return;  // itself; or found from the other side
+            if (may_pair(id, other)) fresh_.push_back(ordered(id, other));
+        });
+    }
+
     /// Whether objects a and b may form a pair (not both static, filters).
     bool may_pair(Id a, Id b) const {
         const std::uint8_t x = meet_[a], y = meet_[b];  // packed: no visit to the objects for plain ones
@@ -487,15 +492,8 @@ private:
     /// fresh_ = every pair with a changed object, each once (unsorted).
     void changed_pairs(UpdateMode method) {
         if (method == UpdateMode::tree) {
-            for (Id id : dirty_) {
-                const Object& o = objects_[id];
-                if (!o.alive || !o.box.valid()) continue;
-                tree_.for_each_overlap(o.box, [&](std::uint32_t proxy) {
-                    const Id other = object_of(proxy);
-                    if (other == id || (dirty_flag_[other] && other < id)) return;  // itself; or found from the other side
-                    if (may_pair(id, other)) fresh_.push_back(ordered(id, other));
-                });
-            }
+            for (Id id : dirty_)
+                if (objects_[id].alive && objects_[id].box.valid()) tree_pairs_of(id, dirty_flag_);
         }
         sort_pairs(fresh_);
     }
@@ -582,11 +580,7 @@ private:
         for (Id id : dirty_) {
             if (!requery_flag_[id] || !sweep_.contains(id)) continue;
             if (!asked) synced_tree(), asked = true;
-            tree_.for_each_overlap(objects_[id].box, [&](std::uint32_t proxy) {
-                const Id other = object_of(proxy);
-                if (other == id || (requery_flag_[other] && other < id)) return;  // itself; or found from the other side
-                if (may_pair(id, other)) fresh_.push_back(ordered(id, other));
-            });
+            tree_pairs_of(id, requery_flag_);
         }
         if (asked) sort_pairs(fresh_);
     }
