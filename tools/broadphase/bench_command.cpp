@@ -2,17 +2,23 @@
 // built-in scene or a box file, optionally checking them against brute force.
 // With --queries it times an Index instead: its build, single-box queries
 // (one per box of the scene) and a batch query of every box.
+// Other libraries' broad phases (bench/peers/: CGAL, FCL, Bullet, those this
+// build found) run as one-shot peers: --algorithm all times them after ours,
+// --algorithm cgal|fcl|bullet-dbvt one of them.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <iterator>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <broadphase/broadphase.hpp>
 #include <broadphase/scenes.hpp>
+
+#include <peers.hpp>
 
 #ifdef BROADPHASE_WITH_CUDA
 #include <broadphase_cuda/gpu.hpp>
@@ -37,12 +43,19 @@ constexpr double time_budget_ms = 2000.0;
 constexpr std::size_t brute_force_limit = 50000;
 
 struct Result {
+    std::string peer;  ///< a peer's name (bench/peers/), "" for one of ours
     Algorithm algorithm = Algorithm::automatic;
     Algorithm chosen = Algorithm::automatic;  ///< what `automatic` resolved to
     std::uint64_t pairs = 0;
     double median_ms = 0, min_ms = 0;
     int frames = 0;
     int verified = -1;  ///< -1 not checked, 0 differs from brute force, 1 equal
+    /// A peer's pairs against brute force's, when checked: "equal",
+    /// "superset" (every exact pair and more: fat boxes, margins), or
+    /// "differs" (some exact pair missing: other touching rules, rounding);
+    /// with how many exact pairs it lacks and how many it adds.
+    std::string relation;
+    std::uint64_t missing = 0, extra = 0;
 };
 
 void check(const broadphase::Report& r, Algorithm a) {
@@ -89,6 +102,7 @@ std::string json_string(const std::string& s) {
 }
 
 std::string display_name(const Result& r) {
+    if (!r.peer.empty()) return r.peer;
     std::string name = broadphase::to_string(r.algorithm);
     if (r.algorithm == Algorithm::automatic) name += std::string(" (") + broadphase::to_string(r.chosen) + ")";
     return name;
@@ -96,11 +110,22 @@ std::string display_name(const Result& r) {
 
 void print_json(const Result& r, const std::string& scene, std::size_t n, long long threads) {
     const char* verified = r.verified < 0 ? "null" : r.verified ? "true" : "false";
+    const std::string algorithm = r.peer.empty() ? broadphase::to_string(r.algorithm) : r.peer;
+    const std::string chosen = r.peer.empty() ? broadphase::to_string(r.chosen) : r.peer;
+    // A peer's row adds its library and version, and with --verify how its pairs relate to the exact ones.
+    std::string peer_fields;
+    if (!r.peer.empty()) {
+        peer_fields = ",\"peer\":" + json_string(broadphase_peers::peer_version(r.peer));
+        if (!r.relation.empty())
+            peer_fields += ",\"relation\":\"" + r.relation + "\",\"missing\":" + std::to_string(r.missing) +
+                           ",\"extra\":" + std::to_string(r.extra);
+        threads = 1;  // the peers run on one thread whatever --threads says
+    }
     std::printf(
         "{\"scene\":%s,\"n\":%zu,\"algorithm\":\"%s\",\"chosen\":\"%s\",\"pairs\":%llu,\"median_ms\":%.4f,"
-        "\"min_ms\":%.4f,\"verified\":%s,\"frames\":%d,\"threads\":%lld}\n",
-        json_string(scene).c_str(), n, broadphase::to_string(r.algorithm), broadphase::to_string(r.chosen),
-        static_cast<unsigned long long>(r.pairs), r.median_ms, r.min_ms, verified, r.frames, threads);
+        "\"min_ms\":%.4f,\"verified\":%s,\"frames\":%d,\"threads\":%lld%s}\n",
+        json_string(scene).c_str(), n, algorithm.c_str(), chosen.c_str(), static_cast<unsigned long long>(r.pairs),
+        r.median_ms, r.min_ms, verified, r.frames, threads, peer_fields.c_str());
 }
 
 const char* row_format = "%-24s %11s %11s %13s %7s %9s\n";
@@ -112,7 +137,60 @@ void print_row(const Result& r) {
     std::snprintf(pairs, sizeof pairs, "%llu", static_cast<unsigned long long>(r.pairs));
     std::snprintf(frames, sizeof frames, "%d", r.frames);
     const char* verified = r.verified < 0 ? "-" : r.verified ? "yes" : "NO";
+    if (!r.relation.empty() && !r.verified) verified = r.relation.c_str();  // a peer's superset or differs
     std::printf(row_format, display_name(r).c_str(), median, min, pairs, frames, verified);
+}
+
+// ---------------------------------------------------------------- peers
+
+/// One peer (bench/peers/) timed like time_frames times ours: the boxes
+/// loaded into the peer's own form (untimed), one untimed warm-up run, then
+/// up to `frames` timed runs within the time budget, each building the
+/// peer's structure from nothing and finding every pair (its structure is
+/// freed between runs, untimed). Leaves the last run's pairs in `out`.
+Result time_peer(const std::string& name, const broadphase::Boxes& boxes, int frames,
+                 std::vector<broadphase::Pair>& out) {
+    std::unique_ptr<broadphase_peers::Peer> peer = broadphase_peers::make_peer(name);
+    if (!peer) throw CliError(name + ": this broadphase was built without it");
+    peer->load(boxes);
+    peer->find_pairs(out);
+    std::vector<double> times;
+    double total = 0;
+    for (int k = 0; k < frames && (k == 0 || total < time_budget_ms); ++k) {
+        peer->clear();
+        const auto t0 = clock_type::now();
+        peer->find_pairs(out);
+        times.push_back(elapsed_ms(t0, clock_type::now()));
+        total += times.back();
+    }
+    Result res;
+    res.peer = name;
+    res.pairs = out.size();
+    res.median_ms = median(times);
+    res.min_ms = *std::min_element(times.begin(), times.end());
+    res.frames = static_cast<int>(times.size());
+    return res;
+}
+
+/// How a peer's pairs (sorted here) relate to the exact ones (`reference`,
+/// sorted): sets r.verified (1 only when equal), r.relation, r.missing and
+/// r.extra. A pair listed twice counts as extra. O(K log K).
+void compare_with_reference(std::vector<broadphase::Pair>& pairs, const std::vector<broadphase::Pair>& reference,
+                            Result& r) {
+    broadphase::sort_pairs(pairs);
+    std::size_t i = 0, j = 0;
+    r.missing = r.extra = 0;
+    while (i < pairs.size() || j < reference.size()) {
+        if (j == reference.size() || (i < pairs.size() && pairs[i] < reference[j])) {
+            ++r.extra, ++i;
+        } else if (i == pairs.size() || reference[j] < pairs[i]) {
+            ++r.missing, ++j;
+        } else {
+            ++i, ++j;
+        }
+    }
+    r.verified = r.missing == 0 && r.extra == 0 ? 1 : 0;
+    r.relation = r.verified ? "equal" : r.missing == 0 ? "superset" : "differs";
 }
 
 // ---------------------------------------------------------------- --queries
@@ -505,8 +583,17 @@ int run_bench(const std::vector<std::string>& args) {
     if (threads == 0) threads = broadphase::default_threads();
     const bool verify = p.has("--verify"), json = p.has("--json");
     const std::string algorithm_name = p.get("--algorithm", "auto");
-    const bool all = algorithm_name == "all";
-    const Algorithm single = all ? Algorithm::automatic : parse_algorithm_option(algorithm_name);
+    // "all": every algorithm of ours, auto, then the peers this build has; "ours": the same without the peers.
+    const bool with_peers = algorithm_name == "all";
+    const bool all = with_peers || algorithm_name == "ours";
+    const bool one_peer = broadphase_peers::is_peer_name(algorithm_name);
+    if (one_peer && (queries || gpu))
+        throw usage_error("--algorithm " + algorithm_name + ": the peers answer all pairs on the CPU only");
+    if (one_peer && !broadphase_peers::make_peer(algorithm_name))
+        throw CliError("--algorithm " + algorithm_name +
+                       ": this broadphase was built without that peer (install libcgal-dev, libfcl-dev or "
+                       "libbullet-dev, then configure again; see docs/peers.md)");
+    const Algorithm single = all || one_peer ? Algorithm::automatic : parse_algorithm_option(algorithm_name);
 
     if (is_particles_scene(scene)) return run_particles_bench(scene, p.has("--frames") ? frames : 0, threads, json);
     broadphase::Boxes boxes;
@@ -542,6 +629,9 @@ int run_bench(const std::vector<std::string>& args) {
     }
 
     std::vector<Algorithm> algorithms;
+    std::vector<std::string> peers;
+    if (with_peers) peers = broadphase_peers::peer_names();
+    if (one_peer) peers.push_back(algorithm_name);
     if (all) {
         if (n <= brute_force_limit) algorithms.push_back(Algorithm::brute_force);
         else
@@ -550,7 +640,7 @@ int run_bench(const std::vector<std::string>& args) {
         for (Algorithm a : broadphase::concrete_algorithms)
             if (a != Algorithm::brute_force) algorithms.push_back(a);
         algorithms.push_back(Algorithm::automatic);
-    } else {
+    } else if (!one_peer) {
         algorithms.push_back(single);
     }
 
@@ -583,6 +673,33 @@ int run_bench(const std::vector<std::string>& args) {
         if (json) print_json(r, scene, n, threads);
         else print_row(r);
         std::fflush(stdout);
+    }
+
+    // The peers, after ours, each on one thread.
+    std::size_t exact_pairs = verify ? reference.size() : out.size();
+    if (!peers.empty() && !verify && algorithms.empty()) {  // a peer alone: its pair cap needs the count
+        broadphase::Options o;
+        o.threads = static_cast<unsigned>(threads);
+        check(finder.find_pairs(boxes, out, o), Algorithm::automatic);
+        exact_pairs = out.size();
+    }
+    for (const std::string& name : peers) {
+        if (exact_pairs > broadphase_peers::peer_pair_limit(name)) {
+            std::fprintf(stderr, "broadphase: note: %s skipped: %zu pairs, more than its cap of %zu (memory)\n",
+                         name.c_str(), exact_pairs, broadphase_peers::peer_pair_limit(name));
+            continue;
+        }
+        Result r = time_peer(name, boxes, frames, out);
+        if (verify) compare_with_reference(out, reference, r);
+        if (json) print_json(r, scene, n, threads);
+        else print_row(r);
+        std::fflush(stdout);
+    }
+    if (!json && !peers.empty()) {
+        std::printf("peers, one thread each, a frame = build + all pairs:");
+        for (const std::string& name : peers)
+            std::printf(" %s = %s;", name.c_str(), broadphase_peers::peer_version(name).c_str());
+        std::printf(" see docs/peers.md\n");
     }
     return 0;
 }

@@ -22,6 +22,8 @@
 #include <BulletCollision/BroadphaseCollision/btAxisSweep3.h>
 #include <BulletCollision/BroadphaseCollision/btDbvtBroadphase.h>
 
+#include <bullet_glue.hpp>  // bench/peers/: index <-> user pointer, the pair cache read back
+
 #include "errors.hpp"
 #include "motion_bench.hpp"
 
@@ -60,7 +62,7 @@ public:
             const int mask = fixed ? btBroadphaseProxy::AllFilter ^ btBroadphaseProxy::StaticFilter
                                    : btBroadphaseProxy::AllFilter;
             proxies_[i] = broadphase_->createProxy(lo(seq.initial()[i]), hi(seq.initial()[i]), BOX_SHAPE_PROXYTYPE,
-                                                   reinterpret_cast<void*>(static_cast<std::uintptr_t>(i + 1)), group,
+                                                   broadphase_peers::user_pointer(static_cast<std::uint32_t>(i)), group,
                                                    mask, &dispatcher_);
             if (!proxies_[i]) throw CliError(mode_ + ": Bullet refused a proxy (too many objects?)");
         }
@@ -78,16 +80,8 @@ public:
     }
 
     bool covers(const std::vector<broadphase::Pair>& exact) const override {
-        btOverlappingPairCache* cache = broadphase_->getOverlappingPairCache();
-        const int count = cache->getNumOverlappingPairs();
-        const btBroadphasePair* pairs = cache->getOverlappingPairArrayPtr();
         std::vector<broadphase::Pair> mine;
-        mine.reserve(static_cast<std::size_t>(count));
-        for (int k = 0; k < count; ++k) {
-            const auto a = static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(pairs[k].m_pProxy0->m_clientObject) - 1);
-            const auto b = static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(pairs[k].m_pProxy1->m_clientObject) - 1);
-            mine.push_back(a < b ? broadphase::Pair{a, b} : broadphase::Pair{b, a});
-        }
+        broadphase_peers::read_pairs(*broadphase_->getOverlappingPairCache(), mine);
         std::sort(mine.begin(), mine.end());
         return std::includes(mine.begin(), mine.end(), exact.begin(), exact.end());
     }
