@@ -43,7 +43,7 @@ bp_log "sanitizer tests"
     UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1}" \
     ctest --output-on-failure --no-tests=error --parallel "$bp_jobs")
 
-bp_log "thread sanitizer build (build/tsan: clang, libomp, parallel tests)"
+bp_log "thread sanitizer build (build/tsan: clang, libomp, parallel and sphere tests)"
 archer="$(ls /usr/lib/llvm-*/lib/libarcher.so 2>/dev/null | sort -V | tail -n 1)"
 if [ -z "$archer" ]; then
     echo "error: libarcher.so (LLVM OpenMP's ThreadSanitizer support, package libomp-dev) not found" >&2
@@ -52,7 +52,7 @@ fi
 cmake -S . -B build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DBROADPHASE_TSAN=ON \
     "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" \
     -DBROADPHASE_BUILD_TOOLS=OFF -DBROADPHASE_BUILD_TESTS=ON -DBROADPHASE_BUILD_BENCH=OFF -DBROADPHASE_BUILD_EXAMPLES=OFF
-cmake --build build/tsan --parallel "$bp_jobs" --target broadphase_parallel_tests
+cmake --build build/tsan --parallel "$bp_jobs" --target broadphase_parallel_tests broadphase_spheres_tests
 
 bp_log "thread sanitizer tests"
 # Archer gives TSan the OpenMP runtime's synchronisation; the runtime's own

@@ -36,8 +36,8 @@
 #include <broadphase/broadphase.hpp>
 #include <broadphase/scene.hpp>
 #include <broadphase/scenes.hpp>
+#include <broadphase/spheres.hpp>
 
-#include "sphere_grid.hpp"
 
 namespace py = pybind11;
 namespace bp = broadphase;
@@ -368,65 +368,6 @@ private:
 
 // ---------------------------------------------------------------- spheres
 
-/// Keeps the pairs whose spheres touch (|ci - cj| <= ri + rj, in double),
-/// in place and in order, in parallel.
-template <class T>
-void keep_touching(std::vector<bp::Pair>& pairs, const T* c, const T* r, bool one_radius, unsigned threads) {
-    const std::size_t k = pairs.size();
-    const unsigned t = bp::detail::plan_threads(threads, k, 1 << 16);
-    const std::size_t parts = bp::detail::part_count(t, k);
-    std::vector<std::size_t> kept(parts, 0);
-    bp::Pair* p = pairs.data();
-    bp::detail::run_parts(t, k, [&](std::size_t part, std::size_t b, std::size_t e) {
-        std::size_t w = b;
-        for (std::size_t i = b; i < e; ++i) {
-            const std::uint32_t x = p[i].a, y = p[i].b;
-            const double dx = double(c[3 * x]) - double(c[3 * y]);
-            const double dy = double(c[3 * x + 1]) - double(c[3 * y + 1]);
-            const double dz = double(c[3 * x + 2]) - double(c[3 * y + 2]);
-            const double rr = one_radius ? 2.0 * double(r[0]) : double(r[x]) + double(r[y]);
-            if (dx * dx + dy * dy + dz * dz <= rr * rr) p[w++] = p[i];
-        }
-        kept[part] = w - b;
-    });
-    std::size_t w = kept.empty() ? 0 : kept[0];
-    for (std::size_t part = 1; part < parts; ++part) {
-        const std::size_t b = bp::detail::even_bound(k, parts, part);
-        std::memmove(p + w, p + b, kept[part] * sizeof(bp::Pair));
-        w += kept[part];
-    }
-    pairs.resize(w);
-}
-
-/// Spheres' boxes in float32 whatever the input precision: the broad phase
-/// runs at float speed (three times the double path on dense scenes) and the
-/// exact test filters in double. From float64 each bound is rounded to float
-/// and then moved one float step outwards, so a box always contains the exact
-/// sphere's box; a NaN or negative radius gives a NaN box (invalid).
-template <class T>
-void sphere_boxes(bp::Boxes& boxes, const T* c, const T* r, bool one, std::size_t n, unsigned threads) {
-    boxes.resize(n);
-    float* lo[3] = {boxes.min(0), boxes.min(1), boxes.min(2)};
-    float* hi[3] = {boxes.max(0), boxes.max(1), boxes.max(2)};
-    const float inf = std::numeric_limits<float>::infinity();
-    bp::detail::run_parts(bp::detail::plan_threads(threads, n, 1 << 16), n, [&](std::size_t, std::size_t b, std::size_t e) {
-        for (std::size_t i = b; i < e; ++i) {
-            const T ri = one ? r[0] : r[i];
-            for (int k = 0; k < 3; ++k) {
-                if (!(ri >= 0)) {
-                    lo[k][i] = hi[k][i] = std::numeric_limits<float>::quiet_NaN();
-                } else if constexpr (std::is_same_v<T, float>) {
-                    lo[k][i] = c[3 * i + k] - ri;  // rounding is monotone: never inside the exact bound's
-                    hi[k][i] = c[3 * i + k] + ri;  // float neighbour, so touching boxes still touch
-                } else {
-                    lo[k][i] = std::nextafter(static_cast<float>(c[3 * i + k] - ri), -inf);
-                    hi[k][i] = std::nextafter(static_cast<float>(c[3 * i + k] + ri), inf);
-                }
-            }
-        }
-    });
-}
-
 template <class T>
 py::array sphere_pairs(const Rows& centers, const Rows& radii, const bp::Options& o, OnInvalid on_invalid) {
     const T* c = data_of<T>(centers);
@@ -437,20 +378,9 @@ py::array sphere_pairs(const Rows& centers, const Rows& radii, const bp::Options
     bp::Report rep;
     {
         py::gil_scoped_release nogil;
-        sphere_grid::Result grid;
-        if (o.algorithm == bp::Algorithm::automatic &&
-            sphere_grid::Finder<T>(c, r, one, n, o.threads).find(grid, o.max_pairs)) {
-            out = std::move(grid.pairs);
-            rep.invalid_a = std::move(grid.invalid);
-            if (grid.exceeded) rep.status = bp::Status::pair_budget_exceeded;
-            else if (o.sorted) sphere_grid::sort_pairs(out, n);
-        } else {
-            bp::Boxes boxes;
-            sphere_boxes(boxes, c, r, one, n, o.threads);
-            bp::PairFinder finder;
-            rep = finder.find_pairs(boxes, out, o);
-            if (rep.ok()) keep_touching(out, c, r, one, o.threads);
-        }
+        const bp::SphereView<T> spheres = one ? bp::sphere_rows<T>(c, r[0], n) : bp::sphere_rows<T>(c, r, n);
+        bp::SpherePairFinder finder;
+        rep = finder.find_pairs(spheres, out, o);
     }
     rep.pairs = out.size();
     check_report(rep, on_invalid, "centers/radii (NaN, or a negative radius)", "", &out);

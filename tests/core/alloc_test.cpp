@@ -12,6 +12,7 @@
 #include <new>
 
 #include <broadphase/scenes.hpp>
+#include <broadphase/spheres.hpp>
 
 #include "differential.hpp"
 #include "test_scenes.hpp"
@@ -214,6 +215,36 @@ TEST_P(ReuseTest, IndexRebuildAndQueries) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllocationFree, ReuseTest, ::testing::ValuesIn(kAllWithAuto), ParamName());
+
+// A simulation calling SpherePairFinder every step: after the first steps
+// of a size, none allocates (grid on two threads: the task pool's jobs are
+// recycled too; and the box path).
+TEST(SphereReuse, StepsAllocateNothing) {
+    BPTEST_SKIP_UNDER_ASAN();
+    Random r(21);
+    const std::size_t n = 60000;
+    std::vector<double> xyz(3 * n), radii(n);
+    for (double& v : xyz) v = r.uniform(0, 60);
+    for (double& v : radii) v = r.uniform(0.4, 0.6);
+    for (Algorithm a : {Algorithm::automatic, Algorithm::hybrid_grid}) {
+        broadphase::SpherePairFinder finder;
+        std::vector<Pair> out;
+        Options o;
+        o.algorithm = a;
+        o.threads = 2;
+        o.min_boxes_per_thread = 1;
+        auto step = [&](int s) {
+            for (std::size_t i = 0; i < 3 * n; ++i) xyz[i] += ((i + s) % 3 == 0 ? 1e-3 : -5e-4);
+            EXPECT_TRUE(finder.find_pairs(broadphase::sphere_rows(xyz.data(), radii.data(), n), out, o).ok());
+        };
+        for (int s = 0; s < 3; ++s) step(s);
+        out.reserve(out.size() * 2);
+        const long count = count_allocations([&] {
+            for (int s = 3; s < 8; ++s) step(s);
+        });
+        expect_no_allocations(broadphase::to_string(a), count, "SpherePairFinder steps 4..8");
+    }
+}
 
 /// The same reuse for a double-precision PairFinder, with every algorithm.
 TEST(AllocationFreeDouble, SameFrameFindPairs) {

@@ -12,6 +12,7 @@
 
 #include <broadphase/broadphase.hpp>
 #include <broadphase/scenes.hpp>
+#include <broadphase/spheres.hpp>
 
 namespace {
 
@@ -38,6 +39,25 @@ TEST(NoOpenMP, SamePairsAsBruteForce) {
         EXPECT_EQ(got.size(), want.size()) << broadphase::to_string(a);
         EXPECT_TRUE(got == want) << broadphase::to_string(a);
     }
+}
+
+TEST(NoOpenMP, SpherePairsOnOneThread) {
+    // The sphere grid and its box path: the same pairs whatever is asked.
+    broadphase::scenes::Random rng(5);
+    std::vector<double> xyz(3 * 20000);
+    for (double& v : xyz) v = rng.uniform(0, 40);
+    broadphase::Options o;
+    o.sorted = true;
+    std::vector<broadphase::Pair> grid, boxes;
+    broadphase::SpherePairFinder finder;
+    ASSERT_TRUE(finder.find_pairs(broadphase::sphere_rows(xyz.data(), 0.5, 20000), grid, o).ok());
+    EXPECT_EQ(finder.last_method(), broadphase::SphereMethod::grid);
+    ASSERT_FALSE(grid.empty());
+    o.threads = 4;
+    o.min_boxes_per_thread = 1;
+    o.algorithm = broadphase::Algorithm::brute_force;
+    ASSERT_TRUE(finder.find_pairs(broadphase::sphere_rows(xyz.data(), 0.5, 20000), boxes, o).ok());
+    EXPECT_TRUE(grid == boxes);
 }
 
 }  // namespace

@@ -1,0 +1,243 @@
+// Exact sphere pairs: every pair of touching spheres, |ci - cj| <= ri + rj,
+// for DEM and particle codes.
+//
+//   auto spheres = broadphase::sphere_rows(xyz, radii, n);   // n rows x y z; n radii
+//   broadphase::SpherePairFinder finder;                     // keep it between steps
+//   std::vector<broadphase::Pair> pairs;
+//   broadphase::Report r = finder.find_pairs(spheres, pairs);  // (a, b), a < b, each once
+//
+// The rule (precision): a pair is reported iff both spheres are valid, both
+// centres are finite, and |ci - cj|^2 <= (ri + rj)^2 holds evaluated in
+// double from the input values (floats converted exactly), each operation
+// rounded once, in the order (dx*dx + dy*dy) + dz*dz <= rr*rr
+// (detail::spheres_touch). Touching spheres count. For float input this is
+// the exact comparison whenever the centres differ on one axis only; in
+// general its error is a few units in the 16th digit. Every path and thread
+// count evaluates this same expression, so they give the same pairs. (Built
+// with floating-point contraction, e.g. -ffp-contract=fast with FMA
+// enabled, the compiler may fuse it differently; the project's builds do
+// not.) Squares that overflow double (coordinates or radii beyond ~1e154)
+// compare as infinity.
+//
+// Odd input: a sphere with a NaN centre coordinate or a radius that is not
+// >= 0 (negative, NaN) is invalid: it is in no pair and Report::invalid_a
+// lists it (increasing). A sphere whose centre has an infinite coordinate
+// is valid but touches nothing. A zero radius is a point (coincident points
+// touch). An infinite radius touches every sphere with a finite centre.
+//
+// Two paths. With Options::algorithm automatic (the default), spheres whose
+// radii are within 2x of the mean go to a grid of their own
+// (detail/sphere_grid.hpp: cells a diameter wide, each sphere in one cell,
+// each candidate tested once, no box pairs); other inputs, or a named
+// algorithm, take the box path: the broad phase on the spheres' boxes
+// (centre -+ radius, float, rounded outwards so that no pair is lost), then
+// the rule on each box pair. SpherePairFinder::last_method() says which ran.
+//
+// Order: unsorted output is the same for every thread count and run (on the
+// grid: cell by cell; on the box path: the broad phase's order);
+// Options::sorted sorts by (a, b). Options::max_pairs stops at that many
+// pairs with Status::pair_budget_exceeded (on the box path it bounds the box
+// pairs, before the exact test). Threads: Options::threads, as find_pairs.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <new>
+#include <type_traits>
+#include <vector>
+
+#include "broadphase.hpp"
+#include "detail/sphere_grid.hpp"
+
+namespace broadphase {
+
+/// Spheres in the caller's arrays (not copied; they must outlive the call).
+/// Sphere i's centre is (center[0][i * stride], center[1][i * stride],
+/// center[2][i * stride]); its radius radii[i], or `radius` for every
+/// sphere when radii is null. T is float or double.
+template <class T>
+struct SphereView {
+    static_assert(std::is_floating_point<T>::value, "SphereView: float or double");
+    const T* center[3] = {nullptr, nullptr, nullptr};
+    std::size_t stride = 1;
+    const T* radii = nullptr;
+    T radius = 0;
+    std::size_t n = 0;
+
+    T coord(std::size_t i, int axis) const { return center[axis][i * stride]; }
+    T r(std::size_t i) const { return radii ? radii[i] : radius; }
+};
+
+/// n spheres as rows x y z (xyz[3 i .. 3 i + 2]) with radii[i]. O(1).
+template <class T>
+SphereView<T> sphere_rows(const T* xyz, const T* radii, std::size_t n) {
+    SphereView<T> v;
+    v.center[0] = xyz, v.center[1] = xyz + 1, v.center[2] = xyz + 2;
+    v.stride = 3, v.radii = radii, v.n = n;
+    return v;
+}
+
+/// n spheres as rows x y z, all of one radius. O(1).
+template <class T>
+SphereView<T> sphere_rows(const T* xyz, T radius, std::size_t n) {
+    SphereView<T> v = sphere_rows<T>(xyz, nullptr, n);
+    v.radius = radius;
+    return v;
+}
+
+/// n spheres as three coordinate arrays (struct of arrays) with radii[i]. O(1).
+template <class T>
+SphereView<T> sphere_columns(const T* x, const T* y, const T* z, const T* radii, std::size_t n) {
+    SphereView<T> v;
+    v.center[0] = x, v.center[1] = y, v.center[2] = z;
+    v.radii = radii, v.n = n;
+    return v;
+}
+
+/// n spheres as three coordinate arrays, all of one radius. O(1).
+template <class T>
+SphereView<T> sphere_columns(const T* x, const T* y, const T* z, T radius, std::size_t n) {
+    SphereView<T> v = sphere_columns<T>(x, y, z, nullptr, n);
+    v.radius = radius;
+    return v;
+}
+
+/// Which path a sphere search took.
+enum class SphereMethod { none, grid, boxes };
+
+inline const char* to_string(SphereMethod m) {
+    return m == SphereMethod::grid ? "grid" : m == SphereMethod::boxes ? "boxes" : "none";
+}
+
+/// Finds sphere pairs, keeping its memory between calls: a simulation that
+/// calls it every step allocates nothing once a step of the largest size
+/// has run (the output vector included, when the caller reuses it). One
+/// finder serves one call at a time.
+class SpherePairFinder {
+public:
+    /// Every touching pair of `spheres` into `out` (replacing its contents),
+    /// by the rule at the top of this file. O(n + pairs) on the grid; the
+    /// broad phase's cost plus O(box pairs) on the box path. Report::pairs
+    /// is out.size(); Report::invalid_a the invalid spheres.
+    template <class T>
+    Report find_pairs(const SphereView<T>& spheres, std::vector<Pair>& out, const Options& options = {}) {
+        Report rep;
+        out.clear();
+        last_ = SphereMethod::none;
+        if (spheres.n > max_boxes) {
+            rep.status = Status::too_many_boxes;
+            return rep;
+        }
+        try {
+            bool exceeded = false;
+            if (options.algorithm == Algorithm::automatic &&
+                grid_.find(spheres, options.threads, options.min_boxes_per_thread, options.max_pairs, out, rep.invalid_a,
+                           exceeded)) {
+                last_ = SphereMethod::grid;
+                if (exceeded) rep.status = Status::pair_budget_exceeded;
+                else if (options.sorted) detail::sort_pairs_by_first(out, spheres.n, sort_start_, sort_b_);
+            } else {
+                last_ = SphereMethod::boxes;
+                fill_boxes(spheres, options.threads);
+                rep = boxes_finder_.find_pairs(boxes_, out, options);
+                // Over budget: the box pairs found so far, filtered the same way.
+                if (rep.ok() || rep.status == Status::pair_budget_exceeded) keep_touching(spheres, out, options.threads);
+            }
+        } catch (const std::bad_alloc&) {
+            rep.status = Status::out_of_memory;
+        }
+        rep.pairs = out.size();
+        return rep;
+    }
+
+    /// The path the last call took.
+    SphereMethod last_method() const { return last_; }
+
+private:
+    /// The spheres' boxes in float whatever the input precision (the broad
+    /// phase runs at float speed; the rule filters in double): each bound,
+    /// c -+ r in double, is rounded to float and moved one float step
+    /// outwards, so a box contains the sphere's box with a margin far above
+    /// the rule's rounding error: no pair the rule accepts is lost (float
+    /// input included). An invalid sphere gets a NaN box;
+    /// an infinite centre coordinate the point box [c, c] on that axis (its
+    /// pairs are then dropped by keep_touching).
+    template <class T>
+    void fill_boxes(const SphereView<T>& v, unsigned threads) {
+        const std::size_t n = v.n;
+        boxes_.resize(n);
+        float* lo[3] = {boxes_.min(0), boxes_.min(1), boxes_.min(2)};
+        float* hi[3] = {boxes_.max(0), boxes_.max(1), boxes_.max(2)};
+        const float inf = std::numeric_limits<float>::infinity();
+        detail::run_parts(detail::plan_threads(threads, n, 1 << 16), n, [&](std::size_t, std::size_t b, std::size_t e) {
+            for (std::size_t i = b; i < e; ++i) {
+                const T ri = v.r(i);
+                for (int k = 0; k < 3; ++k) {
+                    const T c = v.coord(i, k);
+                    if (!(ri >= 0) || std::isnan(c)) {
+                        lo[k][i] = hi[k][i] = std::numeric_limits<float>::quiet_NaN();
+                    } else if (std::isinf(c)) {
+                        lo[k][i] = hi[k][i] = static_cast<float>(c);
+                    } else {
+                        const double cd = static_cast<double>(c), rd = static_cast<double>(ri);
+                        lo[k][i] = std::nextafter(static_cast<float>(cd - rd), -inf);
+                        hi[k][i] = std::nextafter(static_cast<float>(cd + rd), inf);
+                    }
+                }
+            }
+        });
+    }
+
+    /// Keeps the box pairs whose spheres touch, in place and in order.
+    template <class T>
+    void keep_touching(const SphereView<T>& v, std::vector<Pair>& pairs, unsigned threads) {
+        const std::size_t k = pairs.size();
+        const unsigned t = detail::plan_threads(threads, k, 1 << 16);
+        const std::size_t parts = detail::part_count(t, k);
+        kept_.assign(parts, 0);
+        Pair* p = pairs.data();
+        detail::run_parts(t, k, [&](std::size_t part, std::size_t b, std::size_t e) {
+            std::size_t w = b;
+            for (std::size_t i = b; i < e; ++i) {
+                const std::uint32_t x = p[i].a, y = p[i].b;
+                double cx[3], cy[3];
+                bool finite = true;
+                for (int a = 0; a < 3; ++a) {
+                    cx[a] = static_cast<double>(v.coord(x, a)), cy[a] = static_cast<double>(v.coord(y, a));
+                    finite = finite && std::isfinite(cx[a]) && std::isfinite(cy[a]);
+                }
+                const double rr = static_cast<double>(v.r(x)) + static_cast<double>(v.r(y));
+                if (finite && detail::spheres_touch(cx[0] - cy[0], cx[1] - cy[1], cx[2] - cy[2], rr)) p[w++] = p[i];
+            }
+            kept_[part] = w - b;
+        });
+        std::size_t w = kept_.empty() ? 0 : kept_[0];
+        for (std::size_t part = 1; part < parts; ++part) {
+            const std::size_t b = detail::even_bound(k, parts, part);
+            std::memmove(p + w, p + b, kept_[part] * sizeof(Pair));
+            w += kept_[part];
+        }
+        pairs.resize(w);
+    }
+
+    detail::SphereGrid grid_;
+    Boxes boxes_;
+    PairFinder boxes_finder_;
+    std::vector<std::size_t> kept_;
+    std::vector<std::uint32_t> sort_start_, sort_b_;
+    SphereMethod last_ = SphereMethod::none;
+};
+
+/// Every touching pair of `spheres` (see the top of this file), with a
+/// finder of its own: allocates its working memory on every call; keep a
+/// SpherePairFinder to reuse it.
+template <class T>
+Report find_sphere_pairs(const SphereView<T>& spheres, std::vector<Pair>& out, const Options& options = {}) {
+    SpherePairFinder finder;
+    return finder.find_pairs(spheres, out, options);
+}
+
+}  // namespace broadphase
