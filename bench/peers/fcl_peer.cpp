@@ -10,7 +10,11 @@
 // exactly ((lo + hi) / 2 and hi - lo of two floats are exact in double unless
 // their magnitudes are ~2^29 apart), and FCL's AABB overlap is closed
 // (touching counts), so its pairs are the exact ones; --verify checks it.
+// An infinite coordinate has no centre (inf - inf is NaN, and FCL's tree
+// crashes on it), so load() refuses such boxes.
+#include <cmath>
 #include <cstdint>
+#include <stdexcept>
 #include <memory>
 #include <string>
 #include <vector>
@@ -48,6 +52,10 @@ public:
         for (std::size_t i = 0; i < boxes.size(); ++i) {
             if (!usable(boxes, i)) continue;
             const broadphase::Box b = boxes[i];
+            for (int k = 0; k < 3; ++k)
+                if (!std::isfinite(b.min[k]) || !std::isfinite(b.max[k]))
+                    throw std::invalid_argument("fcl: box " + std::to_string(i) +
+                                                " has an infinite coordinate (an FCL box needs a centre)");
             fcl::Vector3d lo(b.min[0], b.min[1], b.min[2]), hi(b.max[0], b.max[1], b.max[2]);
             auto shape = std::make_shared<fcl::Boxd>(hi - lo);
             fcl::Transform3d at = fcl::Transform3d::Identity();

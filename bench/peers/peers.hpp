@@ -34,7 +34,9 @@ public:
     /// Converts `boxes` into the peer's own input (CGAL boxes, FCL collision
     /// objects; nothing for Bullet): what a user of that library already
     /// holds, so not timed. Invalid boxes (NaN, min > max) are left out, as
-    /// find_pairs leaves them out of every pair. O(n).
+    /// find_pairs leaves them out of every pair. Throws
+    /// std::invalid_argument when the peer cannot take these boxes (fcl: an
+    /// infinite coordinate). O(n).
     virtual void load(const broadphase::Boxes& boxes) = 0;
     /// The timed part: builds the peer's structure from the loaded boxes and
     /// finds every overlapping pair, written to `out` (replacing its
@@ -66,7 +68,8 @@ std::string peer_version(const std::string& name);
 /// no cap (SIZE_MAX). O(1).
 std::size_t peer_pair_limit(const std::string& name);
 
-/// One shot: load, find_pairs, clear. False when this build lacks the peer. O(peer).
+/// One shot: load, find_pairs, clear. False when this build lacks the peer;
+/// throws what load() throws. O(peer).
 bool run_peer(const std::string& name, const broadphase::Boxes& boxes, std::vector<broadphase::Pair>& pairs_out);
 
 }  // namespace broadphase_peers
