@@ -57,6 +57,15 @@ bool parse_model(const std::string& name, Model& out) {
     return true;
 }
 
+const char* to_string(BroadPhase b) { return b == BroadPhase::spheres ? "spheres" : "boxes"; }
+
+bool parse_broad_phase(const std::string& name, BroadPhase& out) {
+    if (name == "spheres") out = BroadPhase::spheres;
+    else if (name == "boxes") out = BroadPhase::boxes;
+    else return false;
+    return true;
+}
+
 Simulation::Simulation(const Config& config) : cfg_(config) {
     if (!(cfg_.r_min > 0) || !(cfg_.r_max >= cfg_.r_min)) throw std::invalid_argument("particles: need 0 < r_min <= r_max");
     const double s = 2.0 * cfg_.r_max * 1.02;  // lattice spacing of the starting cloud: no two spheres touch
@@ -162,24 +171,43 @@ void Simulation::derive_step() {
     dt_ = cfg_.frame_dt / substeps_;
 }
 
-void Simulation::find_pairs() {
+void Simulation::find_pairs() { find_pairs_with(cfg_.broad_phase, pairs_); }
+
+void Simulation::find_pairs_with(BroadPhase b, std::vector<broadphase::Pair>& out) {
     const std::size_t n = r_.size();
-    float* lo[3] = {boxes_.min(0), boxes_.min(1), boxes_.min(2)};
-    float* hi[3] = {boxes_.max(0), boxes_.max(1), boxes_.max(2)};
-    const long long count = static_cast<long long>(n);
-#pragma omp parallel for schedule(static) num_threads(cfg_.threads ? cfg_.threads : broadphase::default_threads()) if (n >= 16384)
-    for (long long j = 0; j < count; ++j) {
-        const std::size_t i = static_cast<std::size_t>(j);
-        const double r = r_[i];
-        lo[0][i] = round_down(px_[i] - r), hi[0][i] = round_up(px_[i] + r);
-        lo[1][i] = round_down(py_[i] - r), hi[1][i] = round_up(py_[i] + r);
-        lo[2][i] = round_down(pz_[i] - r), hi[2][i] = round_up(pz_[i] + r);
-    }
     broadphase::Options options;
     options.threads = cfg_.threads;
     options.algorithm = cfg_.algorithm;
-    const broadphase::Report report = finder_.find_pairs(boxes_, pairs_, options);
+    options.min_boxes_per_thread = cfg_.min_per_thread;
+    broadphase::Report report;
+    if (b == BroadPhase::spheres) {
+        // Touching pairs (<=) in the grid's order, which is the same for
+        // every thread count; the narrow phase keeps the overlapping ones.
+        report = sphere_finder_.find_pairs(broadphase::sphere_columns(px_.data(), py_.data(), pz_.data(), r_.data(), n),
+                                           out, options);
+    } else {
+        float* lo[3] = {boxes_.min(0), boxes_.min(1), boxes_.min(2)};
+        float* hi[3] = {boxes_.max(0), boxes_.max(1), boxes_.max(2)};
+        const long long count = static_cast<long long>(n);
+#pragma omp parallel for schedule(static) num_threads(cfg_.threads ? cfg_.threads : broadphase::default_threads()) if (n >= 16384)
+        for (long long j = 0; j < count; ++j) {
+            const std::size_t i = static_cast<std::size_t>(j);
+            const double r = r_[i];
+            lo[0][i] = round_down(px_[i] - r), hi[0][i] = round_up(px_[i] + r);
+            lo[1][i] = round_down(py_[i] - r), hi[1][i] = round_up(py_[i] + r);
+            lo[2][i] = round_down(pz_[i] - r), hi[2][i] = round_up(pz_[i] + r);
+        }
+        report = finder_.find_pairs(boxes_, out, options);
+    }
     if (!report.ok()) throw std::runtime_error(std::string("particles: broad phase failed: ") + broadphase::to_string(report.status));
+}
+
+double Simulation::time_broad_phase(BroadPhase b, std::size_t& pairs) {
+    const auto t0 = std::chrono::steady_clock::now();
+    find_pairs_with(b, scratch_pairs_);
+    const double ms = elapsed_ms(t0, std::chrono::steady_clock::now());
+    pairs = scratch_pairs_.size();
+    return ms;
 }
 
 void Simulation::clamp_inside(std::size_t i) {

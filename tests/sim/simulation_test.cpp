@@ -10,6 +10,7 @@
 
 namespace {
 
+using particles::BroadPhase;
 using particles::Config;
 using particles::Model;
 using particles::Simulation;
@@ -107,46 +108,58 @@ TEST(Simulation, NoParticleLeavesTheBox) {
 }
 
 TEST(Simulation, SameSeedSameTrajectory) {
-    for (Model model : {Model::elastic, Model::dem}) {
-        Config a = small_config(model, 1200, 11), b = a, other = a;
-        b.threads = 2;  // the thread count changes nothing
-        other.seed = 12;
-        Simulation sa(a), sb(b), so(other);
-        for (int s = 0; s < 150; ++s) sa.step(), sb.step(), so.step();
-        bool same = true, differs = false;
-        for (std::size_t i = 0; i < sa.size(); ++i) {
-            same = same && sa.x()[i] == sb.x()[i] && sa.y()[i] == sb.y()[i] && sa.z()[i] == sb.z()[i] &&
-                   sa.vx()[i] == sb.vx()[i] && sa.vy()[i] == sb.vy()[i] && sa.vz()[i] == sb.vz()[i];
-            differs = differs || sa.x()[i] != so.x()[i];
+    for (BroadPhase broad : {BroadPhase::spheres, BroadPhase::boxes})
+        for (Model model : {Model::elastic, Model::dem}) {
+            Config a = small_config(model, 1200, 11);
+            a.broad_phase = broad;
+            a.min_per_thread = 1;  // threads and several tasks at this size
+            Config b = a, c = a, other = a;
+            b.threads = 2;  // the thread count changes nothing
+            c.threads = 3;
+            other.seed = 12;
+            Simulation sa(a), sb(b), sc(c), so(other);
+            for (int s = 0; s < 150; ++s) sa.step(), sb.step(), sc.step(), so.step();
+            bool same = true, differs = false;
+            for (std::size_t i = 0; i < sa.size(); ++i) {
+                for (const Simulation* t : {&sb, &sc})
+                    same = same && sa.x()[i] == t->x()[i] && sa.y()[i] == t->y()[i] && sa.z()[i] == t->z()[i] &&
+                           sa.vx()[i] == t->vx()[i] && sa.vy()[i] == t->vy()[i] && sa.vz()[i] == t->vz()[i];
+                differs = differs || sa.x()[i] != so.x()[i];
+            }
+            EXPECT_TRUE(same) << to_string(model) << " " << to_string(broad) << ": two runs of one seed differ";
+            EXPECT_TRUE(differs) << to_string(model) << " " << to_string(broad) << ": another seed gave the same trajectory";
+            EXPECT_EQ(sa.contacts().size(), sb.contacts().size());
+            EXPECT_TRUE(sa.contacts() == sc.contacts());
         }
-        EXPECT_TRUE(same) << to_string(model) << ": two runs of one seed differ";
-        EXPECT_TRUE(differs) << to_string(model) << ": another seed gave the same trajectory";
-        EXPECT_EQ(sa.contacts().size(), sb.contacts().size());
-    }
 }
 
 TEST(Simulation, ContactsEqualBruteForce) {
     // A DEM step finds its pairs on the positions it starts from: its
-    // contacts must be exactly the overlapping spheres of that state.
-    Simulation sim(small_config(Model::dem, 800));
-    for (int s = 0; s < 120; ++s) sim.step();
-    const std::size_t n = sim.size();
-    const std::vector<double> x(sim.x(), sim.x() + n), y(sim.y(), sim.y() + n), z(sim.z(), sim.z() + n);
-    sim.step();
-    std::vector<broadphase::Pair> got = sim.contacts(), want;
-    broadphase::sort_pairs(got);
-    for (std::uint32_t i = 0; i < n; ++i)
-        for (std::uint32_t j = i + 1; j < n; ++j) {
-            const double dx = x[j] - x[i], dy = y[j] - y[i], dz = z[j] - z[i];
-            const double reach = sim.radius()[i] + sim.radius()[j];
-            if (dx * dx + dy * dy + dz * dz < reach * reach) want.push_back({i, j});
+    // contacts must be exactly the overlapping spheres of that state, with
+    // either broad phase.
+    for (BroadPhase broad : {BroadPhase::spheres, BroadPhase::boxes}) {
+        Config c = small_config(Model::dem, 800);
+        c.broad_phase = broad;
+        Simulation sim(c);
+        for (int s = 0; s < 120; ++s) sim.step();
+        const std::size_t n = sim.size();
+        const std::vector<double> x(sim.x(), sim.x() + n), y(sim.y(), sim.y() + n), z(sim.z(), sim.z() + n);
+        sim.step();
+        std::vector<broadphase::Pair> got = sim.contacts(), want;
+        broadphase::sort_pairs(got);
+        for (std::uint32_t i = 0; i < n; ++i)
+            for (std::uint32_t j = i + 1; j < n; ++j) {
+                const double dx = x[j] - x[i], dy = y[j] - y[i], dz = z[j] - z[i];
+                const double reach = sim.radius()[i] + sim.radius()[j];
+                if (dx * dx + dy * dy + dz * dz < reach * reach) want.push_back({i, j});
+            }
+        EXPECT_GT(want.size(), 0u);
+        EXPECT_TRUE(got == want) << to_string(broad) << ": " << got.size() << " contacts, brute force " << want.size();
+        for (std::uint32_t i = 0; i < n; ++i) {
+            bool touching = false;
+            for (const broadphase::Pair& p : want) touching = touching || p.a == i || p.b == i;
+            ASSERT_EQ(sim.in_contact()[i] != 0, touching) << to_string(broad) << ": sphere " << i;
         }
-    EXPECT_GT(want.size(), 0u);
-    EXPECT_TRUE(got == want) << got.size() << " contacts, brute force " << want.size();
-    for (std::uint32_t i = 0; i < n; ++i) {
-        bool touching = false;
-        for (const broadphase::Pair& p : want) touching = touching || p.a == i || p.b == i;
-        ASSERT_EQ(sim.in_contact()[i] != 0, touching) << "sphere " << i;
     }
 }
 

@@ -257,6 +257,7 @@ int run_demo(const std::vector<std::string>& args) {
                                            {"--steps", "", true},
                                            {"--seconds", "", true},
                                            {"--model", "", true},
+                                           {"--broad-phase", "", true},
                                            {"--out", "-o", true},
                                            {"--threads", "", true},
                                            {"--size", "", true},
@@ -272,6 +273,8 @@ int run_demo(const std::vector<std::string>& args) {
     run.config.threads = static_cast<unsigned>(threads);
     if (!particles::parse_model(p.get("--model", "dem"), run.config.model))
         throw usage_error("--model needs dem or elastic, not '" + p.get("--model") + "'");
+    if (!particles::parse_broad_phase(p.get("--broad-phase", "spheres"), run.config.broad_phase))
+        throw usage_error("--broad-phase needs spheres or boxes, not '" + p.get("--broad-phase") + "'");
     run.steps = parse_count("--steps", p.get("--steps", "0"), 0, 100000000);
     if (p.has("--seconds")) run.seconds = static_cast<double>(parse_count("--seconds", p.get("--seconds"), 1, 3600));
     run.out_dir = p.get("--out", "particles-out");

@@ -1,5 +1,6 @@
-// broadphase bench particles:N[:dem|:elastic] — the particle simulation
-// (sim/) timed as a scene: steps per second and the broad phase's share.
+// broadphase bench particles:N[:dem|:elastic][:spheres|:boxes] — the particle
+// simulation (sim/) timed as a scene: steps per second and the broad phase's
+// share; the other broad phase is timed on the same states after each step.
 #pragma once
 
 #include <string>

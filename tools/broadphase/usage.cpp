@@ -16,7 +16,7 @@ Usage:
   broadphase bench SCENE|FILE --device gpu [--frames K] [--sorted] [--verify] [--json]
   broadphase bench SEQUENCE [--mode M[,M...]|all] [--frames K] [--threads T] [--verify] [--json]
   broadphase scenes
-  broadphase demo [--particles N] [--steps S] [--model dem|elastic] [--out DIR] [--threads T]
+  broadphase demo [--particles N] [--steps S] [--model dem|elastic] [--broad-phase spheres|boxes] [--out DIR] [--threads T]
   broadphase --help | --version
 
 pairs   With one file, every overlapping pair (i, j), i < j, within it; with
@@ -106,14 +106,17 @@ demo    The main job: the seed's challenges (each answer checked against
           --seconds T           simulated seconds when --steps is not given
           --model dem|elastic   spring-dashpot contacts (default) or elastic
                                 collisions with momentum exchange
+          --broad-phase spheres|boxes  the sphere grid (default) or the box
+                                broad phase on the spheres' bounding boxes
           -o, --out DIR         where the pictures go (default particles-out)
           --threads T           threads for the all-thread challenges and the
                                 simulation's broad phase; 0 (default) = all
           --size WxH            frame size (default 960x540)
           --no-challenges, --no-simulation, --no-animation
-        bench particles:N[:dem|:elastic] times the simulation's steps (from the
-        falling cloud; --frames K steps, default 100): steps per second and
-        the broad phase's share.
+        bench particles:N[:dem|:elastic][:spheres|:boxes] times the simulation's
+        steps (from the falling cloud; --frames K steps, default 100): steps
+        per second and the broad phase's share, with the sphere grid (default)
+        or the box broad phase; the other one is timed on the same states.
 
 Box files: .npy with shape (N, 6), dtype float32 '<f4' or float64 '<f8'
   (rounded to float), C order; or .csv with six numbers per line. Columns:

@@ -1,8 +1,11 @@
 // particles: a 3-D particle simulation built on broadphase. Spheres of
 // varied radii in a closed box under gravity; every step the broad phase
-// (broadphase::PairFinder on the spheres' exact bounding boxes) gives the
-// candidate pairs, the narrow phase keeps the pairs whose spheres overlap,
-// and one of two contact models acts on them:
+// gives the candidate pairs, the narrow phase keeps the pairs whose spheres
+// overlap, and one of two contact models acts on them. Two broad phases
+// (Config::broad_phase): `spheres` (default: broadphase::SpherePairFinder's
+// grid, the touching pairs straight from the centres and radii, 4-6x faster
+// here, see docs/threading.md) or `boxes` (broadphase::PairFinder on the
+// spheres' bounding boxes rounded outwards to float). The models:
 //
 //   elastic  collisions with momentum exchange (as in seed 004): an
 //            overlapping pair that approaches gets equal and opposite
@@ -27,6 +30,7 @@
 #include <vector>
 
 #include <broadphase/broadphase.hpp>
+#include <broadphase/spheres.hpp>
 
 namespace particles {
 
@@ -35,6 +39,14 @@ enum class Model { elastic, dem };
 const char* to_string(Model m);
 /// "elastic" or "dem"; false otherwise.
 bool parse_model(const std::string& name, Model& out);
+
+/// Where the candidate pairs come from: the sphere grid (touching pairs
+/// only) or the box broad phase on the spheres' bounding boxes.
+enum class BroadPhase { spheres, boxes };
+
+const char* to_string(BroadPhase b);
+/// "spheres" or "boxes"; false otherwise.
+bool parse_broad_phase(const std::string& name, BroadPhase& out);
 
 struct Vec3 {
     double x = 0, y = 0, z = 0;
@@ -63,14 +75,19 @@ struct Config {
     double initial_speed = 1.0;    ///< random initial velocities, each component in [-s, s]
     // broad phase
     unsigned threads = 0;  ///< broad-phase threads (0: all)
+    BroadPhase broad_phase = BroadPhase::spheres;
+    /// The box broad phase's algorithm (BroadPhase::boxes; with spheres, a
+    /// named algorithm makes SpherePairFinder take its box path).
     broadphase::Algorithm algorithm = broadphase::Algorithm::automatic;
+    /// Options::min_boxes_per_thread of the broad phase (tests set 1).
+    std::size_t min_per_thread = broadphase::Options{}.min_boxes_per_thread;
 };
 
 /// What one step did and cost.
 struct StepStats {
-    double broad_ms = 0;        ///< boxes filled + PairFinder::find_pairs
+    double broad_ms = 0;        ///< the broad phase (boxes filled + PairFinder, or SpherePairFinder)
     double total_ms = 0;        ///< the whole step
-    std::size_t box_pairs = 0;  ///< the broad phase's pairs (bounding boxes overlap)
+    std::size_t box_pairs = 0;  ///< the broad phase's pairs (bounding boxes overlap; spheres: touching)
     std::size_t contacts = 0;   ///< pairs whose spheres overlap
 };
 
@@ -106,6 +123,11 @@ public:
     const std::vector<broadphase::Pair>& contacts() const { return contact_pairs_; }
     const StepStats& last_stats() const { return stats_; }
 
+    /// Runs broad phase `b` on the current state into scratch memory (the
+    /// simulation is not changed) and returns its milliseconds; `pairs` its
+    /// pair count. For comparing the two broad phases on the same states.
+    double time_broad_phase(BroadPhase b, std::size_t& pairs);
+
     double kinetic_energy() const;
     Vec3 momentum() const;
 
@@ -118,6 +140,7 @@ public:
 private:
     void derive_step();
     void find_pairs();
+    void find_pairs_with(BroadPhase b, std::vector<broadphase::Pair>& out);
     void step_elastic();
     void step_dem();
     void clamp_inside(std::size_t i);
@@ -133,7 +156,8 @@ private:
     std::vector<std::uint8_t> contact_;
     broadphase::Boxes boxes_;
     broadphase::PairFinder finder_;
-    std::vector<broadphase::Pair> pairs_, contact_pairs_;
+    broadphase::SpherePairFinder sphere_finder_;
+    std::vector<broadphase::Pair> pairs_, contact_pairs_, scratch_pairs_;
     StepStats stats_;
 };
 
