@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the benchmarks and writes them, as CSV, where the docs expect them:
 #   docs/benchmarks/<machine>.csv      the Google Benchmark suite (bench/)
-#   docs/benchmarks/<machine>-cli.csv  `broadphase bench SCENE --algorithm all
+#   docs/benchmarks/<machine>-cli.csv  `broadphase bench SCENE --algorithm ours
 #                                      --threads 1 --verify --json` on the
 #                                      challenge scenes
 # <machine> comes from lscpu's model name and the CPU count, e.g.
@@ -38,7 +38,7 @@ bp_log "CLI on the challenge scenes -> $cli_csv"
 : >"$results"
 for scene in sparse20k dense20k stretched40k clusters40k mixed20k; do
     # One thread (scripts/scaling.sh times all threads).
-    build/release/tools/broadphase bench "$scene" --algorithm all --threads 1 --verify --json >>"$results"
+    build/release/tools/broadphase bench "$scene" --algorithm ours --threads 1 --verify --json >>"$results"
 done
 awk -v csv=1 -f scripts/summarize_bench.awk "$results" >"$cli_csv"
 

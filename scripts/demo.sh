@@ -42,11 +42,11 @@ if [ "${ALGORITHMS:-0}" = 1 ]; then
     }
     bp_log "every algorithm (each: one warm-up frame, then timed frames on one reused PairFinder)"
     for scene in sparse20k dense20k stretched40k clusters40k mixed20k; do
-        run bench "$scene" --algorithm all --verify
+        run bench "$scene" --algorithm ours --verify
     done
     # A million boxes: brute force would take hours, so no --verify; the
     # summary checks that every algorithm found the same number of pairs.
-    run bench uniform:1000000 --algorithm all
+    run bench uniform:1000000 --algorithm ours
     if "$cli" bench uniform:80000 --device gpu --frames 1 >/dev/null 2>&1; then
         run bench uniform:80000 --device gpu --verify
         run bench uniform:1000000 --device gpu

@@ -4,7 +4,7 @@
 # the number of boxes at constant density (the uniform:N scenes), for each
 # algorithm on one thread and on all, with the peak memory of each run; then
 # the plot.
-#   docs/benchmarks/<machine>-threads.csv   `broadphase bench SCENE --algorithm all
+#   docs/benchmarks/<machine>-threads.csv   `broadphase bench SCENE --algorithm ours
 #                                           --threads T --verify --json`, T = 1, all
 #   docs/benchmarks/<machine>-scaling.csv   one row per (N, algorithm, threads)
 #   docs/benchmarks/<machine>-scaling.png   log-log plot, from the CSV
@@ -35,7 +35,7 @@ if [ "${1:-}" != "--plot-only" ]; then
     results="$(mktemp)"
     for scene in sparse20k dense20k stretched40k clusters40k mixed20k; do
         for threads in 1 "$all_threads"; do
-            "$cli" bench "$scene" --algorithm all --threads "$threads" --verify --json >>"$results"
+            "$cli" bench "$scene" --algorithm ours --threads "$threads" --verify --json >>"$results"
         done
     done
     awk -v csv=1 -f scripts/summarize_bench.awk "$results" >"$threads_csv"

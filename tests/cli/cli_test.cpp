@@ -658,7 +658,7 @@ TEST_F(Cli, BenchAllAlgorithmsJson) {
     ASSERT_TRUE(broadphase::scenes::make_scene("uniform:3000", scene));
     const std::size_t expected_pairs = brute(scene).size();
     const RunResult r =
-        run({"bench", "uniform:3000", "--algorithm", "all", "--frames", "2", "--threads", "3", "--verify", "--json"});
+        run({"bench", "uniform:3000", "--algorithm", "ours", "--frames", "2", "--threads", "3", "--verify", "--json"});
     ASSERT_EQ(r.status, 0) << r.err;
     const std::vector<std::string> lines = lines_of(r.out);
     std::vector<std::string> seen;
@@ -687,7 +687,7 @@ TEST_F(Cli, BenchWithoutVerifyReportsNull) {
 }
 
 TEST_F(Cli, BenchAllSkipsBruteForceOnBigScenes) {
-    const RunResult r = run({"bench", "uniform:50001", "--algorithm", "all", "--frames", "1", "--json"});
+    const RunResult r = run({"bench", "uniform:50001", "--algorithm", "ours", "--frames", "1", "--json"});
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_EQ(lines_of(r.out).size(), 5u) << r.out;  // every algorithm but brute force, and auto
     EXPECT_EQ(r.out.find("brute_force"), std::string::npos) << r.out;
@@ -697,7 +697,7 @@ TEST_F(Cli, BenchAllSkipsBruteForceOnBigScenes) {
 TEST_F(Cli, BenchHumanTableOnAFile) {
     const std::vector<double> rows = random_rows(300, 22);
     write_file(path("a.csv"), csv_file(rows, true));
-    const RunResult r = run({"bench", path("a.csv"), "--algorithm", "all", "--frames", "3", "--verify"});
+    const RunResult r = run({"bench", path("a.csv"), "--algorithm", "ours", "--frames", "3", "--verify"});
     ASSERT_EQ(r.status, 0) << r.err;
     const std::vector<std::string> lines = lines_of(r.out);
     ASSERT_EQ(lines.size(), 8u) << r.out;  // title, column header, six rows
@@ -710,6 +710,69 @@ TEST_F(Cli, BenchHumanTableOnAFile) {
         EXPECT_NE(lines[i].find("yes"), std::string::npos) << lines[i];
     }
     EXPECT_EQ(lines.back().rfind("auto (", 0), 0u) << lines.back();
+}
+
+// "all" is ours, then the peers this build has (bench/peers/: none, some or
+// all of cgal, fcl, bullet-dbvt), each verified equal to brute force.
+TEST_F(Cli, BenchAllRunsThePeersAfterOurs) {
+    broadphase::Boxes scene;
+    ASSERT_TRUE(broadphase::scenes::make_scene("uniform:3000", scene));
+    const std::string expected_pairs = std::to_string(brute(scene).size());
+    const RunResult r = run({"bench", "uniform:3000", "--algorithm", "all", "--frames", "1", "--verify", "--json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::vector<std::string> lines = lines_of(r.out);
+    ASSERT_GE(lines.size(), 6u) << r.out;
+    ASSERT_LE(lines.size(), 9u) << r.out;
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        std::map<std::string, std::string> obj;
+        ASSERT_TRUE(parse_flat_json(lines[i], obj)) << lines[i];
+        EXPECT_EQ(obj["pairs"], expected_pairs) << lines[i];
+        EXPECT_EQ(obj["verified"], "true") << lines[i];
+        EXPECT_EQ(obj.count("peer"), i < 6 ? 0u : 1u) << lines[i];
+        if (i < 6) continue;
+        EXPECT_TRUE(obj["algorithm"] == "cgal" || obj["algorithm"] == "fcl" || obj["algorithm"] == "bullet-dbvt")
+            << lines[i];
+        EXPECT_EQ(obj["relation"], "equal") << lines[i];
+        EXPECT_EQ(obj["missing"], "0") << lines[i];
+        EXPECT_EQ(obj["extra"], "0") << lines[i];
+        EXPECT_EQ(obj["threads"], "1") << lines[i];  // the peers run on one thread
+    }
+}
+
+// One peer by name: its row when this build has it, else one line saying so.
+TEST_F(Cli, BenchOnePeerOrACleanRefusal) {
+    for (const char* name : {"cgal", "fcl", "bullet-dbvt"}) {
+        SCOPED_TRACE(name);
+        const RunResult r = run({"bench", "uniform:2000", "--algorithm", name, "--frames", "1", "--verify", "--json"});
+        if (r.status != 0) {
+            EXPECT_EQ(r.status, 1);
+            EXPECT_EQ(count_lines(r.err), 1u) << r.err;
+            EXPECT_NE(r.err.find("built without"), std::string::npos) << r.err;
+            continue;
+        }
+        const std::vector<std::string> lines = lines_of(r.out);
+        ASSERT_EQ(lines.size(), 1u) << r.out;
+        std::map<std::string, std::string> obj;
+        ASSERT_TRUE(parse_flat_json(lines[0], obj)) << lines[0];
+        EXPECT_EQ(obj["algorithm"], name);
+        EXPECT_EQ(obj["verified"], "true");
+    }
+    EXPECT_EQ(run({"bench", "uniform:2000", "--algorithm", "cgal", "--queries"}).status, 2);
+}
+
+// --save-boxes writes the scene as float32 .npy, bit for bit: its pairs are the scene's.
+TEST_F(Cli, BenchSaveBoxesWritesTheScene) {
+    broadphase::Boxes scene;
+    ASSERT_TRUE(broadphase::scenes::make_scene("uniform:2000", scene));
+    RunResult r = run({"bench", "uniform:2000", "--save-boxes", path("u.npy")});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out, "");
+    r = run({"pairs", path("u.npy"), "-o", path("p.npy"), "--sorted"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(read_npy_pairs(path("p.npy")), sorted(brute(scene)));
+    r = run({"bench", "uniform:2000", "--save-boxes", path("u.csv")});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_EQ(count_lines(r.err), 1u) << r.err;
 }
 
 TEST_F(Cli, BenchRejectsBadArguments) {

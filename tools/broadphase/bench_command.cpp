@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <iterator>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -560,7 +561,8 @@ int run_bench(const std::vector<std::string>& args) {
                                            {"--queries", "", false},
                                            {"--device", "", true},
                                            {"--sorted", "", false},
-                                           {"--mode", "", true}});
+                                           {"--mode", "", true},
+                                           {"--save-boxes", "", true}});
     if (p.has("--help")) return print_usage();
     if (p.positional.size() != 1) throw usage_error("bench needs one scene name or box file (see broadphase scenes)");
     const std::string scene = p.positional[0];
@@ -601,6 +603,11 @@ int run_bench(const std::vector<std::string>& args) {
         if (!has_box_file_extension(scene))
             throw usage_error("unknown scene '" + scene + "'; see broadphase scenes, or give a .npy or .csv file");
         boxes = load_boxes(scene);
+    }
+    // --save-boxes FILE.npy: the scene's boxes, for other programs to time on the same input; nothing is timed.
+    if (p.has("--save-boxes")) {
+        save_boxes(p.get("--save-boxes", ""), boxes);
+        return 0;
     }
     const std::size_t n = boxes.size();
     std::size_t invalid = 0;
@@ -689,7 +696,13 @@ int run_bench(const std::vector<std::string>& args) {
                          name.c_str(), exact_pairs, broadphase_peers::peer_pair_limit(name));
             continue;
         }
-        Result r = time_peer(name, boxes, frames, out);
+        Result r;
+        try {
+            r = time_peer(name, boxes, frames, out);
+        } catch (const std::invalid_argument& e) {  // boxes the peer cannot take (docs/peers.md)
+            std::fprintf(stderr, "broadphase: note: %s skipped: %s\n", name.c_str(), e.what());
+            continue;
+        }
         if (verify) compare_with_reference(out, reference, r);
         if (json) print_json(r, scene, n, threads);
         else print_row(r);

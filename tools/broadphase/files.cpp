@@ -49,8 +49,12 @@ broadphase::Boxes load_boxes(const std::string& path) {
     return read_csv_boxes(in.get(), path);
 }
 
-void save_pairs(const std::string& path, const std::vector<broadphase::Pair>& pairs) {
-    check_file_extension(path);
+namespace {
+
+/// Writes `path` through write(FILE*) into a temporary file renamed into
+/// place, so a failure leaves no partial output; throws CliError.
+template <class Write>
+void save_file(const std::string& path, Write&& write) {
     const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
     const std::string tmp = path + ".tmp" + std::to_string(stamp);
     errno = 0;
@@ -59,7 +63,7 @@ void save_pairs(const std::string& path, const std::vector<broadphase::Pair>& pa
     errno = 0;
     bool ok = false;
     try {
-        ok = file_type(path) == FileType::npy ? write_npy_pairs(out, pairs) : write_csv_pairs(out, pairs);
+        ok = write(out);
     } catch (...) {  // out of memory for a buffer: leave nothing behind
         std::fclose(out);
         std::error_code ignored;
@@ -80,6 +84,20 @@ void save_pairs(const std::string& path, const std::vector<broadphase::Pair>& pa
         std::filesystem::remove(tmp, ignored);
         throw CliError(path + ": cannot write: " + ec.message());
     }
+}
+
+}  // namespace
+
+void save_pairs(const std::string& path, const std::vector<broadphase::Pair>& pairs) {
+    check_file_extension(path);
+    save_file(path, [&](std::FILE* out) {
+        return file_type(path) == FileType::npy ? write_npy_pairs(out, pairs) : write_csv_pairs(out, pairs);
+    });
+}
+
+void save_boxes(const std::string& path, const broadphase::Boxes& boxes) {
+    if (file_type(path) != FileType::npy) throw usage_error(path + ": boxes are written as .npy only");
+    save_file(path, [&](std::FILE* out) { return write_npy_boxes(out, boxes); });
 }
 
 }  // namespace broadphase_cli

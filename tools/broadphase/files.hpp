@@ -22,4 +22,8 @@ broadphase::Boxes load_boxes(const std::string& path);
 /// into place, so a failure leaves no partial output; throws CliError.
 void save_pairs(const std::string& path, const std::vector<broadphase::Pair>& pairs);
 
+/// Writes boxes to a .npy file ((N, 6) float32), the same way; a usage
+/// error for any other extension.
+void save_boxes(const std::string& path, const broadphase::Boxes& boxes);
+
 }  // namespace broadphase_cli

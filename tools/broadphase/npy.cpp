@@ -194,9 +194,12 @@ broadphase::Boxes read_npy_boxes(std::FILE* in, const std::string& name) {
     return boxes;
 }
 
-bool write_npy_pairs(std::FILE* out, const std::vector<broadphase::Pair>& pairs) {
-    std::string header =
-        "{'descr': '<u4', 'fortran_order': False, 'shape': (" + std::to_string(pairs.size()) + ", 2), }";
+namespace {
+
+/// The format 1.0 preamble and header of a C-order (rows, cols) array of `descr`.
+bool write_npy_header(std::FILE* out, const char* descr, std::size_t rows, int cols) {
+    std::string header = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (" +
+                         std::to_string(rows) + ", " + std::to_string(cols) + "), }";
     // Pad with spaces and end with '\n' so the data starts 64-byte aligned.
     const std::size_t prefix = magic_size + 2 + 2;
     header.append((64 - (prefix + header.size() + 1) % 64) % 64, ' ');
@@ -208,8 +211,13 @@ bool write_npy_pairs(std::FILE* out, const std::vector<broadphase::Pair>& pairs)
     pre[8] = static_cast<unsigned char>(header.size() & 0xff);
     pre[9] = static_cast<unsigned char>(header.size() >> 8);
     if (std::fwrite(pre, 1, prefix, out) != prefix) return false;
-    if (std::fwrite(header.data(), 1, header.size(), out) != header.size()) return false;
+    return std::fwrite(header.data(), 1, header.size(), out) == header.size();
+}
 
+}  // namespace
+
+bool write_npy_pairs(std::FILE* out, const std::vector<broadphase::Pair>& pairs) {
+    if (!write_npy_header(out, "<u4", pairs.size(), 2)) return false;
     std::vector<unsigned char> buf;
     const std::size_t chunk = 8192;
     for (std::size_t i = 0; i < pairs.size(); i += chunk) {
@@ -219,6 +227,25 @@ bool write_npy_pairs(std::FILE* out, const std::vector<broadphase::Pair>& pairs)
             store_le32(&buf[k * 8], pairs[i + k].a);
             store_le32(&buf[k * 8 + 4], pairs[i + k].b);
         }
+        if (std::fwrite(buf.data(), 1, buf.size(), out) != buf.size()) return false;
+    }
+    return true;
+}
+
+bool write_npy_boxes(std::FILE* out, const broadphase::Boxes& boxes) {
+    if (!write_npy_header(out, "<f4", boxes.size(), 6)) return false;
+    std::vector<unsigned char> buf;
+    const std::size_t chunk = 4096;
+    for (std::size_t i = 0; i < boxes.size(); i += chunk) {
+        const std::size_t m = std::min(chunk, boxes.size() - i);
+        buf.resize(m * 24);
+        for (std::size_t k = 0; k < m; ++k)
+            for (int c = 0; c < 6; ++c) {
+                const float v = c < 3 ? boxes.min(c)[i + k] : boxes.max(c - 3)[i + k];
+                std::uint32_t bits;
+                std::memcpy(&bits, &v, 4);
+                store_le32(&buf[k * 24 + 4 * c], bits);
+            }
         if (std::fwrite(buf.data(), 1, buf.size(), out) != buf.size()) return false;
     }
     return true;

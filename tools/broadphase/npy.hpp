@@ -2,7 +2,7 @@
 //
 // Boxes come in as a C-order array of shape (N, 6), dtype '<f4' or '<f8'
 // (float64 is rounded to float), columns minx miny minz maxx maxy maxz.
-// Pairs go out as a C-order (K, 2) '<u4' array, format 1.0.
+// Pairs go out as a C-order (K, 2) '<u4' array, format 1.0; boxes as (N, 6) '<f4'.
 // Byte order is handled explicitly, so this works on any host.
 #pragma once
 
@@ -21,5 +21,9 @@ broadphase::Boxes read_npy_boxes(std::FILE* in, const std::string& name);
 
 /// Writes pairs as a (K, 2) '<u4' array. False on a write error.
 bool write_npy_pairs(std::FILE* out, const std::vector<broadphase::Pair>& pairs);
+
+/// Writes boxes as an (N, 6) '<f4' array, columns minx miny minz maxx maxy
+/// maxz (what read_npy_boxes reads back, bit for bit). False on a write error.
+bool write_npy_boxes(std::FILE* out, const broadphase::Boxes& boxes);
 
 }  // namespace broadphase_cli

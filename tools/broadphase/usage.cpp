@@ -11,7 +11,8 @@ const char* usage_text() {
 
 Usage:
   broadphase pairs A.npy|A.csv [B.npy|B.csv] -o PAIRS.npy|PAIRS.csv [--algorithm NAME] [--sorted] [--threads T]
-  broadphase bench SCENE|FILE [--algorithm NAME|all] [--frames K] [--threads T] [--verify] [--json]
+  broadphase bench SCENE|FILE [--algorithm NAME|all|ours|PEER] [--frames K] [--threads T] [--verify] [--json]
+  broadphase bench SCENE|FILE --save-boxes FILE.npy
   broadphase bench SCENE|FILE --queries [--algorithm NAME|all] [--frames K] [--threads T] [--verify] [--json]
   broadphase bench SCENE|FILE --device gpu [--frames K] [--sorted] [--verify] [--json]
   broadphase bench SEQUENCE [--mode M[,M...]|all] [--frames K] [--threads T] [--verify] [--json]
@@ -34,12 +35,22 @@ bench   Times full frames (build + find) on one kept finder: one untimed
         warm-up frame, then K frames (stopping early after 2 s, at least 1).
         Prints the median and minimum milliseconds per frame and the pairs.
           -a, --algorithm NAME  one algorithm, or "all": every algorithm
-                                (brute_force only up to 50,000 boxes), then auto
+                                (brute_force only up to 50,000 boxes), then
+                                auto, then the peers; "ours": the same
+                                without the peers; or one peer: cgal, fcl,
+                                bullet-dbvt (other libraries' broad phases,
+                                one-shot, one thread, when found at build
+                                time; see docs/peers.md)
           --frames K            timed frames per algorithm (default 20)
           --threads T           threads per frame; 0 (default) = all hardware
                                 threads. Reported as the count used
           --verify              compare the sorted pairs with brute force's
-          --json                one JSON object per line per algorithm
+                                (a peer: equal, superset or differs)
+          --json                one JSON object per line per algorithm (a
+                                peer's adds peer, and with --verify relation,
+                                missing, extra)
+          --save-boxes FILE     write the scene's boxes to FILE (.npy, (N, 6)
+                                float32) and time nothing
         With --queries, times an Index instead: built over the boxes, then
         each box queried against it, one for_each_hit call per box.
           build ms      median of up to K rebuilds after an untimed build
