@@ -29,27 +29,32 @@
 namespace broadphase {
 
 /// Picks the algorithm for one set from its size and a sample of it.
-/// O(sample); `scratch` is reused memory.
+/// O(n) (a few streaming passes) plus a sample sort; `scratch` is reused.
 ///
 /// The rule, from measurements on this project's reference machine (see
-/// docs/benchmarks/ and the README, "Choosing an algorithm"):
+/// docs/choosing.md):
 /// - fewer than 192 boxes: brute force (no structure pays for its build);
 /// - fewer than 4,096: sweep and prune (a sort and a sweep, no tuning);
-/// - 65,536 or more, with box sizes alike (99th percentile extent within 8x
-///   the median on every axis): the uniform grid, whose binning streams best
-///   at that size;
-/// - otherwise the hybrid grid, fastest on clustered, dense, stretched and
-///   mixed-size scenes.
+/// - box sizes alike (99th percentile extent within 8x the median on every
+///   axis) and a home-cell grid that is not stretched by clusters (its cell,
+///   sized to the boxes and to a memory budget, stays within 10x the box
+///   extent; within 2x from 2^19 boxes, where a sparse grid's memory traffic
+///   costs more than the hybrid's sweep): the uniform grid: meshes, scans,
+///   piles, lattices, uniform scenes;
+/// - otherwise the hybrid grid, fastest on clustered and mixed-size scenes.
 template <class T, int D>
 Algorithm choose_algorithm(const BasicBoxes<T, D>& boxes, detail::StatsScratch& scratch) {
     const std::size_t n = boxes.size();
     if (n < 192) return Algorithm::brute_force;
     if (n < 4096) return Algorithm::sweep_and_prune;
-    if (n >= 65536) {
-        const detail::SceneStats<D> s = detail::scene_stats(detail::SoaView<T, D>::of(boxes), scratch);
-        bool alike = true;
-        for (int k = 0; k < D; ++k) alike = alike && s.extent_p99[k] <= 8 * s.extent_median[k];
-        if (alike) return Algorithm::uniform_grid;
+    const detail::SoaView<T, D> v = detail::SoaView<T, D>::of(boxes);
+    const detail::SceneStats<D> s = detail::scene_stats(v, scratch);
+    bool alike = true;
+    for (int k = 0; k < D; ++k) alike = alike && s.extent_p99[k] <= 8 * s.extent_median[k];
+    if (alike) {
+        const auto plan = detail::HomeCellGrid<T, D>::plan(v, scratch);
+        const double fill = plan.h > 0 ? plan.ext / plan.h : 0;  // box extent over cell side
+        if (fill >= 0.1 && (n < (std::size_t(1) << 19) || fill >= 0.5)) return Algorithm::uniform_grid;
     }
     return Algorithm::hybrid_grid;
 }

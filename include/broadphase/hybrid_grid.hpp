@@ -20,6 +20,7 @@
 namespace broadphase {
 
 struct HybridGridPolicy {
+    static constexpr bool home_cells = false;
     template <class T, int D>
     static typename detail::CellGrid<T, D>::Params params(const detail::SoaView<T, D>& v,
                                                            detail::StatsScratch& scratch) {

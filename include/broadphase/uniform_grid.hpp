@@ -1,17 +1,22 @@
 // Uniform grid, built by counting sort into flat arrays (seed 002's static
 // memory scheme, in 3-D and without world bounds).
 //
-// Cubic cells sized from the data; each box goes into every cell it touches;
-// within a cell every pair of boxes is tested, SIMD-width at a time; a pair
-// is reported only in its owner cell (the cell of the max of the two min
-// corners), so there is no hash set and no de-duplication. Cells are hashed
-// into a table sized to the boxes, so empty space costs nothing.
+// All pairs in one set: one home cell per box (the cell of its min corner),
+// cells at least as big as the boxes, so a box meets only its own cell, the
+// next one along x and three cells of each of four rows ahead: 14 cells, each
+// pair tested once, no de-duplication (detail/home_cell_grid.hpp). The few
+// boxes bigger than a cell are matched apart. Cost: O(n + cells) to bin,
+// plus about 14 cells' boxes tested per box; the grid's cells are capped at
+// 8 per box, so a scene whose boxes are far apart in clusters gets coarse
+// cells (the automatic choice sends those to the hybrid grid).
 //
-// Cost: O(n) to bin (two passes), plus about n * boxes_per_cell / 2 box
-// tests. Wins on uniform scenes of similar sizes. Loses where sizes vary
-// widely (big boxes touch many cells; the biggest are handled apart, see
-// detail/cell_grid.hpp) or density varies a lot (one cell size cannot suit
-// every region); the hybrid grid is more forgiving of both.
+// Two sets and queries: each box goes into every cell it touches and a pair
+// is reported only in its owner cell (detail/cell_grid.hpp); cells are
+// hashed into a table sized to the boxes, so empty space costs nothing.
+//
+// Wins on boxes of similar sizes: meshes, scans, piles, lattices, uniform
+// scenes. Loses where sizes vary widely or the boxes sit in far-apart
+// clusters; the hybrid grid is more forgiving of both.
 #pragma once
 
 #include "detail/grid_algorithm.hpp"
@@ -19,6 +24,8 @@
 namespace broadphase {
 
 struct UniformGridPolicy {
+    /// All pairs in one set: one home cell per box (detail/home_cell_grid.hpp).
+    static constexpr bool home_cells = true;
     template <class T, int D>
     static typename detail::CellGrid<T, D>::Params params(const detail::SoaView<T, D>&, detail::StatsScratch&) {
         return detail::grid_params<T, D>(-1, /*boxes_per_cell=*/8, /*min_cell_extents=*/2, /*max_cells=*/27);

@@ -8,6 +8,7 @@
 #include "../boxes.hpp"
 #include "algorithm_base.hpp"
 #include "cell_grid.hpp"
+#include "home_cell_grid.hpp"
 #include "stats.hpp"
 
 namespace broadphase {
@@ -57,6 +58,11 @@ private:
     void self_impl(const BasicBoxes<T, D>& boxes, Sink& sink) {
         const View v = View::of(boxes);
         const unsigned threads = this->threads_for(v.n);
+        if constexpr (Policy::home_cells) {
+            home_.self_pairs(v, sink, stats_scratch_, threads);
+            last_cell_size_ = home_.cell_size();
+            return;
+        }
         bin(v, grid_, threads, true);
         grid_.self_pairs(v, sink, threads);
     }
@@ -105,6 +111,7 @@ private:
     double min_cell_extents_ = 0;
     T last_cell_size_ = T(0);
     Grid grid_, built_grid_;
+    HomeCellGrid<T, D> home_;  // the pair search of policies with home_cells
     BasicBoxes<T, D> built_;
     StatsScratch stats_scratch_;
     TaskPairs tasks_;

@@ -1,0 +1,448 @@
+// One home cell per box and a half stencil of neighbours (seed 002's DEM
+// grid search, for boxes, without world bounds): the uniform grid's pair
+// search when boxes are of similar size.
+//
+// The cell side h is at least the extent of every "small" box on every axis,
+// so two overlapping small boxes have home cells (the cells of their min
+// corners) at most one apart on each axis. Boxes are sorted by home-cell key
+// (z, y, x linear, x fastest), so a row of cells along x is one run of the
+// sorted array. A box then meets only: later boxes of its own cell, the
+// next cell of its row, and cells x-1..x+1 of four rows ahead: (y+1, z),
+// (y-1..y+1, z+1). Each pair is tested exactly once (the 13 forward cells of
+// the 26 neighbours, plus the own cell after i), so nothing is de-duplicated.
+// The rows' runs are found by cursors that only move forward, because the
+// neighbour keys grow with the cell key: O(cells) for the whole walk.
+//
+// Each box is stored once (no copies into the cells it touches), so memory
+// and binning cost n, not n times the cells a box spans. Boxes bigger than h
+// ("large") are matched apart: against the table row by row (or by a scan
+// when that is cheaper) and among themselves by a sweep.
+//
+// Cell coordinates are computed in double and clamped, so the one-apart
+// property holds exactly whatever the offset or scale of the coordinates
+// (the smallness test keeps a 1e-6 relative margin against rounding).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "../boxes.hpp"
+#include "buffers.hpp"
+#include "parallel.hpp"
+#include "radix_sort.hpp"
+#include "simd.hpp"
+#include "stats.hpp"
+
+namespace broadphase {
+namespace detail {
+
+template <class T, int D>
+class HomeCellGrid {
+    static_assert(D >= 1 && D <= 3, "home cells index at most 3 axes");
+    using View = SoaView<T, D>;
+
+public:
+    /// Every pair within `v`, ids as positions in v, a < b, on up to
+    /// `threads` threads (the same pairs in the same order for any count).
+    /// O(n + cells) to bin by counting sort, then the stencil walk: about
+    /// 14 cells' boxes tested per box.
+    template <class Sink>
+    void self_pairs(const View& v, Sink& sink, StatsScratch& stats_scratch, unsigned threads = 1) {
+        threads = std::max(threads, 1u);
+        choose_cells(v, stats_scratch);
+        bin(v, threads);
+        walk(sink, threads);
+        large_pairs(v, sink);
+    }
+
+    /// What a pair search over `v` would do, without doing it: the cell
+    /// side and how crowded home cells would be. The automatic choice uses
+    /// it (a crowded grid means clustered or mixed data: the hybrid grid's
+    /// sweep copes better). O(n) plus a sample sort.
+    struct Plan {
+        double h = 1;                 ///< cell side
+        double others = 0;            ///< boxes sharing a box's home cell, estimated
+        std::size_t cells = 0;        ///< cells of the grid
+        double lo[D] = {}, hi[D] = {};  ///< the grid's span of min corners
+        double ext = 0;               ///< the extent bound (boxes above it are large)
+    };
+    static Plan plan(const View& v, StatsScratch& scratch) {
+        Plan p;
+        const SceneStats<D> s = scene_stats(v, scratch);
+        double ext = 0;  // the sample's 99th percentile of extents
+        for (int k = 0; k < D; ++k)
+            if (std::isfinite(s.extent_p99[k])) ext = std::max(ext, s.extent_p99[k]);
+        // The largest finite extent of all: when it is not far above the
+        // sample's, cells take it and no box is large.
+        const double most = max_finite_extent(v);
+        if (most <= 2 * ext) ext = most;
+        ext *= 1 + 1e-5;  // room for the smallness margin
+        min_corner_bounds(v, p.lo, p.hi);
+        double h = ext;
+        if (!(h > 0)) {
+            // Points (or boxes thinner than the sample sees): start from the
+            // volume's share per box.
+            double volume = 1;
+            for (int k = 0; k < D; ++k) volume *= std::max(p.hi[k] - p.lo[k], 1e-30);
+            h = std::pow(volume / static_cast<double>(std::max<std::size_t>(v.n, 1)), 1.0 / D);
+        }
+        if (!(h > 0) || !std::isfinite(h)) h = 1;
+        // Far outliers: bound the grid by the centres' percentiles instead
+        // (the rest is clamped into the edge cells).
+        const double budget = cell_budget(v.n);
+        if (grid_cells(p.lo, p.hi, h) > budget) {
+            for (int k = 0; k < D; ++k) {
+                p.lo[k] = std::max(p.lo[k], s.center_lo[k] - ext);
+                p.hi[k] = std::max(p.lo[k], std::min(p.hi[k], s.center_hi[k] + ext));
+            }
+        }
+        for (int iter = 0; iter < 64 && grid_cells(p.lo, p.hi, h) > budget; ++iter)
+            h *= std::max(1.01, std::pow(grid_cells(p.lo, p.hi, h) / budget, 1.0 / D));
+        p.h = h;
+        p.ext = ext;
+        p.cells = static_cast<std::size_t>(grid_cells(p.lo, p.hi, h));
+        p.others = sample_others(v, h, p.lo, scratch);
+        return p;
+    }
+
+    T cell_size() const { return static_cast<T>(h_); }
+    /// Boxes kept out of the table (bigger than a cell) by the last call.
+    std::size_t large_count() const { return large_ids_.size(); }
+
+private:
+    static constexpr std::uint32_t large_cell = ~std::uint32_t(0);
+
+    // ---- cell size and the grid's extent ----------------------------------------
+
+    /// Lays the grid out from plan(): cells of side h over the min corners'
+    /// span, a spare cell at each end of every axis.
+    void choose_cells(const View& v, StatsScratch& scratch) {
+        const Plan p = plan(v, scratch);
+        const double h = p.h;
+        std::size_t stride = 1;
+        for (int k = 0; k < D; ++k) {
+            dim_[k] = static_cast<std::size_t>(std::floor((p.hi[k] - p.lo[k]) / h)) + 3;
+            limit_[k] = static_cast<double>(dim_[k] - 3);
+            stride_[k] = stride;
+            stride *= dim_[k];
+            origin_[k] = p.lo[k];
+        }
+        cells_ = stride;
+        h_ = h;
+        inv_h_ = 1.0 / h;
+        small_limit_ = h * (1 - 1e-6);
+    }
+
+    /// Cells the grid may have: a few per box (the prefix sum over them
+    /// stays a small part of the work).
+    static double cell_budget(std::size_t n) {
+        return std::min(std::max(8.0 * static_cast<double>(n), 4096.0), 2147483648.0);
+    }
+
+    /// Cells of a grid of side h over [lo, hi], spare cells included.
+    static double grid_cells(const double* lo, const double* hi, double h) {
+        double c = 1;
+        for (int k = 0; k < D; ++k) c *= std::floor((hi[k] - lo[k]) / h) + 3;
+        return c;
+    }
+
+    /// Exact bounds of the finite min corners per axis. O(n).
+    static void min_corner_bounds(const View& v, double* lo, double* hi) {
+        for (int k = 0; k < D; ++k) {
+            const T* x = v.lo[k];
+            T mn = std::numeric_limits<T>::max(), mx = std::numeric_limits<T>::lowest();
+            for (std::size_t i = 0; i < v.n; ++i) {
+                const T t = x[i];
+                const bool finite = t >= std::numeric_limits<T>::lowest() && t <= std::numeric_limits<T>::max();
+                mn = finite && t < mn ? t : mn;
+                mx = finite && t > mx ? t : mx;
+            }
+            lo[k] = static_cast<double>(mn);
+            hi[k] = static_cast<double>(mx);
+            if (hi[k] < lo[k]) lo[k] = hi[k] = 0;  // no finite min corner
+        }
+    }
+
+    /// The largest finite extent of any box on any axis. O(n).
+    static double max_finite_extent(const View& v) {
+        double most = 0;
+        for (int k = 0; k < D; ++k) {
+            const T* lo = v.lo[k];
+            const T* hi = v.hi[k];
+            T m = T(0);
+            for (std::size_t i = 0; i < v.n; ++i) {
+                const T e = hi[i] - lo[i];
+                m = e > m && e <= std::numeric_limits<T>::max() ? e : m;  // skips inf and NaN
+            }
+            most = std::max(most, static_cast<double>(m));
+        }
+        return most;
+    }
+
+    /// Estimated boxes sharing a box's home cell besides itself, at cell
+    /// side h, from a fixed-stride sample of min corners. O(sample log sample).
+    static double sample_others(const View& v, double h, const double* lo, StatsScratch& scratch) {
+        const std::size_t m = std::min<std::size_t>(v.n, 1024);
+        if (m < 32 || !(h > 0)) return 0;
+        std::vector<std::uint64_t>& keys = scratch.keys;
+        keys.clear();
+        const double stride = static_cast<double>(v.n) / static_cast<double>(m);
+        for (std::size_t t = 0; t < m; ++t) {
+            const auto i = static_cast<std::size_t>(static_cast<double>(t) * stride);
+            std::uint64_t key = 0;
+            for (int k = 0; k < D; ++k) {
+                double c = std::floor((static_cast<double>(v.lo[k][i]) - lo[k]) / h);
+                if (!std::isfinite(c)) c = 0;
+                c = std::min(std::max(c, 0.0), 2097151.0);
+                key = (key << 21) | static_cast<std::uint64_t>(c);
+            }
+            keys.push_back(key);
+        }
+        std::sort(keys.begin(), keys.end());
+        double same = 0;  // ordered pairs of sample boxes sharing a home cell
+        for (std::size_t i = 0; i < m;) {
+            std::size_t j = i;
+            while (j < m && keys[j] == keys[i]) ++j;
+            const double c = static_cast<double>(j - i);
+            same += c * (c - 1);
+            i = j;
+        }
+        const double scale = (static_cast<double>(v.n) - 1) / (static_cast<double>(m) - 1);
+        return same / static_cast<double>(m) * scale;
+    }
+
+    // ---- binning (counting sort) ------------------------------------------------
+
+    /// Clamped cell coordinate of x on axis k, in [1, dim - 2]: monotone and
+    /// never more than one apart for points less than h apart.
+    std::size_t coord(double x, int k) const {
+        double t = (x - origin_[k]) * inv_h_;
+        t = t > 0 ? t : 0;  // (also -inf)
+        t = t < limit_[k] ? t : limit_[k];
+        return static_cast<std::size_t>(t) + 1;
+    }
+
+    /// Home cell of box i, or large_cell when it is larger than h on some
+    /// axis (or infinite).
+    std::uint32_t home_of(const View& v, std::size_t i) const {
+        std::size_t c = 0;
+        for (int k = 0; k < D; ++k) {
+            const double a = static_cast<double>(v.lo[k][i]), b = static_cast<double>(v.hi[k][i]);
+            if (!(b - a <= small_limit_)) return large_cell;
+            c += coord(a, k) * stride_[k];
+        }
+        return static_cast<std::uint32_t>(c);
+    }
+
+    /// Counting sort of the small boxes by home cell (stable: a cell keeps
+    /// input order), copied in that order to padded struct-of-arrays.
+    /// end_[c + 1] is where cell c's boxes end, end_[c] where they start.
+    void bin(const View& v, unsigned threads) {
+        const std::size_t n = v.n;
+        resize_buffer(home_, n);
+        run_parts(threads, n, [&](std::size_t, std::size_t first, std::size_t last) {
+            for (std::size_t i = first; i < last; ++i) home_[i] = home_of(v, i);
+        });
+        // Room for any grid this many boxes can get (the cell count moves
+        // with h from frame to frame; untouched capacity costs no memory
+        // traffic), and for every box being large.
+        if (end_.capacity() < cells_ + 1) end_.reserve(std::max(cells_, static_cast<std::size_t>(cell_budget(n))) + 1);
+        resize_buffer(end_, cells_ + 1);
+        std::fill(end_.begin(), end_.end(), 0u);
+        if (large_ids_.capacity() < n) large_ids_.reserve(n + n / 4);
+        large_ids_.clear();
+        std::uint32_t* count = end_.data() + 1;
+        for (std::size_t i = 0; i < n; ++i) {
+            const std::uint32_t c = home_[i];
+            if (c == large_cell) large_ids_.push_back(static_cast<std::uint32_t>(i));
+            else ++count[c];
+        }
+        // Exclusive prefix sum: end_[c + 1] = start of cell c, for now.
+        std::uint32_t sum = 0;
+        for (std::size_t c = 0; c < cells_; ++c) {
+            const std::uint32_t k = count[c];
+            count[c] = sum;
+            sum += k;
+        }
+        const std::size_t m = sum;
+        resize_buffer(ids_, m);
+        resize_buffer(cell_of_, m);
+        for (std::size_t i = 0; i < n; ++i) {
+            const std::uint32_t c = home_[i];
+            if (c == large_cell) continue;
+            const std::uint32_t at = count[c]++;  // after this, end_[c + 1] = end of cell c
+            ids_[at] = static_cast<std::uint32_t>(i);
+            cell_of_[at] = c;
+        }
+        for (int k = 0; k < D; ++k) {
+            resize_buffer(lo_[k], m + simd::width);
+            resize_buffer(hi_[k], m + simd::width);
+        }
+        run_parts(threads, m, [&](std::size_t, std::size_t first, std::size_t last) {
+            for (int k = 0; k < D; ++k) {
+                T* lo = lo_[k].data();
+                T* hi = hi_[k].data();
+                const T* sl = v.lo[k];
+                const T* sh = v.hi[k];
+                for (std::size_t t = first; t < last; ++t) {
+                    lo[t] = sl[ids_[t]];
+                    hi[t] = sh[ids_[t]];
+                }
+            }
+        });
+        // Padding lanes never overlap anything (NaN compares false).
+        for (int k = 0; k < D; ++k)
+            for (std::size_t p = 0; p < static_cast<std::size_t>(simd::width); ++p)
+                lo_[k][m + p] = hi_[k][m + p] = std::numeric_limits<T>::quiet_NaN();
+        sorted_.n = m;
+        for (int k = 0; k < D; ++k) sorted_.lo[k] = lo_[k].data(), sorted_.hi[k] = hi_[k].data();
+    }
+
+    // ---- the stencil walk -------------------------------------------------------
+
+    /// Cell offsets of the forward rows: (y+1, z) and (y-1..y+1, z+1).
+    int forward_rows(std::size_t* delta) const {
+        int r = 0;
+        if constexpr (D >= 2) delta[r++] = stride_[1];
+        if constexpr (D >= 3) {
+            delta[r++] = stride_[2] - stride_[1];
+            delta[r++] = stride_[2];
+            delta[r++] = stride_[2] + stride_[1];
+        }
+        return r;
+    }
+
+    /// Pairs of the small boxes at sorted positions [first, last): each
+    /// against the rest of its cell and the next (the own row), and against
+    /// cells x-1..x+1 of each forward row.
+    template <class Sink>
+    void walk_range(std::size_t first, std::size_t last, Sink& sink) const {
+        std::size_t delta[4] = {0, 0, 0, 0};
+        const int rows = forward_rows(delta);
+        const std::uint32_t* end = end_.data();
+        const std::uint32_t* id = ids_.data();
+        const std::uint32_t* cell = cell_of_.data();
+        const View& bv = sorted_;
+        for (std::size_t i = first; i < last; ++i) {
+            const std::size_t c = cell[i];
+            const BasicBox<T, D> q = box_at(bv, i);
+            const std::uint32_t a = id[i];
+            auto emit = [&](std::size_t j) {
+                const std::uint32_t b = id[j];
+                if (a < b) sink(a, b);
+                else sink(b, a);
+            };
+            scan_overlaps_padded(bv, i + 1, end[c + 2], q, emit);
+            for (int r = 0; r < rows; ++r) {
+                const std::size_t row = c + delta[r];
+                scan_overlaps_padded(bv, end[row - 1], end[row + 2], q, emit);
+            }
+            if ((i & 1023) == 0 && sink.stopped()) return;
+        }
+    }
+
+    template <class Sink>
+    void walk(Sink& sink, unsigned threads) {
+        const std::size_t m = ids_.size();
+        if (threads <= 1 || m < 4096) {
+            walk_range(0, m, sink);
+            return;
+        }
+        // Tasks are slabs of space; a few thousand boxes each keep their pair
+        // counts steady from frame to frame, so their buffers stop growing.
+        const std::size_t tasks = task_count(threads, m, 4096);
+        task_pairs_.run(threads, tasks, sink, [&](std::size_t t, VectorSink& s, unsigned) {
+            walk_range(even_bound(m, tasks, t), even_bound(m, tasks, t + 1), s);
+        });
+    }
+
+    // ---- large boxes ------------------------------------------------------------
+
+    /// Large boxes against the small ones, row by row over the home cells a
+    /// small box overlapping them can have ([cell(q.min) - 1, cell(q.max)]
+    /// on every axis), then among themselves by a sweep.
+    template <class Sink>
+    void large_pairs(const View& v, Sink& sink) {
+        const std::size_t nl = large_ids_.size();
+        if (nl == 0 || sink.stopped()) return;
+        const std::uint32_t* id = ids_.data();
+        const std::uint32_t* end = end_.data();
+        for (std::size_t t = 0; t < nl && !sink.stopped(); ++t) {
+            const std::uint32_t a = large_ids_[t];
+            const BasicBox<T, D> q = box_at(v, a);
+            auto emit = [&](std::size_t j) {
+                const std::uint32_t b = id[j];
+                if (a < b) sink(a, b);
+                else sink(b, a);
+            };
+            std::size_t c0[3] = {0, 0, 0}, c1[3] = {0, 0, 0};
+            double rows = 1;
+            for (int k = 0; k < D; ++k) {
+                c0[k] = coord(static_cast<double>(q.min[k]), k) - 1;
+                c1[k] = coord(static_cast<double>(q.max[k]), k);
+                if (k > 0) rows *= static_cast<double>(c1[k] - c0[k] + 1);
+            }
+            if (rows * 8 > static_cast<double>(sorted_.n)) {
+                scan_overlaps_padded(sorted_, 0, sorted_.n, q, emit);
+                continue;
+            }
+            for (std::size_t z = c0[2]; z <= c1[2]; ++z)
+                for (std::size_t y = c0[1]; y <= c1[1]; ++y) {
+                    const std::size_t row = (D > 2 ? z * stride_[D > 2 ? 2 : 0] : 0) + (D > 1 ? y * stride_[D > 1 ? 1 : 0] : 0);
+                    const std::size_t b0 = end[row + c0[0]], b1 = end[row + c1[0] + 1];
+                    if (b1 > b0) scan_overlaps_padded(sorted_, b0, b1, q, emit);
+                }
+        }
+        if (nl >= 2 && !sink.stopped()) large_large(v, sink);
+    }
+
+    /// Large boxes among themselves: a sweep on axis 0.
+    template <class Sink>
+    void large_large(const View& v, Sink& sink) {
+        const std::size_t nl = large_ids_.size();
+        resize_buffer(large_mins_, nl);
+        for (std::size_t t = 0; t < nl; ++t) large_mins_[t] = v.lo[0][large_ids_[t]];
+        sort_by_value(large_mins_.data(), nl, large_rank_, sort_);
+        resize_buffer(large_sorted_, nl);
+        for (std::size_t t = 0; t < nl; ++t) large_sorted_[t] = large_ids_[large_rank_[t]];
+        View lv;
+        for (int k = 0; k < D; ++k) {
+            resize_buffer(large_lo_[k], nl + simd::width);
+            resize_buffer(large_hi_[k], nl + simd::width);
+            for (std::size_t t = 0; t < nl; ++t) {
+                large_lo_[k][t] = v.lo[k][large_sorted_[t]];
+                large_hi_[k][t] = v.hi[k][large_sorted_[t]];
+            }
+            lv.lo[k] = large_lo_[k].data();
+            lv.hi[k] = large_hi_[k].data();
+        }
+        lv.n = nl;
+        sweep_pairs(lv, 0, nl, [&](std::size_t i, std::size_t j) {
+            const std::uint32_t a = large_sorted_[i], b = large_sorted_[j];
+            if (a < b) sink(a, b);
+            else sink(b, a);
+        });
+    }
+
+    double h_ = 1, inv_h_ = 1, small_limit_ = 1;
+    double origin_[D] = {};
+    double limit_[D] = {};
+    std::size_t dim_[D] = {}, stride_[D] = {};
+    std::size_t cells_ = 0;
+    std::vector<std::uint32_t> home_;     // per box: its home cell, or large_cell
+    std::vector<std::uint32_t> end_;      // per cell + 1: where its boxes end (end_[c] = start of c)
+    std::vector<std::uint32_t> ids_;      // per sorted box: its index in the input
+    std::vector<std::uint32_t> cell_of_;  // per sorted box: its home cell
+    std::vector<T> lo_[D], hi_[D];        // sorted boxes, padded with NaN
+    View sorted_{};
+    std::vector<std::uint32_t> large_ids_, large_rank_, large_sorted_;
+    std::vector<T> large_mins_, large_lo_[D], large_hi_[D];
+    SortScratch sort_;
+    TaskPairs task_pairs_;
+};
+
+}  // namespace detail
+}  // namespace broadphase
