@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "boxes.hpp"
+#include "real_scenes.hpp"
 
 namespace broadphase {
 namespace scenes {
@@ -304,7 +305,7 @@ inline Boxes with_invalid(std::size_t n, std::uint64_t seed = 9) {
 /// Names accepted by make_scene.
 inline std::vector<std::string> scene_names() {
     return {"sparse20k", "dense20k", "stretched40k", "clusters40k", "mixed20k",
-            "uniform:N", "identical:N", "pointclouds10k"};
+            "uniform:N", "identical:N", "pointclouds10k", "sphere-mesh:N", "torus-mesh:N", "terrain:N", "soup:N"};
 }
 
 /// One-line description of a named scene.
@@ -316,6 +317,10 @@ inline std::string describe(const std::string& name) {
     if (name == "mixed20k") return "20,000 boxes, sizes log-uniform 0.25..64, thin 900-long slabs, in [0,900)^3";
     if (name == "uniform:N") return "N boxes 4 wide at sparse20k's density (cube side 900*cbrt(N/20000))";
     if (name == "identical:N") return "N copies of one box: N(N-1)/2 pairs";
+    if (name == "sphere-mesh:N") return "about N triangles of a unit cube-sphere mesh: each face's AABB (about 6 pairs a box)";
+    if (name == "torus-mesh:N") return "about N triangles of a torus mesh (radii 10 and 3): each face's AABB";
+    if (name == "terrain:N") return "about N triangles of a 1000x1000 height field (sums of sines): each face's AABB";
+    if (name == "soup:N") return "about N triangles: a terrain patch, 3 spheres and 2 tori overlapping, one list";
     if (name == "pointclouds10k")
         return "10,000 5x5x5 point clouds, spacing 0.5..1.5, in [0,450)^3: AABBs grown by 0.5 (challenge 1)";
     return "";
@@ -342,6 +347,10 @@ inline bool make_scene(const std::string& name, Boxes& out) {
     else if (count("uniform:", n)) out = uniform(n);
     else if (count("identical:", n)) out = identical(n);
     else if (name == "pointclouds10k") out = pointclouds10k();
+    else if (count("sphere-mesh:", n)) out = sphere_mesh(n);
+    else if (count("torus-mesh:", n)) out = torus_mesh(n);
+    else if (count("terrain:", n)) out = terrain(n);
+    else if (count("soup:", n)) out = soup(n);
     else return false;
     return true;
 }

@@ -2,6 +2,8 @@
 // algorithm, the front door and the Index, against the library's BruteForce.
 // One test per scene computes the oracle once and checks every algorithm,
 // naming the algorithm in each failure.
+#include <cmath>
+
 #include <broadphase/scenes.hpp>
 
 #include "differential.hpp"
@@ -106,8 +108,41 @@ TEST_P(BuiltinSceneTest, TwoSetsAndIndexMatchBruteForce) {
 }
 
 INSTANTIATE_TEST_SUITE_P(BuiltinScenes, BuiltinSceneTest,
-                         ::testing::Values("sparse20k", "dense20k", "clusters40k", "stretched40k", "mixed20k"),
-                         ParamName());
+                         ::testing::Values("sparse20k", "dense20k", "clusters40k", "stretched40k", "mixed20k",
+                                           "sphere-mesh:20000", "torus-mesh:20000", "terrain:20000", "soup:20000"),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                             std::string name = info.param;  // gtest names: letters, digits, '_'
+                             for (char& c : name)
+                                 if (c == ':' || c == '-') c = '_';
+                             return name;
+                         });
+
+/// The mesh scenes: deterministic, about the size asked, every box valid,
+/// neighbouring faces sharing vertices (so pairs exist: several per box).
+TEST(RealScenes, MeshesAreDeterministicValidAndConnected) {
+    for (const char* name : {"sphere-mesh:5000", "torus-mesh:5000", "terrain:5000", "soup:5000"}) {
+        SCOPED_TRACE(name);
+        Boxes a, b;
+        ASSERT_TRUE(bs::make_scene(name, a));
+        ASSERT_TRUE(bs::make_scene(name, b));
+        ASSERT_EQ(a.size(), b.size());
+        EXPECT_GT(a.size(), 3500u);
+        EXPECT_LT(a.size(), 6500u);
+        bool same = true, valid = true;
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            const broadphase::Box x = a[i], y = b[i];
+            for (int k = 0; k < 3; ++k) {
+                same = same && x.min[k] == y.min[k] && x.max[k] == y.max[k];
+                valid = valid && std::isfinite(x.min[k]) && std::isfinite(x.max[k]) && x.min[k] <= x.max[k];
+            }
+        }
+        EXPECT_TRUE(same);
+        EXPECT_TRUE(valid);
+        std::vector<Pair> pairs;
+        broadphase::find_pairs(a, pairs);
+        EXPECT_GT(pairs.size(), 3 * a.size());  // a face touches its edge and vertex neighbours
+    }
+}
 
 }  // namespace
 }  // namespace bptest
