@@ -4,11 +4,12 @@
 #   build/release  Release build, then ctest; the Python module (python/) is
 #                  built there too and its pytest suite runs as ctest -L python
 #   build/asan     RelWithDebInfo with AddressSanitizer + UBSan, then ctest
-#   build/tsan     clang + LLVM's OpenMP (libomp) with ThreadSanitizer, the
-#                  parallel tests only (ctest -L threads). GCC's libgomp is
-#                  invisible to TSan and reports false races; LLVM's OpenMP
-#                  ships Archer (libarcher.so), which tells TSan about its
-#                  barriers and tasks, loaded through OMP_TOOL_LIBRARIES.
+#   build/tsan     clang with ThreadSanitizer, the threaded tests only
+#                  (ctest -L threads: parallel and sphere tests). The
+#                  library's threads are std::thread (detail/task_pool.hpp),
+#                  which TSan understands natively; Archer (LLVM OpenMP's TSan
+#                  support, libomp-dev) is still loaded through
+#                  OMP_TOOL_LIBRARIES for any OpenMP code a test may use.
 # Installs cmake, g++, make, GoogleTest, Google Benchmark, clang and libomp
 # with apt-get first if any is missing (Debian/Ubuntu). Exits non-zero if
 # anything fails.

@@ -60,9 +60,10 @@ struct Options {
     bool sorted = false;
     /// Stop with Status::pair_budget_exceeded after this many pairs.
     std::uint64_t max_pairs = no_budget;
-    /// Threads to use: 0 (the default) = all hardware threads (OpenMP's
-    /// default, so OMP_NUM_THREADS applies); 1 = the calling thread only,
-    /// no thread started. Without OpenMP enabled in the build, always 1.
+    /// Threads to use: 0 (the default) = default_threads(): all hardware
+    /// threads, or BROADPHASE_NUM_THREADS / OMP_NUM_THREADS when set; 1 =
+    /// the calling thread only, no thread started. Without threads in the
+    /// build (detail/parallel.hpp), always 1.
     /// The pairs, and their order, are the same for every thread count.
     unsigned threads = 0;
     /// Fewer threads are used when each would get fewer boxes than this:

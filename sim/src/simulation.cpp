@@ -42,6 +42,16 @@ double mean_cube(double a, double b) {
     return (b * b * b * b - a * a * a * a) / (4.0 * (b - a));
 }
 
+/// f(i) for every i in [0, n), split over the library's threads (the
+/// library's task pool; any order: per-particle work only).
+template <class F>
+void for_each_particle(std::size_t n, unsigned threads, F&& f) {
+    const unsigned t = n >= 16384 ? (threads ? threads : broadphase::default_threads()) : 1u;
+    broadphase::detail::run_parts(t, n, [&](std::size_t, std::size_t b, std::size_t e) {
+        for (std::size_t i = b; i < e; ++i) f(i);
+    });
+}
+
 double elapsed_ms(std::chrono::steady_clock::time_point t0, std::chrono::steady_clock::time_point t1) {
     return std::chrono::duration<double, std::milli>(t1 - t0).count();
 }
@@ -188,15 +198,12 @@ void Simulation::find_pairs_with(BroadPhase b, std::vector<broadphase::Pair>& ou
     } else {
         float* lo[3] = {boxes_.min(0), boxes_.min(1), boxes_.min(2)};
         float* hi[3] = {boxes_.max(0), boxes_.max(1), boxes_.max(2)};
-        const long long count = static_cast<long long>(n);
-#pragma omp parallel for schedule(static) num_threads(cfg_.threads ? cfg_.threads : broadphase::default_threads()) if (n >= 16384)
-        for (long long j = 0; j < count; ++j) {
-            const std::size_t i = static_cast<std::size_t>(j);
+        for_each_particle(n, cfg_.threads, [&](std::size_t i) {
             const double r = r_[i];
             lo[0][i] = round_down(px_[i] - r), hi[0][i] = round_up(px_[i] + r);
             lo[1][i] = round_down(py_[i] - r), hi[1][i] = round_up(py_[i] + r);
             lo[2][i] = round_down(pz_[i] - r), hi[2][i] = round_up(pz_[i] + r);
-        }
+        });
         report = finder_.find_pairs(boxes_, out, options);
     }
     if (!report.ok()) throw std::runtime_error(std::string("particles: broad phase failed: ") + broadphase::to_string(report.status));
@@ -283,10 +290,7 @@ void Simulation::step_dem() {
     });
     // Walls (infinite mass), gravity, symplectic Euler. Per particle: any order.
     const Vec3 box = box_;
-    const long long count = static_cast<long long>(n);
-#pragma omp parallel for schedule(static) num_threads(cfg_.threads ? cfg_.threads : broadphase::default_threads()) if (n >= 16384)
-    for (long long j = 0; j < count; ++j) {
-        const std::size_t i = static_cast<std::size_t>(j);
+    for_each_particle(n, cfg_.threads, [&](std::size_t i) {
         // A wall is a contact with an infinite mass of stiffness 2k: the
         // overlap two spheres share is one sphere's alone here, and the
         // period sqrt(m / 2k) equals two spheres' sqrt((m / 2) / k).
@@ -310,7 +314,7 @@ void Simulation::step_dem() {
         py_[i] += vy_[i] * dt;
         pz_[i] += vz_[i] * dt;
         clamp_inside(i);
-    }
+    });
 }
 
 void Simulation::step_elastic() {
@@ -333,16 +337,13 @@ void Simulation::step_elastic() {
             }
         }
     };
-    const long long count = static_cast<long long>(n);
-#pragma omp parallel for schedule(static) num_threads(cfg_.threads ? cfg_.threads : broadphase::default_threads()) if (n >= 16384)
-    for (long long j = 0; j < count; ++j) {
-        const std::size_t i = static_cast<std::size_t>(j);
+    for_each_particle(n, cfg_.threads, [&](std::size_t i) {
         vy_[i] -= g * dt;
         px_[i] += vx_[i] * dt;
         py_[i] += vy_[i] * dt;
         pz_[i] += vz_[i] * dt;
         walls(i);
-    }
+    });
 
     const auto b0 = std::chrono::steady_clock::now();
     find_pairs();

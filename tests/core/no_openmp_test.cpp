@@ -1,9 +1,10 @@
-// The headers without OpenMP: a user who copies include/broadphase/ and
-// compiles without -fopenmp gets the same answers on one thread, whatever
-// Options::threads says. This file is compiled without OpenMP (see
-// CMakeLists.txt: it does not link broadphase::broadphase, which carries it).
-#ifdef _OPENMP
-#error "this test must be compiled without OpenMP"
+// The headers without threads: a user who copies include/broadphase/ and
+// compiles without BROADPHASE_THREADS or -fopenmp gets the same answers on
+// one thread, whatever Options::threads says. This file is compiled so (see
+// CMakeLists.txt: it does not link broadphase::broadphase, which defines
+// BROADPHASE_THREADS).
+#if defined(_OPENMP) || defined(BROADPHASE_THREADS)
+#error "this test must be compiled without threads"
 #endif
 
 #include <gtest/gtest.h>

@@ -2,10 +2,18 @@
 // threading layer: how many threads to use, run tasks on them, and collect
 // the pairs tasks find in an order that does not depend on the thread count.
 //
-// The layer is OpenMP, when the user's compiler has it switched on
-// (-fopenmp; CMake's broadphase::broadphase target does it when OpenMP is
-// found). Without it everything here runs on the calling thread and the
-// library is single-threaded; no header needs OpenMP to compile.
+// The layer is the library's task pool (task_pool.hpp: std::thread helpers
+// kept for the process; the caller runs tasks too and never waits for a
+// helper that has not started). It replaced OpenMP, whose parallel regions
+// end in a barrier that waits for every team thread: with another program
+// busy on the other core, two threads took 1.5-20x as long as one
+// (docs/threading.md has the measurements). Threads are on when
+// BROADPHASE_THREADS is defined (CMake's broadphase::broadphase target
+// defines it and links the platform's threads) or when the compiler's
+// OpenMP is on (-fopenmp: how users of the headers switched threads on
+// before); BROADPHASE_NO_THREADS forces them off. Otherwise everything here
+// runs on the calling thread, and no header needs more than the C++17
+// standard library.
 //
 // Determinism: each algorithm cuts its work into tasks whose pairs, in task
 // order, are exactly the pairs one thread finds, in the same order. Tasks
@@ -17,11 +25,23 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <exception>
 #include <type_traits>
 #include <vector>
 
-#ifdef _OPENMP
+#if (defined(BROADPHASE_THREADS) || defined(_OPENMP)) && !defined(BROADPHASE_NO_THREADS)
+#define BROADPHASE_DETAIL_THREADS 1
+#include <thread>
+
+#include "task_pool.hpp"
+#endif
+
+// Measurement only (bench/threads_bench.cpp): with BROADPHASE_OPENMP_LAYER
+// defined and OpenMP on, use_pool_layer() = false runs tasks through OpenMP
+// as before, so both layers can be timed in one process.
+#if defined(BROADPHASE_DETAIL_THREADS) && defined(BROADPHASE_OPENMP_LAYER) && defined(_OPENMP)
+#define BROADPHASE_DETAIL_OPENMP_LAYER 1
 #include <omp.h>
 #endif
 
@@ -31,12 +51,29 @@
 namespace broadphase {
 namespace detail {
 
-/// Threads a request of 0 means: OpenMP's default (all hardware threads,
-/// or OMP_NUM_THREADS); 1 without OpenMP.
+/// A thread count from the environment variable `name` (its first
+/// comma-separated number, as OMP_NUM_THREADS takes it); 0 when unset or
+/// not a positive number.
+inline unsigned threads_from_env(const char* name) {
+    const char* e = std::getenv(name);
+    if (!e) return 0;
+    char* end = nullptr;
+    const long v = std::strtol(e, &end, 10);
+    return end != e && v > 0 && v < 65536 ? static_cast<unsigned>(v) : 0u;
+}
+
+/// Threads a request of 0 means: BROADPHASE_NUM_THREADS, else
+/// OMP_NUM_THREADS (still honoured), else the hardware threads; read once.
+/// 1 without threads.
 inline unsigned default_threads() {
-#ifdef _OPENMP
-    const int t = omp_get_max_threads();
-    return t > 0 ? static_cast<unsigned>(t) : 1u;
+#ifdef BROADPHASE_DETAIL_THREADS
+    static const unsigned t = [] {
+        unsigned n = threads_from_env("BROADPHASE_NUM_THREADS");
+        if (!n) n = threads_from_env("OMP_NUM_THREADS");
+        if (!n) n = std::thread::hardware_concurrency();
+        return std::max(n, 1u);
+    }();
+    return t;
 #else
     return 1u;
 #endif
@@ -44,7 +81,7 @@ inline unsigned default_threads() {
 
 /// True when this build can run more than one thread.
 inline bool threads_enabled() {
-#ifdef _OPENMP
+#ifdef BROADPHASE_DETAIL_THREADS
     return true;
 #else
     return false;
@@ -53,7 +90,7 @@ inline bool threads_enabled() {
 
 /// The threads to use for `items` units of work: `requested` (0 = the
 /// default), but no more than one per `min_items_per_thread`, and 1
-/// without OpenMP. Small inputs stay on the calling thread, where starting
+/// without threads. Small inputs stay on the calling thread, where starting
 /// threads would cost more than it saves.
 inline unsigned plan_threads(unsigned requested, std::size_t items, std::size_t min_items_per_thread) {
     if (!threads_enabled()) return 1;
@@ -64,35 +101,51 @@ inline unsigned plan_threads(unsigned requested, std::size_t items, std::size_t 
     return std::max(t, 1u);
 }
 
+/// Measurement only: whether run_tasks uses the pool (true, the default)
+/// or OpenMP, in builds with BROADPHASE_OPENMP_LAYER (see above).
+inline bool& use_pool_layer() {
+    static bool pool = true;
+    return pool;
+}
+
 /// Runs f(task, thread) for every task in [0, tasks) on up to `threads`
-/// threads, tasks handed out one at a time (dynamic schedule), `thread` in
-/// [0, threads). With one thread, or one task, runs in order on the calling
-/// thread and starts none. The first exception a task throws is rethrown
-/// here once all tasks have ended.
+/// threads, the caller's included, tasks claimed one at a time from a
+/// shared counter; `thread` in [0, threads) names a slot for per-thread
+/// scratch, used by one thread at a time. With one thread, or one task,
+/// runs in order on the calling thread and starts none. The first
+/// exception a task throws is rethrown here once all tasks have ended.
+/// Costs a mutex and a wake-up per helper on top of the tasks (the first
+/// call with k threads also starts the helpers missing).
 template <class F>
 void run_tasks(unsigned threads, std::size_t tasks, F&& f) {
     if (threads <= 1 || tasks <= 1) {
         for (std::size_t t = 0; t < tasks; ++t) f(t, 0u);
         return;
     }
-#ifdef _OPENMP
-    std::exception_ptr error;
-    const auto n = static_cast<std::ptrdiff_t>(tasks);
-    const int nt = static_cast<int>(std::min<std::size_t>(threads, tasks));
+#if defined(BROADPHASE_DETAIL_OPENMP_LAYER)
+    if (!use_pool_layer()) {
+        std::exception_ptr error;
+        const auto n = static_cast<std::ptrdiff_t>(tasks);
+        const int nt = static_cast<int>(std::min<std::size_t>(threads, tasks));
 #pragma omp parallel num_threads(nt)
-    {
-        const auto me = static_cast<unsigned>(omp_get_thread_num());
+        {
+            const auto me = static_cast<unsigned>(omp_get_thread_num());
 #pragma omp for schedule(dynamic, 1)
-        for (std::ptrdiff_t t = 0; t < n; ++t) {
-            try {
-                f(static_cast<std::size_t>(t), me);
-            } catch (...) {
+            for (std::ptrdiff_t t = 0; t < n; ++t) {
+                try {
+                    f(static_cast<std::size_t>(t), me);
+                } catch (...) {
 #pragma omp critical(broadphase_task_error)
-                if (!error) error = std::current_exception();
+                    if (!error) error = std::current_exception();
+                }
             }
         }
+        if (error) std::rethrow_exception(error);
+        return;
     }
-    if (error) std::rethrow_exception(error);
+#endif
+#ifdef BROADPHASE_DETAIL_THREADS
+    TaskPool::run(threads, tasks, f);
 #else
     for (std::size_t t = 0; t < tasks; ++t) f(t, 0u);
 #endif

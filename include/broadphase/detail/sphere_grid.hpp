@@ -49,7 +49,6 @@
 
 #include "../pairs.hpp"
 #include "parallel.hpp"
-#include "task_pool.hpp"
 
 namespace broadphase {
 namespace detail {
@@ -145,7 +144,7 @@ private:
     /// f(part, begin, end) over `parts` equal contiguous parts of [0, n).
     template <class F>
     void run_parts(std::size_t parts, std::size_t n, F&& f) const {
-        TaskPool::run(threads_, parts, [&](std::size_t p, unsigned) { f(p, even_bound(n, parts, p), even_bound(n, parts, p + 1)); });
+        run_tasks(threads_, parts, [&](std::size_t p, unsigned) { f(p, even_bound(n, parts, p), even_bound(n, parts, p + 1)); });
     }
 
     /// Parts to cut a pass into: `per_thread` a thread (1 without threads).
@@ -360,7 +359,7 @@ private:
         bufs_.resize(tasks);
         for (std::size_t t = 0; t < tasks; ++t) bufs_[t] = Buffer{t ? &spare_[t] : &res, 0};
         const double radius = static_cast<double>(v.radius);
-        TaskPool::run(threads_, tasks, [&](std::size_t t, unsigned) {
+        run_tasks(threads_, tasks, [&](std::size_t t, unsigned) {
             bufs_[t].room(2 * (cut_[t + 1] - cut_[t]));  // granular packings: one to three contacts a sphere
             task_pairs<One>(cut_[t], cut_[t + 1], radius, bufs_[t]);
         });
@@ -373,7 +372,7 @@ private:
             total = static_cast<std::size_t>(max_pairs);
         }
         res.resize(std::max(total, bufs_[0].size));  // keeps task 0's pairs in place
-        TaskPool::run(threads_, tasks, [&](std::size_t t, unsigned) {
+        run_tasks(threads_, tasks, [&](std::size_t t, unsigned) {
             if (t == 0 || at_[t] >= total) return;
             const std::size_t k = std::min(bufs_[t].size, total - at_[t]);
             std::memcpy(res.data() + at_[t], bufs_[t].buf->data(), k * sizeof(Pair));
