@@ -37,7 +37,9 @@
 // grid: cell by cell; on the box path: the broad phase's order);
 // Options::sorted sorts by (a, b). Options::max_pairs stops at that many
 // pairs with Status::pair_budget_exceeded (on the box path it bounds the box
-// pairs, before the exact test). Threads: Options::threads, as find_pairs.
+// pairs, before the exact test). Threads: Options::threads, as find_pairs;
+// the grid uses one per 8 x Options::min_boxes_per_thread spheres (32,768 by
+// default).
 #pragma once
 
 #include <cmath>
@@ -67,7 +69,9 @@ struct SphereView {
     T radius = 0;
     std::size_t n = 0;
 
+    /// Sphere i's centre coordinate on `axis` (0, 1, 2). O(1).
     T coord(std::size_t i, int axis) const { return center[axis][i * stride]; }
+    /// Sphere i's radius. O(1).
     T r(std::size_t i) const { return radii ? radii[i] : radius; }
 };
 
@@ -108,6 +112,7 @@ SphereView<T> sphere_columns(const T* x, const T* y, const T* z, T radius, std::
 /// Which path a sphere search took.
 enum class SphereMethod { none, grid, boxes };
 
+/// "grid", "boxes" or "none". O(1).
 inline const char* to_string(SphereMethod m) {
     return m == SphereMethod::grid ? "grid" : m == SphereMethod::boxes ? "boxes" : "none";
 }
@@ -153,7 +158,8 @@ public:
         return rep;
     }
 
-    /// The path the last call took.
+    /// The path the last call took (none before the first, or when it
+    /// stopped before choosing: too many spheres). O(1).
     SphereMethod last_method() const { return last_; }
 
 private:
@@ -171,7 +177,6 @@ private:
         boxes_.resize(n);
         float* lo[3] = {boxes_.min(0), boxes_.min(1), boxes_.min(2)};
         float* hi[3] = {boxes_.max(0), boxes_.max(1), boxes_.max(2)};
-        const float inf = std::numeric_limits<float>::infinity();
         detail::run_parts(detail::plan_threads(threads, n, 1 << 16), n, [&](std::size_t, std::size_t b, std::size_t e) {
             for (std::size_t i = b; i < e; ++i) {
                 const T ri = v.r(i);
@@ -183,13 +188,25 @@ private:
                         lo[k][i] = hi[k][i] = static_cast<float>(c);
                     } else {
                         const double cd = static_cast<double>(c), rd = static_cast<double>(ri);
-                        lo[k][i] = std::nextafter(static_cast<float>(cd - rd), -inf);
-                        hi[k][i] = std::nextafter(static_cast<float>(cd + rd), inf);
+                        lo[k][i] = float_below(cd - rd);
+                        hi[k][i] = float_above(cd + rd);
                     }
                 }
             }
         });
     }
+
+    /// A float <= v, one float step below v rounded (and no out-of-range
+    /// conversion, which C++ leaves undefined: beyond float's range, the
+    /// largest float or an infinity). NaN stays NaN. O(1).
+    static float float_below(double v) {
+        const float inf = std::numeric_limits<float>::infinity(), top = std::numeric_limits<float>::max();
+        if (v > top) return top;
+        if (v < -static_cast<double>(top)) return -inf;
+        return std::nextafter(static_cast<float>(v), -inf);
+    }
+    /// A float >= v (as float_below, mirrored). O(1).
+    static float float_above(double v) { return -float_below(-v); }
 
     /// Keeps the box pairs whose spheres touch, in place and in order.
     template <class T>

@@ -375,7 +375,7 @@ private:
         run_tasks(threads_, tasks, [&](std::size_t t, unsigned) {
             if (t == 0 || at_[t] >= total) return;
             const std::size_t k = std::min(bufs_[t].size, total - at_[t]);
-            std::memcpy(res.data() + at_[t], bufs_[t].buf->data(), k * sizeof(Pair));
+            if (k) std::memcpy(res.data() + at_[t], bufs_[t].buf->data(), k * sizeof(Pair));  // (an empty buffer may have no storage)
         });
         res.resize(total);
     }
