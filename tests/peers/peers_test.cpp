@@ -114,6 +114,19 @@ BPTEST_PEERS_SCENE(HugeCoordinateClusters, huge_coordinates_scene)
 BPTEST_PEERS_SCENE(InfiniteSlabs, infinite_slabs_scene)
 #undef BPTEST_PEERS_SCENE
 
+/// Boxes whose ends differ hugely in magnitude: a centre -/+ half size in
+/// double is not the float box (FCL computed its AABB so, and missed and
+/// added pairs on torus-mesh:100000); touching at the tiny end must count.
+TEST(Peers, BoxesSpanningZeroWithATinyEnd) {
+    std::vector<broadphase::Box> v;
+    v.push_back(bptest::box3(-1e-30f, 0, 0, 3, 1, 1));
+    v.push_back(bptest::box3(-2, 0, 0, -1e-30f, 1, 1));         // touches box 0 at x = -1e-30
+    v.push_back(bptest::box3(-2, 0, 0, -2e-30f, 1, 1));         // misses it by 1e-30
+    v.push_back(bptest::box3(3, -1e-20f, 0, 4, 7e-21f, 1));     // touches box 0 at x = 3, y spans 0
+    v.push_back(bptest::box3(3.5f, 7e-21f, 0, 5, 2e7f, 1));     // touches box 3 at y = 7e-21
+    expect_peers_exact("spanning zero", bptest::boxes_of(v));
+}
+
 /// A peer kept between runs, as bench keeps it: load once, then runs with
 /// clear() between them, and a run after another without clear().
 TEST(Peers, RepeatedRunsGiveTheSamePairs) {
