@@ -33,7 +33,8 @@
 #                the second; adds the boxpruning columns. Not part of this
 #                repository (docs/peers.md says how it was measured).
 #   MACHINE      the results' file name (default from lscpu)
-# Takes about 10 minutes on the 2-core EPYC.
+# Takes about 30 minutes on the loaded 2-core EPYC: brute-force verification of the
+# 100k-face meshes and Bullet's seconds-long one-shot builds there dominate.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$bp_repo_root"
