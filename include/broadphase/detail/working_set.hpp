@@ -16,25 +16,7 @@
 namespace broadphase {
 namespace detail {
 
-/// True when every box in [begin, end) is valid. O(n), SIMD.
-template <class T, int D>
-inline bool all_valid(const SoaView<T, D>& v, std::size_t begin, std::size_t end) {
-    std::size_t i = begin;
-#ifndef BROADPHASE_NO_SIMD
-    if constexpr (std::is_same_v<T, float>) {
-        constexpr std::uint32_t full = (simd::width >= 32) ? ~0u : ((1u << simd::width) - 1u);
-        for (; i + simd::width <= end; i += simd::width) {
-            simd::Mask m = simd::le(simd::load(v.lo[0] + i), simd::load(v.hi[0] + i));
-            for (int k = 1; k < D; ++k) m = m & simd::le(simd::load(v.lo[k] + i), simd::load(v.hi[k] + i));
-            if (simd::bits(m) != full) return false;
-        }
-    }
-#endif
-    for (; i < end; ++i)
-        for (int k = 0; k < D; ++k)
-            if (!(v.lo[k][i] <= v.hi[k][i])) return false;
-    return true;
-}
+// all_valid(): detail/simd.hpp, a kernel picked at run time like the others.
 
 template <class T, int D>
 class WorkingSet {
