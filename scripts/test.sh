@@ -53,7 +53,8 @@ fi
 cmake -S . -B build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DBROADPHASE_TSAN=ON \
     "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" \
     -DBROADPHASE_BUILD_TOOLS=OFF -DBROADPHASE_BUILD_TESTS=ON -DBROADPHASE_BUILD_BENCH=OFF -DBROADPHASE_BUILD_EXAMPLES=OFF
-cmake --build build/tsan --parallel "$bp_jobs" --target broadphase_parallel_tests broadphase_spheres_tests
+cmake --build build/tsan --parallel "$bp_jobs" --target broadphase_parallel_tests broadphase_spheres_tests \
+    broadphase_simd_threads_tests
 
 bp_log "thread sanitizer tests"
 # Archer gives TSan the OpenMP runtime's synchronisation; the runtime's own
