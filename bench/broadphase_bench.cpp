@@ -339,6 +339,10 @@ void register_all() {
         {"sparse20k", true},       {"dense20k", true},         {"stretched40k", true},
         {"clusters40k", true},     {"mixed20k", true},         {"uniform:100000", false},
         {"uniform:1000000", false}, {"identical:20000", false},
+        // Real-data shapes (real_scenes.hpp): meshes, a scan, a pile, voxels, hair.
+        {"sphere-mesh:100000", false}, {"torus-mesh:100000", false}, {"terrain:100000", false},
+        {"soup:100000", false},        {"scan:100000", false},       {"pile:100000", false},
+        {"voxels:100000", false},      {"hair:100000", false},
     };
     const Algorithm algorithms[] = {Algorithm::brute_force, Algorithm::sweep_and_prune, Algorithm::uniform_grid,
                                     Algorithm::hybrid_grid, Algorithm::adaptive_grid, Algorithm::automatic};

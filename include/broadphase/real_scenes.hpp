@@ -11,9 +11,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
+#include <string>
 #include <vector>
 
 #include "boxes.hpp"
+#include "detail/scene_random.hpp"
 
 namespace broadphase {
 namespace scenes {
@@ -152,6 +155,301 @@ inline Boxes soup(std::size_t n) {
     append_torus(n * 2 / 10, 20.0, 4.0, t1, out);
     append_torus(n - std::min(n, n * 3 / 10 + n * 2 / 10 + n / 10 + n / 20 + n * 2 / 10), 8.0, 2.0, t2, out);
     return out;
+}
+
+// ---------------------------------------------------------------------------
+// Scenes of other real kinds: a scan's points, a settled pile of spheres,
+// voxels, hair. Each is exactly n boxes, O(n), and uses no sin or cos (only
+// +, -, *, / and sqrt, which IEEE arithmetic rounds the same everywhere), so
+// that a box differs between platforms only where a compiler fuses a
+// multiply-add differently and the double result then rounds to another
+// float: rare, and never seen in the tests.
+
+/// Appends the box [lo, hi], given in double, each coordinate rounded to
+/// float once.
+inline void append_box(const double* lo, const double* hi, Boxes& out) {
+    Box b;
+    for (int k = 0; k < 3; ++k) {
+        b.min[k] = static_cast<float>(lo[k]);
+        b.max[k] = static_cast<float>(hi[k]);
+    }
+    out.push_back(b);
+}
+
+/// Appends the cube of half side h around p.
+inline void append_cube_around(const double* p, double h, Boxes& out) {
+    const double lo[3] = {p[0] - h, p[1] - h, p[2] - h}, hi[3] = {p[0] + h, p[1] + h, p[2] + h};
+    append_box(lo, hi, out);
+}
+
+/// A point uniform in the unit disc (rejection: about 1.27 draws).
+inline void unit_disc(Random& r, double& x, double& y) {
+    do {
+        x = r.uniform(-1, 1), y = r.uniform(-1, 1);
+    } while (x * x + y * y > 1 || x * x + y * y == 0);
+}
+
+/// The scan's point spacing is 1 (one point per unit of area); its search
+/// radius: each point's box is the cube of this half side around it, so two
+/// points pair when they are within 2 * scan_radius on every axis (about 8
+/// neighbours on a plane, more where the surface is tilted or curved).
+constexpr double scan_radius = 0.7;
+
+/// A lidar-like scan: n points on the surfaces of a street block seen from
+/// above: a ground square of side g with two buildings (box-shaped: roof and
+/// four walls), three spheres resting on the ground and three poles
+/// (cylinders: side and top). Points are spread uniformly over the surface
+/// area (one point per unit area, so g = sqrt(n / 1.395...)), each moved by
+/// up to 0.05 on every axis (range noise); ground points under a building or
+/// a pole are drawn again. Each box is the cube of half side scan_radius
+/// around its point: a fixed-radius neighbour search over the cloud.
+/// Exactly n boxes, O(n).
+inline Boxes scan(std::size_t n, std::uint64_t seed = 21) {
+    Boxes out;
+    out.reserve(n);
+    // The objects, in units of the ground side: spheres (x, y, radius),
+    // buildings (x0, y0, x1, y1, height), poles (x, y, radius, height).
+    const double spheres[3][3] = {{0.25, 0.3, 0.08}, {0.7, 0.65, 0.05}, {0.82, 0.5, 0.03}};
+    const double buildings[2][5] = {{0.55, 0.12, 0.75, 0.32, 0.15}, {0.1, 0.6, 0.25, 0.9, 0.1}};
+    const double poles[3][4] = {{0.45, 0.5, 0.03, 0.3}, {0.88, 0.85, 0.02, 0.2}, {0.35, 0.8, 0.015, 0.25}};
+    const double pi = 3.141592653589793;
+    // Areas (units of g^2): ground less footprints, then each object.
+    double area[9];
+    double ground = 1;
+    for (const auto& b : buildings) ground -= (b[2] - b[0]) * (b[3] - b[1]);
+    for (const auto& p : poles) ground -= pi * p[2] * p[2];
+    area[0] = ground;
+    for (int i = 0; i < 3; ++i) area[1 + i] = 4 * pi * spheres[i][2] * spheres[i][2];
+    for (int i = 0; i < 2; ++i) {
+        const double* b = buildings[i];
+        area[4 + i] = (b[2] - b[0]) * (b[3] - b[1]) + 2 * ((b[2] - b[0]) + (b[3] - b[1])) * b[4];
+    }
+    for (int i = 0; i < 3; ++i) area[6 + i] = 2 * pi * poles[i][2] * poles[i][3] + pi * poles[i][2] * poles[i][2];
+    double total = 0;
+    for (double a : area) total += a;
+    const double g = std::sqrt(static_cast<double>(n) / total);
+    auto under_something = [&](double x, double y) {
+        for (const auto& b : buildings)
+            if (x >= b[0] && x <= b[2] && y >= b[1] && y <= b[3]) return true;
+        for (const auto& p : poles)
+            if ((x - p[0]) * (x - p[0]) + (y - p[1]) * (y - p[1]) <= p[2] * p[2]) return true;
+        return false;
+    };
+    Random r(seed);
+    for (std::size_t i = 0; i < n; ++i) {
+        double u = r.unit() * total;
+        int s = 0;
+        while (s < 8 && u >= area[s]) u -= area[s], ++s;
+        double p[3];  // in units of g
+        if (s == 0) {
+            do {
+                p[0] = r.unit(), p[1] = r.unit();
+            } while (under_something(p[0], p[1]));
+            p[2] = 0;
+        } else if (s < 4) {
+            // Marsaglia: uniform on the sphere without trigonometry.
+            const double* sp = spheres[s - 1];
+            double a, b;
+            unit_disc(r, a, b);
+            const double q = a * a + b * b, root = 2 * std::sqrt(1 - q);
+            p[0] = sp[0] + sp[2] * a * root, p[1] = sp[1] + sp[2] * b * root, p[2] = sp[2] + sp[2] * (1 - 2 * q);
+        } else if (s < 6) {
+            const double* b = buildings[s - 4];
+            const double w = b[2] - b[0], d = b[3] - b[1], h = b[4];
+            double v = r.unit() * (w * d + 2 * (w + d) * h);
+            if (v < w * d) {  // the roof
+                p[0] = b[0] + r.unit() * w, p[1] = b[1] + r.unit() * d, p[2] = h;
+            } else {  // a wall: walk the perimeter
+                v = (v - w * d) / h;  // a distance along the perimeter, 0 .. 2(w + d)
+                p[2] = r.unit() * h;
+                if (v < w) p[0] = b[0] + v, p[1] = b[1];
+                else if (v < w + d) p[0] = b[2], p[1] = b[1] + (v - w);
+                else if (v < 2 * w + d) p[0] = b[2] - (v - w - d), p[1] = b[3];
+                else p[0] = b[0], p[1] = b[3] - (v - 2 * w - d);
+            }
+        } else {
+            const double* c = poles[s - 6];
+            double a, b;
+            unit_disc(r, a, b);
+            if (r.unit() * (2 * c[3] + c[2]) < c[2]) {  // the top disc (area ratio pi r^2 : 2 pi r h)
+                p[0] = c[0] + c[2] * a, p[1] = c[1] + c[2] * b, p[2] = c[3];
+            } else {  // the side: a uniform direction around the axis
+                const double len = std::sqrt(a * a + b * b);
+                p[0] = c[0] + c[2] * a / len, p[1] = c[1] + c[2] * b / len, p[2] = r.unit() * c[3];
+            }
+        }
+        double at[3];
+        for (int k = 0; k < 3; ++k) at[k] = p[k] * g + r.uniform(-0.05, 0.05);
+        append_cube_around(at, scan_radius, out);
+    }
+    return out;
+}
+
+/// The pile's lattice spacing (centre to centre in a layer, radii 0.5..1):
+/// closer than two mean radii, as a settled pile of mixed sizes is.
+constexpr double pile_spacing = 1.6;
+
+/// A settled pile of n spheres, radii uniform in [0.5, 1], as boxes (each
+/// sphere's AABB), in a tank of 200 x 117 (x, y) scaled by cbrt(n / 100000)
+/// (the sim/ demo's tank at 100,000 spheres). Not simulated: the spheres sit
+/// on a close-packed lattice filled layer by layer from the floor (layers of
+/// triangular rows pile_spacing apart, stacked A B C), each centre moved by
+/// up to 0.15 on each axis; neighbours touch or overlap a little, as in a
+/// pile pressed by gravity. Exactly n boxes, O(n).
+inline Boxes pile(std::size_t n, std::uint64_t seed = 22) {
+    Boxes out;
+    out.reserve(n);
+    const double scale = std::cbrt(static_cast<double>(n) / 100000.0);
+    const double d = pile_spacing, row = d * std::sqrt(3.0) / 2, layer = d * std::sqrt(2.0 / 3.0);
+    const std::size_t nx = std::max<std::size_t>(1, static_cast<std::size_t>((200 * scale - 2.3 - d / 2) / d));
+    const std::size_t ny = std::max<std::size_t>(1, static_cast<std::size_t>((117 * scale - 2.3 - row) / row));
+    Random r(seed);
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::size_t l = i / (nx * ny), j = (i / nx) % ny, k = i % nx;
+        // A B C stacking: each layer over the hollows of the one below.
+        const double ox = (l % 3 == 1) ? d / 2 : 0, oy = static_cast<double>(l % 3) * row / 3;
+        const double radius = r.uniform(0.5, 1.0);
+        // 1.15 from the walls and floor: a sphere of radius 1 moved by 0.15 stays inside.
+        double c[3] = {1.15 + static_cast<double>(k) * d + static_cast<double>(j % 2) * d / 2 + ox,
+                       1.15 + static_cast<double>(j) * row + oy, 1.15 + static_cast<double>(l) * layer};
+        for (double& x : c) x += r.uniform(-0.15, 0.15);
+        append_cube_around(c, radius, out);
+    }
+    return out;
+}
+
+/// Smooth value noise in about [-1, 1]: random values at the corners of a
+/// lattice of spacing `cell`, blended with smoothstep weights. O(1).
+inline double value_noise(double x, double y, double z, double cell, std::uint64_t seed) {
+    const double fx = x / cell, fy = y / cell, fz = z / cell;
+    const double bx = std::floor(fx), by = std::floor(fy), bz = std::floor(fz);
+    auto smooth = [](double t) { return t * t * (3 - 2 * t); };
+    const double tx = smooth(fx - bx), ty = smooth(fy - by), tz = smooth(fz - bz);
+    auto corner = [&](int i, int j, int k) {
+        const auto ix = static_cast<std::uint64_t>(static_cast<std::int64_t>(bx) + i);
+        const auto iy = static_cast<std::uint64_t>(static_cast<std::int64_t>(by) + j);
+        const auto iz = static_cast<std::uint64_t>(static_cast<std::int64_t>(bz) + k);
+        Random h(seed ^ (ix * 0x9E3779B97F4A7C15ull) ^ (iy * 0xC2B2AE3D27D4EB4Full) ^ (iz * 0x165667B19E3779F9ull));
+        return h.uniform(-1, 1);
+    };
+    double v = 0;
+    for (int k = 0; k < 2; ++k)
+        for (int j = 0; j < 2; ++j)
+            for (int i = 0; i < 2; ++i)
+                v += (i ? tx : 1 - tx) * (j ? ty : 1 - ty) * (k ? tz : 1 - tz) * corner(i, j, k);
+    return v;
+}
+
+/// The voxels' emptiness threshold: a cell is empty where the noise is
+/// below it (about a third of the cells).
+constexpr double voxel_threshold = -0.16;
+
+/// n unit cubes [x, x+1] x [y, y+1] x [z, z+1] on the integer lattice, like
+/// a block world: the cells of a column s x s wide (s = ceil(cbrt(1.5 n)))
+/// taken x fastest, then y, then z upwards, skipping the cells where a
+/// smooth noise (two octaves, 8 and 4 cells) is below voxel_threshold:
+/// about a third, as caves and holes a few cells wide. Cubes touch their
+/// neighbours at faces, edges and corners, and each touch is a pair.
+/// Exactly n boxes, O(n).
+inline Boxes voxels(std::size_t n, std::uint64_t seed = 23) {
+    Boxes out;
+    out.reserve(n);
+    const auto s = static_cast<std::size_t>(std::ceil(std::cbrt(1.5 * static_cast<double>(n))));
+    for (std::size_t z = 0; out.size() < n; ++z)
+        for (std::size_t y = 0; y < s && out.size() < n; ++y)
+            for (std::size_t x = 0; x < s && out.size() < n; ++x) {
+                const double p[3] = {static_cast<double>(x), static_cast<double>(y), static_cast<double>(z)};
+                const double v = value_noise(p[0], p[1], p[2], 8, seed) + 0.5 * value_noise(p[0], p[1], p[2], 4, seed + 1);
+                if (v < voxel_threshold) continue;
+                const double hi[3] = {p[0] + 1, p[1] + 1, p[2] + 1};
+                append_box(p, hi, out);
+            }
+    return out;
+}
+
+/// The hair scene's volume per box (the region's side is cbrt(n times it)).
+constexpr double hair_volume_per_box = 1.25;
+
+/// Hair and cables among small things: n / 2 (rounded down) segments of
+/// random-walk polylines, then the rest compact boxes, in a cube of side
+/// cbrt(1.25 n). A polyline (64 segments, the last one shorter) starts
+/// uniformly in the cube and runs mostly along one axis (x, y, z in turn):
+/// each segment is 2 long, its direction the last one turned by a random
+/// step and pulled back along the axis, turned back at the cube's walls (so
+/// the density is the same at every n). A segment's box is the AABB of its
+/// two ends grown by 0.05 (the strand's radius): long and thin, touching
+/// the next segment's. The compact boxes are cubes 0.5 to 1.5 wide,
+/// uniform in the cube. Exactly n boxes, O(n).
+inline Boxes hair(std::size_t n, std::uint64_t seed = 24) {
+    Boxes out;
+    out.reserve(n);
+    const double side = std::cbrt(hair_volume_per_box * static_cast<double>(n));
+    const std::size_t segments = n / 2, per_strand = 64;
+    Random r(seed);
+    double p[3] = {0, 0, 0}, dir[3] = {0, 0, 0};
+    for (std::size_t i = 0; i < segments; ++i) {
+        const int axis = static_cast<int>((i / per_strand) % 3);
+        if (i % per_strand == 0) {
+            for (double& x : p) x = r.uniform(0, side);
+            dir[0] = dir[1] = dir[2] = 0;
+            dir[axis] = 1;
+        }
+        for (double& x : dir) x += r.uniform(-0.3, 0.3);
+        dir[axis] += dir[axis] < 0 ? -0.3 : 0.3;
+        const double len = std::sqrt(dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2]);
+        double q[3], lo[3], hi[3];
+        for (int k = 0; k < 3; ++k) {
+            dir[k] /= len;
+            q[k] = p[k] + 2 * dir[k];
+            if (q[k] < 0 || q[k] > side) dir[k] = -dir[k], q[k] = p[k] + 2 * dir[k];  // bounce off the walls
+            lo[k] = std::min(p[k], q[k]) - 0.05;
+            hi[k] = std::max(p[k], q[k]) + 0.05;
+        }
+        append_box(lo, hi, out);
+        for (int k = 0; k < 3; ++k) p[k] = q[k];
+    }
+    for (std::size_t i = segments; i < n; ++i) {
+        const double c[3] = {r.uniform(0, side), r.uniform(0, side), r.uniform(0, side)};
+        append_cube_around(c, r.uniform(0.25, 0.75), out);
+    }
+    return out;
+}
+
+/// The real-data scenes' kinds, as named in make_scene ("sphere-mesh:N" or
+/// bare "sphere-mesh" for N = 100,000).
+inline const char* const* real_scene_kinds(std::size_t& count) {
+    static const char* const kinds[] = {"sphere-mesh", "torus-mesh", "terrain", "soup", "scan", "pile", "voxels", "hair"};
+    count = sizeof kinds / sizeof kinds[0];
+    return kinds;
+}
+
+/// The size a bare real-scene name ("terrain") stands for.
+constexpr std::size_t real_scene_default_size = 100000;
+
+/// Fills `out` with the real-data scene `name` ("KIND:N" or "KIND", KIND
+/// one of real_scene_kinds): false, `out` untouched, when it names none or
+/// its count is malformed. O(N).
+inline bool real_scene(const std::string& name, Boxes& out) {
+    const std::size_t colon = name.find(':');
+    const std::string kind = name.substr(0, colon);
+    std::size_t n = real_scene_default_size;
+    if (colon != std::string::npos) {
+        const std::string digits = name.substr(colon + 1);
+        if (digits.empty() || digits.size() > 12) return false;
+        for (char c : digits)
+            if (c < '0' || c > '9') return false;
+        n = static_cast<std::size_t>(std::stoull(digits));
+    }
+    if (kind == "sphere-mesh") out = sphere_mesh(n);
+    else if (kind == "torus-mesh") out = torus_mesh(n);
+    else if (kind == "terrain") out = terrain(n);
+    else if (kind == "soup") out = soup(n);
+    else if (kind == "scan") out = scan(n);
+    else if (kind == "pile") out = pile(n);
+    else if (kind == "voxels") out = voxels(n);
+    else if (kind == "hair") out = hair(n);
+    else return false;
+    return true;
 }
 
 }  // namespace scenes

@@ -12,32 +12,11 @@
 #include <vector>
 
 #include "boxes.hpp"
+#include "detail/scene_random.hpp"
 #include "real_scenes.hpp"
 
 namespace broadphase {
 namespace scenes {
-
-/// Small deterministic generator (splitmix64): same numbers everywhere,
-/// unlike the standard distributions.
-class Random {
-public:
-    explicit Random(std::uint64_t seed) : s_(seed) {}
-    std::uint64_t next() {
-        std::uint64_t z = (s_ += 0x9E3779B97F4A7C15ull);
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        return z ^ (z >> 31);
-    }
-    /// Uniform in [0, 1).
-    double unit() { return static_cast<double>(next() >> 11) * (1.0 / 9007199254740992.0); }
-    /// Uniform in [lo, hi).
-    double uniform(double lo, double hi) { return lo + (hi - lo) * unit(); }
-    /// Uniform integer in [0, n).
-    std::uint64_t below(std::uint64_t n) { return next() % n; }
-
-private:
-    std::uint64_t s_;
-};
 
 inline Box cube(double cx, double cy, double cz, double lo_off, double hi_off) {
     Box b;
@@ -305,7 +284,8 @@ inline Boxes with_invalid(std::size_t n, std::uint64_t seed = 9) {
 /// Names accepted by make_scene.
 inline std::vector<std::string> scene_names() {
     return {"sparse20k", "dense20k", "stretched40k", "clusters40k", "mixed20k",
-            "uniform:N", "identical:N", "pointclouds10k", "sphere-mesh:N", "torus-mesh:N", "terrain:N", "soup:N"};
+            "uniform:N", "identical:N", "pointclouds10k", "sphere-mesh:N", "torus-mesh:N", "terrain:N", "soup:N",
+            "scan:N",    "pile:N",      "voxels:N",   "hair:N"};
 }
 
 /// One-line description of a named scene.
@@ -317,10 +297,20 @@ inline std::string describe(const std::string& name) {
     if (name == "mixed20k") return "20,000 boxes, sizes log-uniform 0.25..64, thin 900-long slabs, in [0,900)^3";
     if (name == "uniform:N") return "N boxes 4 wide at sparse20k's density (cube side 900*cbrt(N/20000))";
     if (name == "identical:N") return "N copies of one box: N(N-1)/2 pairs";
-    if (name == "sphere-mesh:N") return "about N triangles of a unit cube-sphere mesh: each face's AABB (about 6 pairs a box)";
-    if (name == "torus-mesh:N") return "about N triangles of a torus mesh (radii 10 and 3): each face's AABB";
-    if (name == "terrain:N") return "about N triangles of a 1000x1000 height field (sums of sines): each face's AABB";
-    if (name == "soup:N") return "about N triangles: a terrain patch, 3 spheres and 2 tori overlapping, one list";
+    // The real-data scenes (real_scenes.hpp); a bare name means N = 100,000.
+    if (name == "sphere-mesh:N")
+        return "12s^2 faces of a unit cube sphere, s = floor(sqrt(N/12)): each face's AABB (6.2 pairs a box)";
+    if (name == "torus-mesh:N")
+        return "2rc faces of a torus (radii 10, 3), r = floor(sqrt(N/8)), c = floor(N/2r): each face's AABB (6.4 a box)";
+    if (name == "terrain:N")
+        return "2(s-1)^2 faces of a 1000x1000 height field, s = floor(sqrt(N/2))+1: each face's AABB (7.4 a box)";
+    if (name == "soup:N")
+        return "about N faces: a terrain patch, 3 spheres, 2 tori overlapping, one list (7.0 a box)";
+    if (name == "scan:N")
+        return "N points scanned on ground, 2 buildings, 3 spheres, 3 poles; cubes 1.4 wide (8 neighbours, 4.1 a box)";
+    if (name == "pile:N") return "N spheres, radii 0.5..1, packed in a tank 200x117 times cbrt(N/1e5): AABBs (4.6 a box)";
+    if (name == "voxels:N") return "N unit cubes on the integer lattice, a third of cells empty (caves): 11.5 pairs a box";
+    if (name == "hair:N") return "N/2 segments of random-walk strands (long thin AABBs), N/2 cubes 0.5..1.5 (3.1 a box)";
     if (name == "pointclouds10k")
         return "10,000 5x5x5 point clouds, spacing 0.5..1.5, in [0,450)^3: AABBs grown by 0.5 (challenge 1)";
     return "";
@@ -347,10 +337,7 @@ inline bool make_scene(const std::string& name, Boxes& out) {
     else if (count("uniform:", n)) out = uniform(n);
     else if (count("identical:", n)) out = identical(n);
     else if (name == "pointclouds10k") out = pointclouds10k();
-    else if (count("sphere-mesh:", n)) out = sphere_mesh(n);
-    else if (count("torus-mesh:", n)) out = torus_mesh(n);
-    else if (count("terrain:", n)) out = terrain(n);
-    else if (count("soup:", n)) out = soup(n);
+    else if (real_scene(name, out)) return true;
     else return false;
     return true;
 }

@@ -117,17 +117,31 @@ INSTANTIATE_TEST_SUITE_P(BuiltinScenes, BuiltinSceneTest,
                              return name;
                          });
 
-/// The mesh scenes: deterministic, about the size asked, every box valid,
-/// neighbouring faces sharing vertices (so pairs exist: several per box).
-TEST(RealScenes, MeshesAreDeterministicValidAndConnected) {
-    for (const char* name : {"sphere-mesh:5000", "torus-mesh:5000", "terrain:5000", "soup:5000"}) {
-        SCOPED_TRACE(name);
+/// The real-data scenes: deterministic, the size asked (exactly for the
+/// point, sphere, voxel and hair scenes; about for the meshes, whose grids
+/// round it), every box valid and finite, neighbours touching (so pairs
+/// exist: at least one per box).
+TEST(RealScenes, DeterministicValidAndConnected) {
+    struct Expect {
+        const char* name;
+        bool exact;
+        double min_pairs_per_box;
+    };
+    const Expect scenes[] = {{"sphere-mesh:5000", false, 5}, {"torus-mesh:5000", false, 5}, {"terrain:5000", false, 5},
+                             {"soup:5000", false, 5},        {"scan:5000", true, 3},        {"pile:5000", true, 3},
+                             {"voxels:5000", true, 8},       {"hair:5000", true, 2}};
+    for (const Expect& e : scenes) {
+        SCOPED_TRACE(e.name);
         Boxes a, b;
-        ASSERT_TRUE(bs::make_scene(name, a));
-        ASSERT_TRUE(bs::make_scene(name, b));
+        ASSERT_TRUE(bs::make_scene(e.name, a));
+        ASSERT_TRUE(bs::make_scene(e.name, b));
         ASSERT_EQ(a.size(), b.size());
-        EXPECT_GT(a.size(), 3500u);
-        EXPECT_LT(a.size(), 6500u);
+        if (e.exact) {
+            EXPECT_EQ(a.size(), 5000u);
+        } else {
+            EXPECT_GT(a.size(), 3500u);
+            EXPECT_LT(a.size(), 6500u);
+        }
         bool same = true, valid = true;
         for (std::size_t i = 0; i < a.size(); ++i) {
             const broadphase::Box x = a[i], y = b[i];
@@ -140,8 +154,33 @@ TEST(RealScenes, MeshesAreDeterministicValidAndConnected) {
         EXPECT_TRUE(valid);
         std::vector<Pair> pairs;
         broadphase::find_pairs(a, pairs);
-        EXPECT_GT(pairs.size(), 3 * a.size());  // a face touches its edge and vertex neighbours
+        EXPECT_GT(static_cast<double>(pairs.size()), e.min_pairs_per_box * static_cast<double>(a.size()));
     }
+}
+
+/// The exact-size scenes at the edges: 0, 1 and 2 boxes.
+TEST(RealScenes, TinySizes) {
+    for (const char* kind : {"scan", "pile", "voxels", "hair"})
+        for (std::size_t n : {0, 1, 2}) {
+            Boxes b;
+            ASSERT_TRUE(bs::make_scene(std::string(kind) + ":" + std::to_string(n), b)) << kind;
+            EXPECT_EQ(b.size(), n) << kind;
+        }
+}
+
+/// A bare name is the scene at 100,000; malformed counts are refused.
+TEST(RealScenes, NamesAndDefaultSize) {
+    Boxes bare, sized;
+    ASSERT_TRUE(bs::make_scene("hair", bare));
+    ASSERT_TRUE(bs::make_scene("hair:100000", sized));
+    EXPECT_EQ(bare.size(), 100000u);
+    ASSERT_EQ(bare.size(), sized.size());
+    EXPECT_EQ(bare[99999].min, sized[99999].min);
+    for (const char* bad : {"scan:", "scan:1x", "voxels:-3", "hair:1000000000000000", "piles:10", "sphere_mesh:10"}) {
+        Boxes b;
+        EXPECT_FALSE(bs::make_scene(bad, b)) << bad;
+    }
+    for (const std::string& name : bs::scene_names()) EXPECT_FALSE(bs::describe(name).empty()) << name;
 }
 
 }  // namespace

@@ -54,6 +54,7 @@ TEST_P(IndexTest, QueryLarge) {
         check_indexes(subject(), s.a, s.b);  \
     }
 BPTEST_ADVERSARIAL_SCENES(BPTEST_INDEX_TEST)
+BPTEST_REAL_SCENES(BPTEST_INDEX_TEST)  // the real-data scenes, small
 #undef BPTEST_INDEX_TEST
 
 TEST_P(IndexTest, Identical2000) {

@@ -89,6 +89,7 @@ TEST_P(PairsTest, TwoSetPairsLarge) {
         check_pairs(subject(), s.a, s.b);   \
     }
 BPTEST_ADVERSARIAL_SCENES(BPTEST_PAIRS_TEST)
+BPTEST_REAL_SCENES(BPTEST_PAIRS_TEST)  // the real-data scenes, small
 #undef BPTEST_PAIRS_TEST
 
 TEST_P(PairsTest, Identical2000) {

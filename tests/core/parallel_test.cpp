@@ -59,6 +59,7 @@ std::vector<ThreadCase> thread_cases() {
         cases.push_back({#Name, s.a, s.b}); \
     }
     BPTEST_ADVERSARIAL_SCENES(BPTEST_ADD_SCENE)
+    BPTEST_REAL_SCENES(BPTEST_ADD_SCENE)
 #undef BPTEST_ADD_SCENE
     return cases;
 }

@@ -406,4 +406,11 @@ std::vector<Boxes> determinism_scenes() {
     return out;
 }
 
+ScenePair real_scene_pair(const std::string& kind) {
+    ScenePair s;
+    bs::make_scene(kind + ":1200", s.a);
+    bs::make_scene(kind + ":400", s.b);
+    return s;
+}
+
 }  // namespace bptest

@@ -153,6 +153,32 @@ ScenePair huge_coordinates_scene();
     X(ExtremeFloatValues, extreme_values_scene)                      \
     X(HugeCoordinateClusters, huge_coordinates_scene)
 
+/// The real-data scenes (real_scenes.hpp), small: a is KIND:1200 and b
+/// KIND:400, the same kind over the same region from the origin (a coarser
+/// mesh of the same surface, a smaller scan, tank or block), so that a and b
+/// have many pairs between them too; voxels share cubes exactly.
+ScenePair real_scene_pair(const std::string& kind);
+inline ScenePair sphere_mesh_scene() { return real_scene_pair("sphere-mesh"); }
+inline ScenePair torus_mesh_scene() { return real_scene_pair("torus-mesh"); }
+inline ScenePair terrain_scene() { return real_scene_pair("terrain"); }
+inline ScenePair soup_scene() { return real_scene_pair("soup"); }
+inline ScenePair scan_scene() { return real_scene_pair("scan"); }
+inline ScenePair pile_scene() { return real_scene_pair("pile"); }
+inline ScenePair voxels_scene() { return real_scene_pair("voxels"); }
+inline ScenePair hair_scene() { return real_scene_pair("hair"); }
+
+/// The real-data scenes as X(TestName, scene_function), for the
+/// differential suites (pairs_test.cpp, index_test.cpp, parallel_test.cpp).
+#define BPTEST_REAL_SCENES(X)           \
+    X(RealSphereMesh, sphere_mesh_scene) \
+    X(RealTorusMesh, torus_mesh_scene)   \
+    X(RealTerrain, terrain_scene)        \
+    X(RealSoup, soup_scene)              \
+    X(RealScan, scan_scene)              \
+    X(RealPile, pile_scene)              \
+    X(RealVoxels, voxels_scene)          \
+    X(RealHair, hair_scene)
+
 /// Tiny sets for the empty / one-box / two-box corner cases.
 std::vector<std::pair<std::string, broadphase::Boxes>> tiny_sets();
 
