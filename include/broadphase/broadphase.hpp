@@ -29,19 +29,19 @@
 namespace broadphase {
 
 /// Picks the algorithm for one set from its size and a sample of it.
-/// O(n) (a few streaming passes) plus a sample sort; `scratch` is reused.
+/// O(1) past a fixed-size sample (a few microseconds); `scratch` is reused.
 ///
 /// The rule, from measurements on this project's reference machine (see
 /// docs/choosing.md):
 /// - fewer than 192 boxes: brute force (no structure pays for its build);
 /// - fewer than 4,096: sweep and prune (a sort and a sweep, no tuning);
 /// - box sizes alike (99th percentile extent within 8x the median on every
-///   axis) and a home-cell grid that is not stretched by clusters (its cell,
-///   sized to the boxes and to a memory budget, stays within 10x the box
-///   extent; within 2x from 2^19 boxes, where a sparse grid's memory traffic
-///   costs more than the hybrid's sweep): the uniform grid: meshes, scans,
-///   piles, lattices, uniform scenes;
-/// - otherwise the hybrid grid, fastest on clustered and mixed-size scenes.
+///   axis) and dense enough that the home-cell grid's cells fit the boxes
+///   (its memory budget of 8 cells a box would not stretch them past 1/0.9
+///   of the box extent, as guessed from the sample): the uniform grid:
+///   meshes, piles, voxels, hair, packed scenes;
+/// - otherwise the hybrid grid: sparse scenes (its sweep skips the empty
+///   space the uniform grid's stencil visits), clustered and mixed sizes.
 template <class T, int D>
 Algorithm choose_algorithm(const BasicBoxes<T, D>& boxes, detail::StatsScratch& scratch) {
     const std::size_t n = boxes.size();
@@ -51,11 +51,7 @@ Algorithm choose_algorithm(const BasicBoxes<T, D>& boxes, detail::StatsScratch& 
     const detail::SceneStats<D> s = detail::scene_stats(v, scratch);
     bool alike = true;
     for (int k = 0; k < D; ++k) alike = alike && s.extent_p99[k] <= 8 * s.extent_median[k];
-    if (alike) {
-        const auto plan = detail::HomeCellGrid<T, D>::plan(v, scratch);
-        const double fill = plan.h > 0 ? plan.ext / plan.h : 0;  // box extent over cell side
-        if (fill >= 0.1 && (n < (std::size_t(1) << 19) || fill >= 0.5)) return Algorithm::uniform_grid;
-    }
+    if (alike && detail::HomeCellGrid<T, D>::estimated_plan(s).fill() >= 0.9) return Algorithm::uniform_grid;
     return Algorithm::hybrid_grid;
 }
 

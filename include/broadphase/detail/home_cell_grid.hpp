@@ -63,57 +63,112 @@ public:
     /// it (a crowded grid means clustered or mixed data: the hybrid grid's
     /// sweep copes better). O(n) plus a sample sort.
     struct Plan {
-        double h = 1;                 ///< cell side
+        double h[D] = {};             ///< cell side per axis
         double others = 0;            ///< boxes sharing a box's home cell, estimated
         std::size_t cells = 0;        ///< cells of the grid
         double lo[D] = {}, hi[D] = {};  ///< the grid's span of min corners
-        double ext = 0;               ///< the extent bound (boxes above it are large)
+        double ext[D] = {};           ///< the extent bounds (boxes above one are large)
+        /// Box extent over cell side (the largest such ratio over the axes):
+        /// 1 when cells fit the boxes, small when the memory budget or the
+        /// span of the data stretched them.
+        double fill() const {
+            double f = 0;
+            for (int k = 0; k < D; ++k)
+                if (h[k] > 0) f = std::max(f, ext[k] / h[k]);
+            return f;
+        }
     };
-    static Plan plan(const View& v, StatsScratch& scratch) {
+    static Plan plan(const View& v, StatsScratch& scratch) { return plan(v, scene_stats(v, scratch), scratch); }
+
+    /// A plan guessed from the sample alone (its extents, and its centres'
+    /// 1st to 99th percentiles for the span), without plan()'s passes over
+    /// every box: cell sides, span and fill() (within a few percent of
+    /// plan()'s on every built-in scene); `others` is left 0. O(1). The
+    /// automatic choice uses it to choose between the grids cheaply.
+    static Plan estimated_plan(const SceneStats<D>& s) {
         Plan p;
-        const SceneStats<D> s = scene_stats(v, scratch);
-        double ext = 0;  // the sample's 99th percentile of extents
-        for (int k = 0; k < D; ++k)
-            if (std::isfinite(s.extent_p99[k])) ext = std::max(ext, s.extent_p99[k]);
-        // The largest finite extent of all: when it is not far above the
-        // sample's, cells take it and no box is large.
-        const double most = max_finite_extent(v);
-        if (most <= 2 * ext) ext = most;
-        ext *= 1 + 1e-5;  // room for the smallness margin
+        double widest = 0;
+        for (int k = 0; k < D; ++k) {
+            p.ext[k] = std::isfinite(s.extent_p99[k]) ? s.extent_p99[k] : 0;
+            widest = std::max(widest, p.ext[k]);
+        }
+        if (!(widest > 0) || !std::isfinite(widest)) return p;  // points: fill() 0
+        for (int k = 0; k < D; ++k) {
+            p.h[k] = std::max(p.ext[k], widest / 8);
+            p.lo[k] = std::isfinite(s.center_lo[k]) ? s.center_lo[k] : 0;
+            p.hi[k] = std::isfinite(s.center_hi[k]) ? std::max(p.lo[k], s.center_hi[k]) : p.lo[k];
+        }
+        const double budget = cell_budget(s.n);
+        for (int iter = 0; iter < 64 && grid_cells(p.lo, p.hi, p.h) > budget; ++iter) {
+            const double grow = std::max(1.01, std::pow(grid_cells(p.lo, p.hi, p.h) / budget, 1.0 / D));
+            for (int k = 0; k < D; ++k) p.h[k] *= grow;
+        }
+        p.cells = static_cast<std::size_t>(grid_cells(p.lo, p.hi, p.h));
+        return p;
+    }
+
+    /// The same, from statistics of v already taken.
+    static Plan plan(const View& v, const SceneStats<D>& s, StatsScratch& scratch) {
+        Plan p;
+        // Cells are boxes of their own shape: on each axis, at least the
+        // boxes' extent there (the sample's 99th percentile, or the largest
+        // finite extent of all when it is not far above it: then no box is
+        // large). Flat or thin data (a terrain, edges along an axis) gets
+        // flat or thin cells, which hold fewer boxes that do not overlap.
+        double most[D];
+        max_finite_extents(v, most);
+        double widest = 0;
+        for (int k = 0; k < D; ++k) {
+            double e = std::isfinite(s.extent_p99[k]) ? s.extent_p99[k] : 0;
+            if (most[k] <= 2 * e) e = most[k];
+            p.ext[k] = e * (1 + 1e-5);  // room for the smallness margin
+            widest = std::max(widest, p.ext[k]);
+        }
         min_corner_bounds(v, p.lo, p.hi);
-        double h = ext;
-        if (!(h > 0)) {
+        const bool points = !(widest > 0) || !std::isfinite(widest);
+        if (points) {
             // Points (or boxes thinner than the sample sees): start from the
             // volume's share per box.
             double volume = 1;
             for (int k = 0; k < D; ++k) volume *= std::max(p.hi[k] - p.lo[k], 1e-30);
-            h = std::pow(volume / static_cast<double>(std::max<std::size_t>(v.n, 1)), 1.0 / D);
+            widest = std::pow(volume / static_cast<double>(std::max<std::size_t>(v.n, 1)), 1.0 / D);
+            if (!(widest > 0) || !std::isfinite(widest)) widest = 1;
         }
-        if (!(h > 0) || !std::isfinite(h)) h = 1;
+        // No side below 1/8 of the widest: a cell that thin holds few
+        // boxes anyway, and zero-thickness data would get no cells at all.
+        for (int k = 0; k < D; ++k) p.h[k] = points ? widest : std::max(p.ext[k], widest / 8);
         // Far outliers: bound the grid by the centres' percentiles instead
         // (the rest is clamped into the edge cells).
         const double budget = cell_budget(v.n);
-        if (grid_cells(p.lo, p.hi, h) > budget) {
+        if (grid_cells(p.lo, p.hi, p.h) > budget) {
             for (int k = 0; k < D; ++k) {
-                p.lo[k] = std::max(p.lo[k], s.center_lo[k] - ext);
-                p.hi[k] = std::max(p.lo[k], std::min(p.hi[k], s.center_hi[k] + ext));
+                p.lo[k] = std::max(p.lo[k], s.center_lo[k] - p.ext[k]);
+                p.hi[k] = std::max(p.lo[k], std::min(p.hi[k], s.center_hi[k] + p.ext[k]));
             }
         }
-        for (int iter = 0; iter < 64 && grid_cells(p.lo, p.hi, h) > budget; ++iter)
-            h *= std::max(1.01, std::pow(grid_cells(p.lo, p.hi, h) / budget, 1.0 / D));
-        p.h = h;
-        p.ext = ext;
-        p.cells = static_cast<std::size_t>(grid_cells(p.lo, p.hi, h));
-        p.others = sample_others(v, h, p.lo, scratch);
+        for (int iter = 0; iter < 64 && grid_cells(p.lo, p.hi, p.h) > budget; ++iter) {
+            const double grow = std::max(1.01, std::pow(grid_cells(p.lo, p.hi, p.h) / budget, 1.0 / D));
+            for (int k = 0; k < D; ++k) p.h[k] *= grow;
+        }
+        p.cells = static_cast<std::size_t>(grid_cells(p.lo, p.hi, p.h));
+        p.others = sample_others(v, p.h, p.lo, scratch);
         return p;
     }
 
-    T cell_size() const { return static_cast<T>(h_); }
+    /// The widest side of the last grid's cells.
+    T cell_size() const {
+        double h = 0;
+        for (int k = 0; k < D; ++k) h = std::max(h, h_[k]);
+        return static_cast<T>(h);
+    }
     /// Boxes kept out of the table (bigger than a cell) by the last call.
     std::size_t large_count() const { return large_ids_.size(); }
 
 private:
     static constexpr std::uint32_t large_cell = ~std::uint32_t(0);
+    /// Boxes in a box's stencil runs past which one call to the widest
+    /// kernel takes them all (tried 8, 16, 32, 64: see docs/choosing.md).
+    static constexpr std::size_t wide_runs_from = 16;
 
     // ---- cell size and the grid's extent ----------------------------------------
 
@@ -121,19 +176,19 @@ private:
     /// span, a spare cell at each end of every axis.
     void choose_cells(const View& v, StatsScratch& scratch) {
         const Plan p = plan(v, scratch);
-        const double h = p.h;
         std::size_t stride = 1;
         for (int k = 0; k < D; ++k) {
+            const double h = p.h[k];
             dim_[k] = static_cast<std::size_t>(std::floor((p.hi[k] - p.lo[k]) / h)) + 3;
             limit_[k] = static_cast<double>(dim_[k] - 3);
             stride_[k] = stride;
             stride *= dim_[k];
             origin_[k] = p.lo[k];
+            h_[k] = h;
+            inv_h_[k] = 1.0 / h;
+            small_limit_[k] = h * (1 - 1e-6);
         }
         cells_ = stride;
-        h_ = h;
-        inv_h_ = 1.0 / h;
-        small_limit_ = h * (1 - 1e-6);
     }
 
     /// Cells the grid may have: a few per box (the prefix sum over them
@@ -143,9 +198,9 @@ private:
     }
 
     /// Cells of a grid of side h over [lo, hi], spare cells included.
-    static double grid_cells(const double* lo, const double* hi, double h) {
+    static double grid_cells(const double* lo, const double* hi, const double* h) {
         double c = 1;
-        for (int k = 0; k < D; ++k) c *= std::floor((hi[k] - lo[k]) / h) + 3;
+        for (int k = 0; k < D; ++k) c *= std::floor((hi[k] - lo[k]) / h[k]) + 3;
         return c;
     }
 
@@ -166,9 +221,8 @@ private:
         }
     }
 
-    /// The largest finite extent of any box on any axis. O(n).
-    static double max_finite_extent(const View& v) {
-        double most = 0;
+    /// The largest finite extent of any box, per axis. O(n).
+    static void max_finite_extents(const View& v, double* most) {
         for (int k = 0; k < D; ++k) {
             const T* lo = v.lo[k];
             const T* hi = v.hi[k];
@@ -177,16 +231,15 @@ private:
                 const T e = hi[i] - lo[i];
                 m = e > m && e <= std::numeric_limits<T>::max() ? e : m;  // skips inf and NaN
             }
-            most = std::max(most, static_cast<double>(m));
+            most[k] = static_cast<double>(m);
         }
-        return most;
     }
 
     /// Estimated boxes sharing a box's home cell besides itself, at cell
-    /// side h, from a fixed-stride sample of min corners. O(sample log sample).
-    static double sample_others(const View& v, double h, const double* lo, StatsScratch& scratch) {
+    /// sides h, from a fixed-stride sample of min corners. O(sample log sample).
+    static double sample_others(const View& v, const double* h, const double* lo, StatsScratch& scratch) {
         const std::size_t m = std::min<std::size_t>(v.n, 1024);
-        if (m < 32 || !(h > 0)) return 0;
+        if (m < 32) return 0;
         std::vector<std::uint64_t>& keys = scratch.keys;
         keys.clear();
         const double stride = static_cast<double>(v.n) / static_cast<double>(m);
@@ -194,7 +247,7 @@ private:
             const auto i = static_cast<std::size_t>(static_cast<double>(t) * stride);
             std::uint64_t key = 0;
             for (int k = 0; k < D; ++k) {
-                double c = std::floor((static_cast<double>(v.lo[k][i]) - lo[k]) / h);
+                double c = std::floor((static_cast<double>(v.lo[k][i]) - lo[k]) / h[k]);
                 if (!std::isfinite(c)) c = 0;
                 c = std::min(std::max(c, 0.0), 2097151.0);
                 key = (key << 21) | static_cast<std::uint64_t>(c);
@@ -219,7 +272,7 @@ private:
     /// Clamped cell coordinate of x on axis k, in [1, dim - 2]: monotone and
     /// never more than one apart for points less than h apart.
     std::size_t coord(double x, int k) const {
-        double t = (x - origin_[k]) * inv_h_;
+        double t = (x - origin_[k]) * inv_h_[k];
         t = t > 0 ? t : 0;  // (also -inf)
         t = t < limit_[k] ? t : limit_[k];
         return static_cast<std::size_t>(t) + 1;
@@ -231,7 +284,7 @@ private:
         std::size_t c = 0;
         for (int k = 0; k < D; ++k) {
             const double a = static_cast<double>(v.lo[k][i]), b = static_cast<double>(v.hi[k][i]);
-            if (!(b - a <= small_limit_)) return large_cell;
+            if (!(b - a <= small_limit_[k])) return large_cell;
             c += coord(a, k) * stride_[k];
         }
         return static_cast<std::uint32_t>(c);
@@ -331,14 +384,29 @@ private:
             const BasicBox<T, D> q = box_at(bv, i);
             const std::uint32_t a = id[i];
             auto emit = [&](std::size_t j) {
+                // Branch-free order: which of the two comes first is random.
                 const std::uint32_t b = id[j];
-                if (a < b) sink(a, b);
-                else sink(b, a);
+                sink(std::min(a, b), std::max(a, b));
             };
-            scan_overlaps_padded(bv, i + 1, end[c + 2], q, emit);
+            // Runs: [0] the rest of the own cell and the next; [1..rows] the
+            // forward rows' three cells.
+            std::size_t b0[5], b1[5];
+            b0[0] = i + 1;
+            b1[0] = end[c + 2];
+            std::size_t boxes = b1[0] - b0[0];
             for (int r = 0; r < rows; ++r) {
                 const std::size_t row = c + delta[r];
-                scan_overlaps_padded(bv, end[row - 1], end[row + 2], q, emit);
+                b0[r + 1] = end[row - 1];
+                b1[r + 1] = end[row + 2];
+                boxes += b1[r + 1] - b0[r + 1];
+            }
+            // Crowded neighbourhoods (meshes, piles): every run in one call
+            // to the widest kernel, a masked batch per short run. Sparse
+            // ones: each run inlined (a call would cost more than it saves).
+            if (boxes > wide_runs_from) {
+                scan_runs_padded(bv, b0, b1, rows + 1, q, emit);
+            } else {
+                for (int r = 0; r <= rows; ++r) scan_overlaps_padded(bv, b0[r], b1[r], q, emit);
             }
             if ((i & 1023) == 0 && sink.stopped()) return;
         }
@@ -427,7 +495,7 @@ private:
         });
     }
 
-    double h_ = 1, inv_h_ = 1, small_limit_ = 1;
+    double h_[D] = {}, inv_h_[D] = {}, small_limit_[D] = {};
     double origin_[D] = {};
     double limit_[D] = {};
     std::size_t dim_[D] = {}, stride_[D] = {};

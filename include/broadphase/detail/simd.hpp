@@ -256,6 +256,12 @@ inline void scan_overlaps_padded(const SoaView<T, D>& v, std::size_t begin, std:
 }
 
 template <class T, int D, class Emit>
+inline void scan_runs_padded(const SoaView<T, D>& v, const std::size_t* begin, const std::size_t* end, int runs,
+                             const BasicBox<T, D>& q, Emit& emit) {
+    for (int r = 0; r < runs; ++r) scan_overlaps(v, begin[r], end[r], q, emit);
+}
+
+template <class T, int D, class Emit>
 inline void sweep_overlaps(const SoaView<T, D>& v, std::size_t begin, std::size_t end, int axis,
                            const BasicBox<T, D>& q, Emit& emit) {
     const T limit = q.max[axis];
@@ -358,6 +364,27 @@ BROADPHASE_SIMD_INLINE void scan_overlaps_padded(const SoaView<T, D>& v, std::si
     }
 #endif
     simd_scalar::scan_overlaps_padded(v, begin, end, q, emit);
+}
+
+/// scan_overlaps_padded over several runs [begin[r], end[r]) for one query
+/// box, in one call: the wide copies take every run at a full batch width
+/// (a run of up to `width` boxes is one masked batch), and the query is
+/// set up once. For callers that scan a few short runs per box (the
+/// uniform grid's stencil rows), where a call per run to a wide copy costs
+/// more than it saves.
+template <class T, int D, class Emit>
+BROADPHASE_SIMD_INLINE void scan_runs_padded(const SoaView<T, D>& v, const std::size_t* begin, const std::size_t* end,
+                                             int runs, const BasicBox<T, D>& q, Emit&& emit) {
+#if !defined(BROADPHASE_NO_SIMD)
+    if constexpr (std::is_same_v<T, float>) {
+        const SimdLevel level = simd_select::active();
+        if (level > SimdLevel::sse2) {
+            BROADPHASE_SIMD_WIDE(level, scan_runs_padded<D>(v, begin, end, runs, q, emit))
+        }
+        if (level != SimdLevel::scalar) return simd_sse2::scan_runs_padded<D>(v, begin, end, runs, q, emit);
+    }
+#endif
+    simd_scalar::scan_runs_padded(v, begin, end, runs, q, emit);
 }
 
 /// Sweep form: boxes [begin, end) are sorted by min on `axis`; calls emit(j)

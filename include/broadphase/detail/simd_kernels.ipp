@@ -132,6 +132,20 @@ BROADPHASE_SIMD_SCAN void scan_overlaps_padded(const SoaView<float, D>& v, std::
     }
 }
 
+/// See detail::scan_runs_padded.
+template <int D, class Emit>
+BROADPHASE_SIMD_SCAN void scan_runs_padded(const SoaView<float, D>& v, const std::size_t* begin,
+                                           const std::size_t* end, int runs, const BasicBox<float, D>& q,
+                                           Emit& emit) {
+    if constexpr (inlined_copy) {
+        const Direct<D> d{v, q};
+        for (int r = 0; r < runs; ++r) padded_loop<D>(begin[r], end[r], d, emit);
+    } else {
+        const Probe<D> p = probe_of(v, q);
+        for (int r = 0; r < runs; ++r) padded_loop<D>(begin[r], end[r], p, emit);
+    }
+}
+
 /// See detail::sweep_overlaps.
 template <int D, class Emit>
 BROADPHASE_SIMD_SCAN void sweep_overlaps(const SoaView<float, D>& v, std::size_t begin, std::size_t end, int axis,
