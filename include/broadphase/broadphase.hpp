@@ -35,13 +35,14 @@ namespace broadphase {
 /// docs/choosing.md):
 /// - fewer than 192 boxes: brute force (no structure pays for its build);
 /// - fewer than 4,096: sweep and prune (a sort and a sweep, no tuning);
-/// - box sizes alike (99th percentile extent within 8x the median on every
-///   axis) and dense enough that the home-cell grid's cells fit the boxes
-///   (its memory budget of 8 cells a box would not stretch them past 1/0.9
-///   of the box extent, as guessed from the sample): the uniform grid:
-///   meshes, piles, voxels, hair, packed scenes;
+/// - box sizes alike (99th percentile extent within 3x the median on every
+///   axis) and dense enough that the home-cell grid's cells nearly fit the
+///   boxes (its memory budget of 8 cells a box would not stretch them past
+///   1/0.75 of the box extent, as guessed from the sample): the uniform
+///   grid: meshes, scans, piles, voxels, hair, packed scenes up to ~10^5;
 /// - otherwise the hybrid grid: sparse scenes (its sweep skips the empty
-///   space the uniform grid's stencil visits), clustered and mixed sizes.
+///   space the uniform grid's stencil visits), meshes at 10^6 faces,
+///   clustered scenes, mixed sizes (several meshes overlapping).
 template <class T, int D>
 Algorithm choose_algorithm(const BasicBoxes<T, D>& boxes, detail::StatsScratch& scratch) {
     const std::size_t n = boxes.size();
@@ -50,8 +51,8 @@ Algorithm choose_algorithm(const BasicBoxes<T, D>& boxes, detail::StatsScratch& 
     const detail::SoaView<T, D> v = detail::SoaView<T, D>::of(boxes);
     const detail::SceneStats<D> s = detail::scene_stats(v, scratch);
     bool alike = true;
-    for (int k = 0; k < D; ++k) alike = alike && s.extent_p99[k] <= 8 * s.extent_median[k];
-    if (alike && detail::HomeCellGrid<T, D>::estimated_plan(s).fill() >= 0.9) return Algorithm::uniform_grid;
+    for (int k = 0; k < D; ++k) alike = alike && s.extent_p99[k] <= 3 * s.extent_median[k];
+    if (alike && detail::HomeCellGrid<T, D>::estimated_plan(s).fill() >= 0.75) return Algorithm::uniform_grid;
     return Algorithm::hybrid_grid;
 }
 
