@@ -38,8 +38,9 @@ namespace broadphase {
 /// - box sizes alike (99th percentile extent within 3x the median on every
 ///   axis) and dense enough that the home-cell grid's cells nearly fit the
 ///   boxes (its memory budget of 8 cells a box would not stretch them past
-///   1/0.75 of the box extent, as guessed from the sample): the uniform
-///   grid: meshes, scans, piles, voxels, hair, packed scenes up to ~10^5;
+///   1/0.75 of the box extent, as guessed from the sample; 1/0.9 from 2^19
+///   boxes, where a grid larger than the caches costs more): the uniform
+///   grid: meshes, scans, piles, voxels, hair, packed scenes;
 /// - otherwise the hybrid grid: sparse scenes (its sweep skips the empty
 ///   space the uniform grid's stencil visits), meshes at 10^6 faces,
 ///   clustered scenes, mixed sizes (several meshes overlapping).
@@ -52,7 +53,8 @@ Algorithm choose_algorithm(const BasicBoxes<T, D>& boxes, detail::StatsScratch& 
     const detail::SceneStats<D> s = detail::scene_stats(v, scratch);
     bool alike = true;
     for (int k = 0; k < D; ++k) alike = alike && s.extent_p99[k] <= 3 * s.extent_median[k];
-    if (alike && detail::HomeCellGrid<T, D>::estimated_plan(s).fill() >= 0.75) return Algorithm::uniform_grid;
+    const double dense = n < (std::size_t(1) << 19) ? 0.75 : 0.9;
+    if (alike && detail::HomeCellGrid<T, D>::estimated_plan(s).fill() >= dense) return Algorithm::uniform_grid;
     return Algorithm::hybrid_grid;
 }
 
