@@ -182,6 +182,47 @@ TEST_P(Kernels, ScanEveryRange) {
     }
 }
 
+/// scan_runs_padded: several runs for one query, the hits of each run in
+/// order, run after run; also past the kernel's hit buffer (the AVX-512
+/// copy gathers up to 256 hits before emitting them).
+TEST_P(Kernels, ScanRunsInOrder) {
+    auto check = [&](const Boxes& b, const Box& q, const std::vector<std::size_t>& b0,
+                     const std::vector<std::size_t>& b1) {
+        const Soa s(b);
+        std::vector<std::size_t> want, got, copy;
+        for (std::size_t r = 0; r < b0.size(); ++r)
+            for (std::size_t j = b0[r]; j < b1[r]; ++j)
+                if (overlap(b[j], q)) want.push_back(j);
+        const int runs = static_cast<int>(b0.size());
+        bd::scan_runs_padded(s.view, b0.data(), b1.data(), runs, q, [&](std::size_t j) { got.push_back(j); });
+        auto to_copy = [&](std::size_t j) { copy.push_back(j); };
+        BPTEST_COPY(GetParam(), scan_runs_padded(s.view, b0.data(), b1.data(), runs, q, to_copy))
+        ASSERT_EQ(got, want);
+        ASSERT_EQ(copy, want) << "this level's scan_runs_padded";
+    };
+    const Boxes b = kernel_boxes(kKernelN, 5);
+    std::uint64_t state = 12345;
+    auto below = [&](std::size_t n) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        return static_cast<std::size_t>((state >> 33) % n);
+    };
+    for (const Box& q : kernel_queries()) {
+        for (int trial = 0; trial < 200; ++trial) {
+            std::vector<std::size_t> b0, b1;
+            const std::size_t runs = below(6);
+            for (std::size_t r = 0; r < runs; ++r) {
+                const std::size_t x = below(kKernelN + 1), y = below(kKernelN + 1);
+                b0.push_back(std::min(x, y));
+                b1.push_back(std::max(x, y));
+            }
+            check(b, q, b0, b1);
+        }
+    }
+    // Every box hit, five whole runs of 300: 1,500 hits.
+    const float inf = std::numeric_limits<float>::infinity();
+    check(kernel_boxes(300, 6), box3(-inf, -inf, -inf, inf, inf, inf), {0, 0, 0, 0, 0}, {300, 300, 300, 300, 300});
+}
+
 TEST_P(Kernels, SweepEveryRange) {
     for (int axis = 0; axis < 3; ++axis) {
         const Boxes b = sorted_by(kernel_boxes(kKernelN, 4 + static_cast<std::uint64_t>(axis)), axis);

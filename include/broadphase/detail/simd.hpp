@@ -159,6 +159,12 @@ BROADPHASE_SIMD_OP void scale_clamp_trunc_batch(const float* x, float o, float s
     t = _mm_min_ps(_mm_max_ps(t, _mm_set1_ps(-lim)), _mm_set1_ps(lim));
     _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm_cvttps_epi32(t));
 }
+/// No compress instruction: kernels emit hits bit by bit (emit_bits);
+/// append_hits, the same as a bit loop, only keeps the kernels' code one.
+constexpr bool has_compress = false;
+BROADPHASE_SIMD_OP void append_hits(std::uint32_t m, std::size_t base, std::uint32_t* out, std::size_t& count) {
+    for (; m; m &= m - 1) out[count++] = static_cast<std::uint32_t>(base + static_cast<std::size_t>(count_trailing_zeros(m)));
+}
 #include "simd_kernels.ipp"
 #undef BROADPHASE_SIMD_OP
 #undef BROADPHASE_SIMD_SCAN
@@ -188,6 +194,12 @@ BROADPHASE_SIMD_OP void scale_clamp_trunc_batch(const float* x, float o, float s
     __m256 t = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x), _mm256_set1_ps(o)), _mm256_set1_ps(s));
     t = _mm256_min_ps(_mm256_max_ps(t, _mm256_set1_ps(-lim)), _mm256_set1_ps(lim));
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm256_cvttps_epi32(t));
+}
+/// No compress instruction: kernels emit hits bit by bit (emit_bits);
+/// append_hits, the same as a bit loop, only keeps the kernels' code one.
+constexpr bool has_compress = false;
+BROADPHASE_SIMD_OP void append_hits(std::uint32_t m, std::size_t base, std::uint32_t* out, std::size_t& count) {
+    for (; m; m &= m - 1) out[count++] = static_cast<std::uint32_t>(base + static_cast<std::size_t>(count_trailing_zeros(m)));
 }
 #include "simd_kernels.ipp"
 #undef BROADPHASE_SIMD_OP
@@ -226,6 +238,19 @@ BROADPHASE_SIMD_OP void scale_clamp_trunc_batch(const float* x, float o, float s
     __m512 t = _mm512_mul_ps(_mm512_sub_ps(_mm512_loadu_ps(x), _mm512_set1_ps(o)), _mm512_set1_ps(s));
     t = _mm512_min_ps(_mm512_max_ps(t, _mm512_set1_ps(-lim)), _mm512_set1_ps(lim));
     _mm512_storeu_si512(reinterpret_cast<void*>(out), _mm512_cvttps_epi32(t));
+}
+/// Appends base + l for every set bit l of m to out[count...], lowest first,
+/// with one compress and one store, no branch per hit (out has room for
+/// 16 past count). With AVX2 the same gathering through a bit loop was
+/// slower than emitting directly (pile:100000 7.2 -> 8.7 ms), so only this
+/// copy has it.
+constexpr bool has_compress = true;
+BROADPHASE_SIMD_OP void append_hits(std::uint32_t m, std::size_t base, std::uint32_t* out, std::size_t& count) {
+    const __m512i lanes = _mm512_add_epi32(_mm512_set1_epi32(static_cast<int>(base)),
+                                           _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+    _mm512_storeu_si512(reinterpret_cast<void*>(out + count),
+                        _mm512_maskz_compress_epi32(static_cast<__mmask16>(m), lanes));
+    count += static_cast<std::size_t>(__builtin_popcount(m));
 }
 #include "simd_kernels.ipp"
 #undef BROADPHASE_SIMD_OP
