@@ -59,12 +59,11 @@ public:
     }
 
     /// What a pair search over `v` would do, without doing it: the cell
-    /// side and how crowded home cells would be. The automatic choice uses
+    /// sides and the grid's span. The automatic choice uses
     /// it (a crowded grid means clustered or mixed data: the hybrid grid's
     /// sweep copes better). O(n) plus a sample sort.
     struct Plan {
         double h[D] = {};             ///< cell side per axis
-        double others = 0;            ///< boxes sharing a box's home cell, estimated
         std::size_t cells = 0;        ///< cells of the grid
         double lo[D] = {}, hi[D] = {};  ///< the grid's span of min corners
         double ext[D] = {};           ///< the extent bounds (boxes above one are large)
@@ -78,12 +77,12 @@ public:
             return f;
         }
     };
-    static Plan plan(const View& v, StatsScratch& scratch) { return plan(v, scene_stats(v, scratch), scratch); }
+    static Plan plan(const View& v, StatsScratch& scratch) { return plan(v, scene_stats(v, scratch)); }
 
     /// A plan guessed from the sample alone (its extents, and its centres'
     /// 1st to 99th percentiles for the span), without plan()'s passes over
     /// every box: cell sides, span and fill() (within a few percent of
-    /// plan()'s on every built-in scene); `others` is left 0. O(1). The
+    /// plan()'s on every built-in scene). O(1). The
     /// automatic choice uses it to choose between the grids cheaply.
     static Plan estimated_plan(const SceneStats<D>& s) {
         Plan p;
@@ -98,17 +97,12 @@ public:
             p.lo[k] = std::isfinite(s.center_lo[k]) ? s.center_lo[k] : 0;
             p.hi[k] = std::isfinite(s.center_hi[k]) ? std::max(p.lo[k], s.center_hi[k]) : p.lo[k];
         }
-        const double budget = cell_budget(s.n);
-        for (int iter = 0; iter < 64 && grid_cells(p.lo, p.hi, p.h) > budget; ++iter) {
-            const double grow = std::max(1.01, std::pow(grid_cells(p.lo, p.hi, p.h) / budget, 1.0 / D));
-            for (int k = 0; k < D; ++k) p.h[k] *= grow;
-        }
-        p.cells = static_cast<std::size_t>(grid_cells(p.lo, p.hi, p.h));
+        fit_budget(p, cell_budget(s.n));
         return p;
     }
 
     /// The same, from statistics of v already taken.
-    static Plan plan(const View& v, const SceneStats<D>& s, StatsScratch& scratch) {
+    static Plan plan(const View& v, const SceneStats<D>& s) {
         Plan p;
         // Cells are boxes of their own shape: on each axis, at least the
         // boxes' extent there (the sample's 99th percentile, or the largest
@@ -146,12 +140,7 @@ public:
                 p.hi[k] = std::max(p.lo[k], std::min(p.hi[k], s.center_hi[k] + p.ext[k]));
             }
         }
-        for (int iter = 0; iter < 64 && grid_cells(p.lo, p.hi, p.h) > budget; ++iter) {
-            const double grow = std::max(1.01, std::pow(grid_cells(p.lo, p.hi, p.h) / budget, 1.0 / D));
-            for (int k = 0; k < D; ++k) p.h[k] *= grow;
-        }
-        p.cells = static_cast<std::size_t>(grid_cells(p.lo, p.hi, p.h));
-        p.others = sample_others(v, p.h, p.lo, scratch);
+        fit_budget(p, budget);
         return p;
     }
 
@@ -204,6 +193,16 @@ private:
         return c;
     }
 
+    /// Grows every side of p's cells by one factor until the grid has at
+    /// most `budget` cells; sets p.cells.
+    static void fit_budget(Plan& p, double budget) {
+        for (int iter = 0; iter < 64 && grid_cells(p.lo, p.hi, p.h) > budget; ++iter) {
+            const double grow = std::max(1.01, std::pow(grid_cells(p.lo, p.hi, p.h) / budget, 1.0 / D));
+            for (int k = 0; k < D; ++k) p.h[k] *= grow;
+        }
+        p.cells = static_cast<std::size_t>(grid_cells(p.lo, p.hi, p.h));
+    }
+
     /// Exact bounds of the finite min corners per axis. O(n).
     static void min_corner_bounds(const View& v, double* lo, double* hi) {
         for (int k = 0; k < D; ++k) {
@@ -233,38 +232,6 @@ private:
             }
             most[k] = static_cast<double>(m);
         }
-    }
-
-    /// Estimated boxes sharing a box's home cell besides itself, at cell
-    /// sides h, from a fixed-stride sample of min corners. O(sample log sample).
-    static double sample_others(const View& v, const double* h, const double* lo, StatsScratch& scratch) {
-        const std::size_t m = std::min<std::size_t>(v.n, 1024);
-        if (m < 32) return 0;
-        std::vector<std::uint64_t>& keys = scratch.keys;
-        keys.clear();
-        const double stride = static_cast<double>(v.n) / static_cast<double>(m);
-        for (std::size_t t = 0; t < m; ++t) {
-            const auto i = static_cast<std::size_t>(static_cast<double>(t) * stride);
-            std::uint64_t key = 0;
-            for (int k = 0; k < D; ++k) {
-                double c = std::floor((static_cast<double>(v.lo[k][i]) - lo[k]) / h[k]);
-                if (!std::isfinite(c)) c = 0;
-                c = std::min(std::max(c, 0.0), 2097151.0);
-                key = (key << 21) | static_cast<std::uint64_t>(c);
-            }
-            keys.push_back(key);
-        }
-        std::sort(keys.begin(), keys.end());
-        double same = 0;  // ordered pairs of sample boxes sharing a home cell
-        for (std::size_t i = 0; i < m;) {
-            std::size_t j = i;
-            while (j < m && keys[j] == keys[i]) ++j;
-            const double c = static_cast<double>(j - i);
-            same += c * (c - 1);
-            i = j;
-        }
-        const double scale = (static_cast<double>(v.n) - 1) / (static_cast<double>(m) - 1);
-        return same / static_cast<double>(m) * scale;
     }
 
     // ---- binning (counting sort) ------------------------------------------------
