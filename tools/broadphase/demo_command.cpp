@@ -361,8 +361,11 @@ int run_demo(const std::vector<std::string>& args) {
 
     if (!p.has("--no-simulation")) {
         std::printf("The particle simulation (sim/): %zu spheres, %s contacts, falling into a pile; every step calls "
-                    "PairFinder::find_pairs on the spheres' boxes.\n",
-                    run.config.n, particles::to_string(run.config.model));
+                    "%s.\n",
+                    run.config.n, particles::to_string(run.config.model),
+                    run.config.broad_phase == particles::BroadPhase::spheres
+                        ? "SpherePairFinder::find_pairs on the spheres"
+                        : "PairFinder::find_pairs on the spheres' boxes");
         std::fflush(stdout);
         const particles::RunResult r = particles::run_particles(run, stderr);
         std::printf("%lld steps (%.2f s simulated) in %.1f s: %.2f ms a step, of which the broad phase %.2f ms (%.0f%%); "
