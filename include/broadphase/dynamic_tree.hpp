@@ -849,16 +849,18 @@ private:
     box_type fatten(const box_type& b, const vec_type& disp) const {
         box_type f;
         for (int k = 0; k < D; ++k) {
-            f.min[k] = b.min[k] - margin_;
-            f.max[k] = b.max[k] + margin_;
+            T lo = b.min[k] - margin_;
+            T hi = b.max[k] + margin_;
             const T ahead = factor_ * disp[k];
             if (ahead < T(0))
-                f.min[k] += ahead;
+                lo += ahead;
             else
-                f.max[k] += ahead;
-            // Rounding never shrinks below the tight box, but keep it explicit.
-            f.min[k] = std::min(f.min[k], b.min[k]);
-            f.max[k] = std::max(f.max[k], b.max[k]);
+                hi += ahead;
+            // Rounding never shrinks below the tight box, but keep it
+            // explicit; an infinite side plus an infinite hint the other way
+            // (inf - inf = NaN) keeps the tight side.
+            f.min[k] = lo <= b.min[k] ? lo : b.min[k];
+            f.max[k] = hi >= b.max[k] ? hi : b.max[k];
         }
         return f;
     }

@@ -291,7 +291,7 @@ private:
                     double c = 0.5 * (static_cast<double>(v.lo[k][i]) + static_cast<double>(v.hi[k][i]));
                     if (!std::isfinite(c)) c = 0;
                     double cell = std::floor((c - static_cast<double>(origin_[k])) / h);
-                    cell = std::min(std::max(cell, -1e6), 1e6);
+                    cell = cell >= -1e6 ? std::min(cell, 1e6) : -1e6;  // (NaN from h = inf: -1e6)
                     key = key * 2097152u + static_cast<std::uint64_t>(cell + 1e6);
                 }
                 keys.push_back(key);
@@ -481,7 +481,9 @@ private:
     /// depends on the data only, never on the thread count.
     void place(const View& v) {
         const std::size_t n = v.n;
-        entries_ = static_cast<std::size_t>(bin_boxes(v));
+        const std::uint64_t entries = bin_boxes(v);
+        require_indices(entries);  // entries are placed by 32-bit counts and starts
+        entries_ = static_cast<std::size_t>(entries);
         // About four buckets per occupied cell (estimated), never more than entries.
         const double cells = static_cast<double>(entries_) / std::max(1.0, occupancy_);
         table_bits_ = 4;

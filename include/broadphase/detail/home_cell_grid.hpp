@@ -168,7 +168,7 @@ private:
         std::size_t stride = 1;
         for (int k = 0; k < D; ++k) {
             const double h = p.h[k];
-            dim_[k] = static_cast<std::size_t>(std::floor((p.hi[k] - p.lo[k]) / h)) + 3;
+            dim_[k] = static_cast<std::size_t>(axis_cells(p.lo[k], p.hi[k], h));
             limit_[k] = static_cast<double>(dim_[k] - 3);
             stride_[k] = stride;
             stride *= dim_[k];
@@ -186,16 +186,39 @@ private:
         return std::min(std::max(8.0 * static_cast<double>(n), 4096.0), 2147483648.0);
     }
 
+    /// Cells along one axis of a grid of side h over [lo, hi], spare cells
+    /// included; capped (overflow and NaN too) at a count fit_budget grows away.
+    static double axis_cells(double lo, double hi, double h) {
+        const double c = std::floor((hi - lo) / h) + 3;
+        return c < 1e30 ? c : 1e30;
+    }
+
     /// Cells of a grid of side h over [lo, hi], spare cells included.
     static double grid_cells(const double* lo, const double* hi, const double* h) {
         double c = 1;
-        for (int k = 0; k < D; ++k) c *= std::floor((hi[k] - lo[k]) / h[k]) + 3;
+        for (int k = 0; k < D; ++k) c *= axis_cells(lo[k], hi[k], h[k]);
         return c;
+    }
+
+    /// Keeps a plan's arithmetic finite whatever the coordinates: a span
+    /// inside +-DBL_MAX/4 (min corners near +-DBL_MAX, possible with T =
+    /// double, would overflow hi - lo; boxes past it fall into the edge
+    /// cells, as far outliers do) and sides in [1e-300, 1e300] (a side of 0,
+    /// from points or subnormal extents, would give 0/0). Any side is exact:
+    /// a box is binned as small only when its extent is below the side.
+    static void bound_plan(Plan& p) {
+        const double m = std::numeric_limits<double>::max() / 4;
+        for (int k = 0; k < D; ++k) {
+            p.lo[k] = p.lo[k] >= -m ? std::min(p.lo[k], m) : -m;  // (NaN: -m)
+            p.hi[k] = p.hi[k] >= p.lo[k] ? std::min(p.hi[k], m) : p.lo[k];
+            p.h[k] = p.h[k] >= 1e-300 ? std::min(p.h[k], 1e300) : 1e-300;
+        }
     }
 
     /// Grows every side of p's cells by one factor until the grid has at
     /// most `budget` cells; sets p.cells.
     static void fit_budget(Plan& p, double budget) {
+        bound_plan(p);
         for (int iter = 0; iter < 64 && grid_cells(p.lo, p.hi, p.h) > budget; ++iter) {
             const double grow = std::max(1.01, std::pow(grid_cells(p.lo, p.hi, p.h) / budget, 1.0 / D));
             for (int k = 0; k < D; ++k) p.h[k] *= grow;
