@@ -94,8 +94,11 @@ class PairFinder:
 class Index:
     """A built set of boxes answering box queries (thread-safe queries).
 
-    float32 boxes give a float32 index, any other dtype a float64 one;
-    queries are converted to the index's dtype.
+    float32 boxes give a float32 index, any other dtype a float64 one.
+    Queries are exact in their own precision: float32 queries on a float64
+    index widen exactly; float64 queries on a float32 index are never rounded
+    to nearest float32 (a query one float64 ulp clear of a built box does not
+    hit it).
     """
 
     def __init__(
@@ -129,6 +132,10 @@ class Scene:
     objects meet iff each one's mask has a bit of the other's category and
     they do not share a nonzero group. After update(): pairs() (a < b,
     sorted), begun() and ended() (differences from the update before).
+
+    A float32 scene stores float32 boxes (add/move round float64 boxes to
+    nearest); query_box and query_point answer float64 input exactly against
+    them; query_sphere, ray_cast, ray_hits and box_cast compute in float32.
     """
 
     def __init__(self, dtype: Literal["float32", "float64"] = "float32") -> None: ...

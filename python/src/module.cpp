@@ -8,6 +8,14 @@
 // struct of arrays, so every call transposes the rows once (O(n), on the
 // call's threads, without the GIL).
 //
+// Precision: answers are exact in the input's precision. float64 input is
+// never rounded to float32 on its way to an answer: find_pairs compares a
+// float32 set and a float64 set in float64, and a float32 Index (or Scene)
+// answers float64 query boxes and points exactly (FloatQuery below). What a
+// float32 Scene stores is float32 (its dtype), so add/move round float64
+// boxes to nearest there; its sphere and ray queries and box casts compute
+// in float32 (they round in arithmetic anyway).
+//
 // Arrays out: pairs as (K, 2) uint32 arrays that own the library's output
 // vector (no copy).
 //
@@ -19,6 +27,7 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -143,18 +152,96 @@ const T* data_of(const Rows& r) {
     return static_cast<const T*>(r.array.data());
 }
 
-/// One box (six numbers) as a BasicBox<T, 3>.
-template <class T>
-bp::BasicBox<T, 3> box_of(py::handle obj, const char* name) {
+/// One box (six numbers) as float64: minx miny minz maxx maxy maxz.
+std::array<double, 6> box_values_of(py::handle obj, const char* name) {
     py::array a = numeric_array(obj, name);
     if (!((a.ndim() == 1 && a.shape(0) == 6) || (a.ndim() == 2 && a.shape(0) == 1 && a.shape(1) == 6)))
         raise_value(std::string(name) + " must be one box of six numbers (minx, miny, minz, maxx, maxy, maxz); got shape " +
                     shape_of(a));
     py::array_t<double, py::array::c_style | py::array::forcecast> d = contiguous<double>(a);
-    const double* p = d.data();
+    std::array<double, 6> v;
+    std::copy(d.data(), d.data() + 6, v.begin());
+    return v;
+}
+
+/// One box (six numbers) as a BasicBox<T, 3>: to float32 each value is
+/// rounded to nearest (storage in a float32 Scene; queries use FloatQuery).
+template <class T>
+bp::BasicBox<T, 3> box_of(py::handle obj, const char* name) {
+    const std::array<double, 6> p = box_values_of(obj, name);
     bp::BasicBox<T, 3> b;
     for (int k = 0; k < 3; ++k) b.min[k] = static_cast<T>(p[k]), b.max[k] = static_cast<T>(p[3 + k]);
     return b;
+}
+
+// ---------------------------------------------------------------- float64 queries on float32 boxes
+
+/// The smallest float >= d (d not NaN).
+float float_up(double d) {
+    constexpr double top = std::numeric_limits<float>::max();
+    if (d > top) return std::numeric_limits<float>::infinity();
+    if (d < -top) return d == -std::numeric_limits<double>::infinity() ? -std::numeric_limits<float>::infinity()
+                                                                       : -std::numeric_limits<float>::max();
+    float f = static_cast<float>(d);  // nearest, in range
+    if (static_cast<double>(f) < d) f = std::nextafter(f, std::numeric_limits<float>::infinity());
+    return f;
+}
+
+/// The largest float <= d (d not NaN).
+float float_down(double d) { return -float_up(-d); }
+
+/// A float64 query box answered exactly against float32 boxes.
+///
+/// A box b overlaps the query q iff, on every axis, b.max >= q.min and
+/// b.min <= q.max. For a float x, x >= q.min iff x >= float_up(q.min), and
+/// x <= q.max iff x <= float_down(q.max). So q rounded inwards, [float_up(min),
+/// float_down(max)], hits exactly the float boxes q hits: no re-test needed.
+/// One exception: an axis where no float lies in [q.min, q.max] (a gap: a
+/// point or a sliver between two adjacent floats lo < hi). There the inward
+/// box would be inverted, which the library takes for an invalid box, while
+/// the boxes q hits are those with min <= lo and max >= hi: exactly the boxes
+/// that hit both [hi, hi] and [lo, lo]. Such a query is answered as the
+/// intersection of the hits of `a` ([hi, hi] on each gap axis) and `b`
+/// ([lo, lo]), the other axes rounded inwards in both. An invalid query (NaN,
+/// min > max) stays invalid: rounded inwards its min still exceeds its max.
+/// A query whose values are all floats is unchanged.
+struct FloatQuery {
+    bp::BasicBox<float, 3> a, b;  // b: only when gap
+    bool gap = false;
+};
+
+FloatQuery float_query(const double* q) {
+    bool valid = true;
+    for (int k = 0; k < 3; ++k) valid = valid && q[k] <= q[3 + k];
+    FloatQuery fq;
+    for (int k = 0; k < 3; ++k) {
+        const float nan = std::numeric_limits<float>::quiet_NaN();
+        const float lo = std::isnan(q[k]) ? nan : float_up(q[k]);
+        const float hi = std::isnan(q[3 + k]) ? nan : float_down(q[3 + k]);
+        if (valid && lo > hi) {  // a gap: hi < q.min <= q.max < lo, adjacent floats
+            fq.gap = true;
+            fq.a.min[k] = fq.a.max[k] = lo;
+            fq.b.min[k] = fq.b.max[k] = hi;
+        } else {
+            fq.a.min[k] = fq.b.min[k] = lo;
+            fq.a.max[k] = fq.b.max[k] = hi;
+        }
+    }
+    return fq;
+}
+
+/// The hits of a FloatQuery into `hits` (replaced), in query(a)'s order.
+/// query(box, out) replaces out with the ids a float box hits.
+template <class Query>
+void float_query_hits(const FloatQuery& fq, Query&& query, std::vector<std::uint32_t>& hits) {
+    query(fq.a, hits);
+    if (!fq.gap || hits.empty()) return;
+    std::vector<std::uint32_t> other;
+    query(fq.b, other);
+    std::sort(other.begin(), other.end());
+    hits.erase(std::remove_if(hits.begin(), hits.end(),
+                              [&](std::uint32_t id) { return !std::binary_search(other.begin(), other.end(), id); }),
+               hits.end());
 }
 
 /// Three numbers (a point or a direction).
@@ -407,8 +494,15 @@ public:
 
     py::array query(py::handle box, bool sorted) const {
         std::vector<std::uint32_t> hits;
-        if (is_double_) query_one<double>(box, hits, sorted);
-        else query_one<float>(box, hits, sorted);
+        if (is_double_) {
+            query_one<double>(box, hits, sorted);
+        } else {  // float32 index: the query is taken as float64 and answered exactly (FloatQuery)
+            const std::array<double, 6> q = box_values_of(box, "box");
+            py::gil_scoped_release nogil;
+            float_query_hits(float_query(q.data()), [&](const bp::BasicBox<float, 3>& b, auto& out) { f_->query(b, out); },
+                             hits);
+            if (sorted) std::sort(hits.begin(), hits.end());
+        }
         return ids_array(hits);
     }
 
@@ -453,18 +547,72 @@ private:
 
     template <class T>
     bp::Report batch(const Rows& q, std::vector<bp::Pair>& out, const bp::Options& o) const {
-        // A float32 index given float64 queries: rounded to float32 here.
-        bp::BasicBoxes<T, 3> boxes;
-        if (q.is_double == std::is_same_v<T, double>) {
-            fill_boxes(boxes, data_of<T>(q), q.n, o.threads);
-        } else {
-            const double* rows = data_of<double>(q);
-            boxes.resize(q.n);
-            for (std::size_t i = 0; i < q.n; ++i)
-                for (int k = 0; k < 3; ++k)
-                    boxes.min(k)[i] = static_cast<T>(rows[6 * i + k]), boxes.max(k)[i] = static_cast<T>(rows[6 * i + 3 + k]);
-        }
+        if constexpr (std::is_same_v<T, float>)
+            if (q.is_double) return float_index_double_batch(q, out, o);
+        bp::BasicBoxes<T, 3> boxes;  // same dtype as the index (a float64 index converts float32 queries exactly)
+        fill_boxes(boxes, data_of<T>(q), q.n, o.threads);
         return index<T>().query_batch(boxes, out, o);
+    }
+
+    /// A float32 index given float64 queries: exact, never rounded to nearest.
+    /// Each query becomes a FloatQuery: rounded inwards it hits exactly what
+    /// the float64 query hits, in one batch; queries with a gap axis (no float
+    /// between their min and max there) run a second batch of their `b` boxes,
+    /// and their pairs from the first are kept only where the second has them.
+    bp::Report float_index_double_batch(const Rows& q, std::vector<bp::Pair>& out, const bp::Options& o) const {
+        const double* rows = data_of<double>(q);
+        bp::BasicBoxes<float, 3> a(q.n), b;
+        std::vector<std::uint32_t> gap_query;  // the query index of each row of b
+        for (std::size_t i = 0; i < q.n; ++i) {
+            const FloatQuery fq = float_query(rows + 6 * i);
+            a.set(i, fq.a);
+            if (fq.gap) {
+                b.push_back(fq.b);
+                gap_query.push_back(static_cast<std::uint32_t>(i));
+            }
+        }
+        if (gap_query.empty()) return f_->query_batch(a, out, o);
+
+        bp::Options unsorted = o;
+        unsorted.sorted = false;
+        std::vector<bp::Pair> second;
+        bp::Report rb = f_->query_batch(b, second, unsorted);
+        bp::Report r = f_->query_batch(a, out, o);
+        if (r.status == bp::Status::ok && rb.status == bp::Status::ok) {
+            for (bp::Pair& p : second) p.a = gap_query[p.a];
+            bp::sort_pairs(second);
+            std::vector<char> is_gap(q.n, 0);
+            for (std::uint32_t i : gap_query) is_gap[i] = 1;
+            out.erase(std::remove_if(out.begin(), out.end(),
+                                     [&](const bp::Pair& p) {
+                                         return is_gap[p.a] && !std::binary_search(second.begin(), second.end(), p);
+                                     }),
+                      out.end());
+            r.pairs = out.size();
+            return r;
+        }
+        if (r.status != bp::Status::pair_budget_exceeded && r.status != bp::Status::ok) return r;
+        if (rb.status != bp::Status::pair_budget_exceeded && rb.status != bp::Status::ok) return rb;
+        // Past max_pairs before the filter: the exact pairs query by query, the
+        // first max_pairs of them (memory stays bounded by the budget).
+        out.clear();
+        bp::Report exact;
+        exact.invalid_a = r.invalid_a;
+        std::vector<std::uint32_t> hits;
+        auto query = [&](const bp::BasicBox<float, 3>& box, std::vector<std::uint32_t>& v) { f_->query(box, v); };
+        for (std::size_t i = 0; i < q.n && exact.status == bp::Status::ok; ++i) {
+            float_query_hits(float_query(rows + 6 * i), query, hits);
+            for (std::uint32_t h : hits) {
+                if (out.size() >= o.max_pairs) {
+                    exact.status = bp::Status::pair_budget_exceeded;
+                    break;
+                }
+                out.push_back(bp::Pair{static_cast<std::uint32_t>(i), h});
+            }
+        }
+        if (o.sorted) bp::sort_pairs(out);
+        exact.pairs = out.size();
+        return exact;
     }
 
     bool is_double_ = false;
@@ -716,19 +864,50 @@ public:
         return visit([&](const auto& s) { return pairs_copy(s.ended()); });
     }
 
-    // Queries (sorted ids).
+    // Queries (sorted ids). query_box and query_point are exact for float64
+    // input on a float32 scene too (FloatQuery: never rounded to nearest).
     py::array query_box(py::handle box) const {
+        const std::array<double, 6> q = box_values_of(box, "box");
         return visit([&](const auto& s) {
             using B = typename std::decay_t<decltype(s)>::box_type;
-            const B q = box_of<scalar_of<B>>(box, "box");
-            return collect([&](auto& out) { s.for_each_overlap(q, [&](std::uint32_t id) { out.push_back(id); }); });
+            if constexpr (std::is_same_v<scalar_of<B>, float>) {
+                const FloatQuery fq = float_query(q.data());
+                return collect([&](auto& out) {
+                    float_query_hits(
+                        fq,
+                        [&](const B& b, std::vector<std::uint32_t>& v) {
+                            v.clear();
+                            s.for_each_overlap(b, [&](std::uint32_t id) { v.push_back(id); });
+                        },
+                        out);
+                });
+            } else {
+                B b;
+                for (int k = 0; k < 3; ++k) b.min[k] = q[k], b.max[k] = q[3 + k];
+                return collect([&](auto& out) { s.for_each_overlap(b, [&](std::uint32_t id) { out.push_back(id); }); });
+            }
         });
     }
     py::array query_point(py::handle point) const {
+        const std::array<double, 3> p = vec_of<double>(point, "point");
         return visit([&](const auto& s) {
             using B = typename std::decay_t<decltype(s)>::box_type;
-            const auto p = vec_of<scalar_of<B>>(point, "point");
-            return collect([&](auto& out) { s.for_each_containing(p, [&](std::uint32_t id) { out.push_back(id); }); });
+            if constexpr (std::is_same_v<scalar_of<B>, float>) {
+                // The point as the box [p, p]: its FloatQuery's boxes are points too.
+                const double q[6] = {p[0], p[1], p[2], p[0], p[1], p[2]};
+                const FloatQuery fq = float_query(q);
+                return collect([&](auto& out) {
+                    float_query_hits(
+                        fq,
+                        [&](const B& b, std::vector<std::uint32_t>& v) {
+                            v.clear();
+                            s.for_each_containing(b.min, [&](std::uint32_t id) { v.push_back(id); });
+                        },
+                        out);
+                });
+            } else {
+                return collect([&](auto& out) { s.for_each_containing(p, [&](std::uint32_t id) { out.push_back(id); }); });
+            }
         });
     }
     py::array query_sphere(py::handle center, double radius) const {
@@ -990,7 +1169,10 @@ several threads run one at a time.)doc")
 
 Index(boxes, algorithm='auto', threads=0, invalid='warn'): builds over a copy
 of boxes ((N, 6), as find_pairs). float32 boxes give a float32 index, any
-other dtype a float64 one; queries are converted to the index's dtype.
+other dtype a float64 one. Queries are exact in their own precision: float32
+queries on a float64 index widen exactly, and float64 queries on a float32
+index are never rounded to nearest float32 (a query one float64 ulp clear of
+a built box does not hit it; a query with min > max by one ulp is invalid).
 Queries may run from many threads at once.)doc")
         .def(py::init([](py::handle boxes, const std::string& algorithm, long threads, const std::string& invalid) {
                  return std::make_unique<Index>(boxes, algorithm, threads, parse_invalid(invalid));
@@ -1020,7 +1202,13 @@ other), a user value and a filter (category, mask, group: two objects meet
 iff each one's mask has a bit of the other's category and they do not share
 a nonzero group). After update(), pairs() is the current set of touching
 pairs (a < b, sorted), begun() and ended() the differences from the set of
-the update before. An invalid box (NaN, min > max) meets nothing.)doc")
+the update before. An invalid box (NaN, min > max) meets nothing.
+A float32 scene stores float32 boxes: add/move round float64 boxes to the
+nearest float32, and pairs are exact for the stored boxes. Its query_box and
+query_point answer float64 input exactly against the stored boxes (never
+rounded to nearest); query_sphere, ray_cast, ray_hits and box_cast compute
+in float32 (float64 input rounded to nearest first). Use dtype='float64' for
+float64 throughout.)doc")
         .def(py::init<const std::string&>(), py::arg("dtype") = "float32")
         .def("add", &Scene::add, py::arg("box"), py::arg("type") = "dynamic", py::arg("user_value") = 0,
              py::arg("category") = 1, py::arg("mask") = ~std::uint64_t(0), py::arg("group") = 0,

@@ -285,3 +285,27 @@ def test_oracle_agrees_with_full_matrix(rng):
     np.testing.assert_array_equal(sort_pairs(brute_pairs(a)), sort_pairs(np.stack([i, j], 1)))
     i, j = np.nonzero(overlap_matrix(a, b))
     np.testing.assert_array_equal(sort_pairs(brute_pairs(a, b)), sort_pairs(np.stack([i, j], 1)))
+
+
+@pytest.mark.parametrize("offset", [0.0, 1e7])
+def test_float64_one_ulp_apart_is_exact(offset):
+    # float64 boxes one float64 ulp apart do not touch, and min > max by one
+    # ulp is invalid: nothing is rounded to float32 (where both would change).
+    x = np.float64(offset) + 0.1 + 0.2
+    y = np.nextafter(x, np.inf)
+    assert np.float32(x) == np.float32(y)
+    apart = np.array([[offset, 0, 0, x, 1, 1], [y, 0, 0, offset + 2, 1, 1]], np.float64)
+    touching = np.array([[offset, 0, 0, x, 1, 1], [x, 0, 0, offset + 2, 1, 1]], np.float64)
+    for algorithm in ALGORITHMS:
+        assert broadphase.find_pairs(apart, algorithm=algorithm).shape == (0, 2)
+        assert broadphase.find_pairs(touching, algorithm=algorithm).tolist() == [[0, 1]]
+        assert broadphase.find_pairs(apart[:1], apart[1:], algorithm=algorithm).shape == (0, 2)
+    inverted = np.array([[y, 0, 0, x, 1, 1], [offset - 1, -1, -1, offset + 1, 2, 2]], np.float64)
+    with pytest.raises(broadphase.InvalidBoxError) as e:
+        broadphase.find_pairs(inverted, invalid="raise")
+    assert e.value.indices.tolist() == [0]
+    # Mixed precision: a float32 set against float64 boxes one ulp past its face.
+    f = np.array([[offset, 0, 0, np.float32(x), 1, 1]], np.float32)
+    g = np.array([[np.nextafter(np.float64(np.float32(x)), np.inf), 0, 0, offset + 2, 1, 1]], np.float64)
+    assert broadphase.find_pairs(f, g).shape == (0, 2)
+    assert broadphase.find_pairs(g, f).shape == (0, 2)

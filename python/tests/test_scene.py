@@ -208,3 +208,42 @@ def test_scene_errors():
     # '-' and '_' are interchangeable in mode names.
     for m in MODES:
         s.set_update_mode(m.replace("-", "_"))
+
+
+@pytest.mark.parametrize("offset", [0.0, 1e7])
+def test_float32_scene_answers_float64_box_and_point_queries_exactly(offset):
+    # A float32 scene holds float32 boxes; float64 queries one float64 ulp
+    # clear of a box do not hit it (to the nearest float32 they would touch).
+    s = broadphase.Scene("float32")
+    hi = np.float32(offset + 0.3) if offset == 0 else np.float32(offset + 1.0)
+    a = s.add(np.array([offset - 1, 0, 0, hi, 1, 1], np.float32))
+    hi64 = np.float64(hi)
+    past, before = np.nextafter(hi64, np.inf), np.nextafter(hi64, -np.inf)
+    assert np.float32(past) == hi
+    s.update()
+    assert s.query_box([past, 0, 0, past + 1, 1, 1]).tolist() == []
+    assert s.query_box([hi64, 0, 0, past + 1, 1, 1]).tolist() == [a]
+    assert s.query_box([past, 0.5, 0.5, past, 0.5, 0.5]).tolist() == []
+    assert s.query_box([before, 0.5, 0.5, before, 0.5, 0.5]).tolist() == [a]
+    assert s.query_box([past, 0, 0, hi64, 1, 1]).tolist() == []  # min > max by one ulp: invalid
+    assert s.query_point([past, 0.5, 0.5]).tolist() == []
+    assert s.query_point([before, 0.5, 0.5]).tolist() == [a]
+    assert s.query_point([hi64, 0.5, 0.5]).tolist() == [a]
+
+
+def test_float32_scene_float64_queries_match_float64_brute_force():
+    rng = np.random.default_rng(7)
+    s = broadphase.Scene("float32")
+    boxes = random_boxes(rng, 500, spread=30.0, size=(0.0, 4.0), dtype=np.float32)
+    ids = s.add_batch(boxes)
+    s.update()
+    b = boxes.astype(np.float64)
+    pick = b[rng.integers(0, len(b), 200)]
+    eps = rng.choice([-1.0, 1.0], (200, 3)) * 2.0**-28
+    pts = pick[:, 3:] + eps * np.abs(pick[:, 3:])  # just inside or outside a max face, between float32s
+    for p in pts:
+        want = ids[np.all((b[:, :3] <= p) & (p <= b[:, 3:]), axis=1)]
+        np.testing.assert_array_equal(s.query_point(p), np.sort(want).astype(np.uint32))
+        q = np.concatenate([p, p + [0.0, 1e-9, 2.0]])
+        want = ids[np.all(~((b[:, 3:] < q[:3]) | (q[3:] < b[:, :3])), axis=1)]
+        np.testing.assert_array_equal(s.query_box(q), np.sort(want).astype(np.uint32))

@@ -180,14 +180,21 @@ std::vector<double> random_rows(std::size_t n, std::uint64_t seed) {
     return rows;
 }
 
-/// The boxes the tool should see: rows rounded to float.
+/// The boxes the tool should see from float32 input (or a .csv whose values
+/// are all floats): rows rounded to float.
 Boxes boxes_of(const std::vector<double>& rows) {
     std::vector<float> f(rows.begin(), rows.end());
     return broadphase::boxes_from_rows(f.data(), f.size() / 6);
 }
 
-std::vector<Pair> brute(const Boxes& a) {
-    broadphase::BruteForce bf;
+/// The boxes the tool should see from float64 input: the rows as they are.
+broadphase::BasicBoxes<double, 3> boxes64_of(const std::vector<double>& rows) {
+    return broadphase::boxes_from_rows<double, 3>(rows.data(), rows.size() / 6);
+}
+
+template <class T>
+std::vector<Pair> brute(const broadphase::BasicBoxes<T, 3>& a) {
+    broadphase::BasicBruteForce<T, 3> bf;
     broadphase::Options o;
     o.sorted = true;
     std::vector<Pair> out;
@@ -195,8 +202,9 @@ std::vector<Pair> brute(const Boxes& a) {
     return out;
 }
 
-std::vector<Pair> brute(const Boxes& a, const Boxes& b) {
-    broadphase::BruteForce bf;
+template <class T>
+std::vector<Pair> brute(const broadphase::BasicBoxes<T, 3>& a, const broadphase::BasicBoxes<T, 3>& b) {
+    broadphase::BasicBruteForce<T, 3> bf;
     broadphase::Options o;
     o.sorted = true;
     std::vector<Pair> out;
@@ -340,13 +348,132 @@ TEST_F(Cli, NpyFloat32EveryAlgorithmMatchesBruteForce) {
     }
 }
 
-TEST_F(Cli, NpyFloat64IsRoundedToFloat) {
+TEST_F(Cli, NpyFloat64IsComputedInDouble) {
     std::vector<double> rows = random_rows(300, 12);
     for (std::size_t i = 0; i < rows.size(); ++i) rows[i] += (i % 3 == 0 ? 1e-9 : -3e-8) * double(i % 7);
     write_file(path("a.npy"), npy_file(rows, true));
-    const RunResult r = run({"pairs", path("a.npy"), "-o", path("out.npy")});
+    const std::vector<Pair> expected = brute(boxes64_of(rows));
+    for (const char* algorithm : all_algorithms) {
+        SCOPED_TRACE(algorithm);
+        const RunResult r = run({"pairs", path("a.npy"), "-o", path("out.npy"), "--algorithm", algorithm});
+        ASSERT_EQ(r.status, 0) << r.err;
+        EXPECT_EQ(sorted(read_npy_pairs(path("out.npy"))), expected);
+    }
+}
+
+// ---------------------------------------------------------------- float64 input, exactly
+
+/// One ulp of double above / below.
+double up(double x) { return std::nextafter(x, std::numeric_limits<double>::infinity()); }
+double down(double x) { return std::nextafter(x, -std::numeric_limits<double>::infinity()); }
+
+/// The rows in a float64 .npy (name.npy) and a .csv (name.csv, %.17g: exact).
+void write_both(const std::string& npy, const std::string& csv, const std::vector<double>& rows) {
+    write_file(npy, npy_file(rows, true));
+    write_file(csv, csv_file(rows, false));
+}
+
+TEST_F(Cli, Float64BoxesOneUlpApartDoNotTouch) {
+    for (double offset : {0.0, 1e7}) {
+        SCOPED_TRACE(offset);
+        const double x = offset + 0.1 + 0.2;  // 0.30000000000000004 at offset 0
+        ASSERT_EQ(static_cast<float>(x), static_cast<float>(up(x)));  // to nearest float they would touch
+        // Box 0 ends at x on the x axis; box 1 starts one double ulp later.
+        const std::vector<double> apart = {offset, 0, 0, x, 1, 1, up(x), 0, 0, offset + 2, 1, 1};
+        const std::vector<double> touching = {offset, 0, 0, x, 1, 1, x, 0, 0, offset + 2, 1, 1};
+        ASSERT_EQ(brute(boxes_of(apart)).size(), 1u);  // what rounding to float gave
+        for (const char* ext : {".npy", ".csv"}) {
+            SCOPED_TRACE(ext);
+            write_both(path("apart.npy"), path("apart.csv"), apart);
+            write_both(path("touching.npy"), path("touching.csv"), touching);
+            for (const char* algorithm : all_algorithms) {
+                SCOPED_TRACE(algorithm);
+                RunResult r = run({"pairs", path(std::string("apart") + ext), "-o", path("out.csv"), "-a", algorithm});
+                ASSERT_EQ(r.status, 0) << r.err;
+                EXPECT_EQ(r.err, "");
+                EXPECT_EQ(read_file(path("out.csv")), "");
+                r = run({"pairs", path(std::string("touching") + ext), "-o", path("out.csv"), "-a", algorithm});
+                ASSERT_EQ(r.status, 0) << r.err;
+                EXPECT_EQ(read_file(path("out.csv")), "0,1\n");
+            }
+            // The same boxes as two files of one box each.
+            write_both(path("a.npy"), path("a.csv"), {apart.begin(), apart.begin() + 6});
+            write_both(path("b.npy"), path("b.csv"), {apart.begin() + 6, apart.end()});
+            RunResult r = run({"pairs", path(std::string("a") + ext), path(std::string("b") + ext), "-o", path("out.csv")});
+            ASSERT_EQ(r.status, 0) << r.err;
+            EXPECT_EQ(read_file(path("out.csv")), "");
+        }
+    }
+}
+
+TEST_F(Cli, Float64MinAboveMaxByOneUlpStaysInvalid) {
+    for (double offset : {0.0, 1e7}) {
+        SCOPED_TRACE(offset);
+        const double m = offset + 0.1 + 0.2;
+        ASSERT_EQ(static_cast<float>(up(m)), static_cast<float>(m));  // to nearest float: a valid flat box
+        // Box 0: min x one double ulp above its max x. Box 1 surrounds it.
+        const std::vector<double> rows = {up(m), 0, 0, m, 1, 1, offset - 1, -1, -1, offset + 2, 2, 2};
+        ASSERT_EQ(brute(boxes_of(rows)).size(), 1u);  // what rounding to float gave
+        write_both(path("a.npy"), path("a.csv"), rows);
+        for (const char* ext : {".npy", ".csv"}) {
+            SCOPED_TRACE(ext);
+            const std::string in = path(std::string("a") + ext);
+            const RunResult r = run({"pairs", in, "-o", path("out.csv")});
+            ASSERT_EQ(r.status, 0) << r.err;
+            EXPECT_EQ(read_file(path("out.csv")), "");
+            EXPECT_EQ(count_lines(r.err), 1u) << r.err;
+            EXPECT_NE(r.err.find("skipped invalid boxes (NaN or min > max): 1 in " + in), std::string::npos) << r.err;
+        }
+    }
+}
+
+TEST_F(Cli, Float32AndFloat64FilesAreComparedInDouble) {
+    for (double offset : {0.0, 1e7}) {
+        SCOPED_TRACE(offset);
+        const float f = static_cast<float>(offset + 0.3);  // box 0's max x in the float32 file
+        const double fd = f;
+        // float64 boxes: one starting one double ulp past f, one starting at f,
+        // one ending one ulp before the float32 box's min (offset - 1).
+        const std::vector<double> a = {offset - 1, 0, 0, fd, 1, 1};
+        const std::vector<double> b = {up(fd), 0, 0, offset + 3, 1, 1, fd, 0, 0, offset + 3, 1, 1,
+                                       offset - 5, 0, 0, down(offset - 1), 1, 1};
+        ASSERT_EQ(brute(boxes_of(a), boxes_of(b)).size(), 3u);  // what rounding to float gave
+        write_file(path("a.npy"), npy_file(a, false));
+        write_both(path("b.npy"), path("b.csv"), b);
+        for (const char* other : {"b.npy", "b.csv"}) {
+            SCOPED_TRACE(other);
+            RunResult r = run({"pairs", path("a.npy"), path(other), "-o", path("out.csv"), "--sorted"});
+            ASSERT_EQ(r.status, 0) << r.err;
+            EXPECT_EQ(read_file(path("out.csv")), "0,1\n");
+            r = run({"pairs", path(other), path("a.npy"), "-o", path("out.csv"), "--sorted"});
+            ASSERT_EQ(r.status, 0) << r.err;
+            EXPECT_EQ(read_file(path("out.csv")), "1,0\n");
+        }
+        // Random mixed files against brute force in double.
+        std::vector<double> c = random_rows(200, 31), d = random_rows(150, 32);
+        for (std::size_t i = 0; i < d.size(); ++i) d[i] += (i % 2 ? 1 : -1) * std::ldexp(1.0, -30) + offset;
+        for (double& v : c) v = static_cast<float>(v + offset);
+        write_file(path("c.npy"), npy_file(c, false));
+        write_file(path("d.npy"), npy_file(d, true));
+        const std::vector<Pair> expected = brute(boxes64_of(c), boxes64_of(d));
+        for (const char* algorithm : all_algorithms) {
+            SCOPED_TRACE(algorithm);
+            const RunResult r = run({"pairs", path("c.npy"), path("d.npy"), "-o", path("out.npy"), "-a", algorithm});
+            ASSERT_EQ(r.status, 0) << r.err;
+            EXPECT_EQ(sorted(read_npy_pairs(path("out.npy"))), expected);
+        }
+    }
+}
+
+TEST_F(Cli, BenchSaysItTimesFloat64FilesInFloat) {
+    const std::vector<double> rows = {0, 0, 0, 0.1 + 0.2, 1, 1, up(0.1 + 0.2), 0, 0, 1, 1, 1};
+    write_file(path("a.npy"), npy_file(rows, true));
+    const RunResult r = run({"bench", path("a.npy"), "--frames", "1", "--json"});
     ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_EQ(sorted(read_npy_pairs(path("out.npy"))), brute(boxes_of(rows)));
+    EXPECT_EQ(count_lines(r.err), 1u) << r.err;
+    EXPECT_NE(r.err.find("rounded to float32"), std::string::npos) << r.err;
+    const RunResult help = run({"--help"});
+    EXPECT_NE(help.out.find("bench times float32"), std::string::npos) << help.out;
 }
 
 TEST_F(Cli, NpyFormatVersions2And3) {

@@ -1,7 +1,10 @@
 #include "csv.hpp"
 
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
+#include <limits>
+#include <utility>
 
 #include "errors.hpp"
 
@@ -36,24 +39,33 @@ std::vector<std::string> split_fields(const std::string& line) {
     }
 }
 
-/// Parses a whole field as a number (strtof in the "C" locale the CLI keeps).
-bool parse_number(const std::string& field, float& out) {
+/// Parses a whole field as a number: strtod (in the "C" locale the CLI
+/// keeps), so the value is the double nearest the decimal text.
+bool parse_number(const std::string& field, double& out) {
     if (field.empty()) return false;
     char* end = nullptr;
-    out = std::strtof(field.c_str(), &end);
+    out = std::strtod(field.c_str(), &end);
     return end == field.c_str() + field.size();
+}
+
+/// Whether a double is exactly a float value (NaN and the infinities are).
+bool is_float_value(double d) {
+    if (std::isnan(d) || std::isinf(d)) return true;
+    if (!(std::fabs(d) <= double(std::numeric_limits<float>::max()))) return false;
+    return static_cast<double>(static_cast<float>(d)) == d;
 }
 
 }  // namespace
 
-broadphase::Boxes read_csv_boxes(std::FILE* in, const std::string& name) {
-    broadphase::Boxes boxes;
+LoadedBoxes read_csv_boxes(std::FILE* in, const std::string& name) {
+    DoubleBoxes boxes;
+    bool all_float = true;  // every value exactly a float: float boxes give the same answers, faster
     std::string line;
     bool first = true;
     for (std::size_t line_no = 1; read_line(in, line); ++line_no) {
         if (trim(line).empty()) continue;
         const std::vector<std::string> fields = split_fields(line);
-        float v[6];
+        double v[6];
         if (first) {
             first = false;
             bool any_number = false;
@@ -64,17 +76,20 @@ broadphase::Boxes read_csv_boxes(std::FILE* in, const std::string& name) {
         if (fields.size() != 6)
             throw CliError(where + "expected 6 comma-separated numbers, found " + std::to_string(fields.size()) +
                            " fields");
-        for (int c = 0; c < 6; ++c)
+        for (int c = 0; c < 6; ++c) {
             if (!parse_number(fields[c], v[c]))
                 throw CliError(where + "'" + fields[c] + "' is not a number (column " + std::to_string(c + 1) + ")");
-        broadphase::Box b;
+            all_float = all_float && is_float_value(v[c]);
+        }
+        DoubleBoxes::box_type b;
         b.min = {v[0], v[1], v[2]};
         b.max = {v[3], v[4], v[5]};
         boxes.push_back(b);
         if (boxes.size() > broadphase::max_boxes) throw CliError(name + ": more boxes than 32-bit indices allow");
     }
     if (std::ferror(in)) throw CliError(name + ": read error");
-    return boxes;
+    if (!all_float) return LoadedBoxes(std::move(boxes));
+    return LoadedBoxes(LoadedBoxes(std::move(boxes)).converted<float>());  // exact: every value is a float
 }
 
 bool write_csv_pairs(std::FILE* out, const std::vector<broadphase::Pair>& pairs) {

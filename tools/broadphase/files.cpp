@@ -38,7 +38,7 @@ void check_file_extension(const std::string& path) {
     if (!has_box_file_extension(path)) throw usage_error(path + ": unknown file type; expected a .npy or .csv file");
 }
 
-broadphase::Boxes load_boxes(const std::string& path) {
+LoadedBoxes load_boxes(const std::string& path) {
     check_file_extension(path);
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec)) throw CliError(path + ": is a directory");

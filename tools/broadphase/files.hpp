@@ -7,6 +7,8 @@
 #include <broadphase/boxes.hpp>
 #include <broadphase/pairs.hpp>
 
+#include "loaded_boxes.hpp"
+
 namespace broadphase_cli {
 
 /// True when `path` ends in .npy or .csv.
@@ -15,8 +17,10 @@ bool has_box_file_extension(const std::string& path);
 /// Throws a usage error naming `path` unless it ends in .npy or .csv.
 void check_file_extension(const std::string& path);
 
-/// Reads the boxes of a .npy or .csv file; throws CliError("path: problem").
-broadphase::Boxes load_boxes(const std::string& path);
+/// Reads the boxes of a .npy or .csv file in the file's precision (float32
+/// .npy: float; float64 .npy: double; .csv: see csv.hpp); throws
+/// CliError("path: problem").
+LoadedBoxes load_boxes(const std::string& path);
 
 /// Writes pairs to a .npy or .csv file through a temporary file renamed
 /// into place, so a failure leaves no partial output; throws CliError.

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
+#include <utility>
 
 #include "errors.hpp"
 
@@ -127,7 +129,7 @@ std::string shape_text(const std::vector<std::uint64_t>& shape) {
 
 }  // namespace
 
-broadphase::Boxes read_npy_boxes(std::FILE* in, const std::string& name) {
+LoadedBoxes read_npy_boxes(std::FILE* in, const std::string& name) {
     auto fail = [&](const std::string& why) { return CliError(name + ": " + why); };
 
     unsigned char pre[12];
@@ -157,41 +159,53 @@ broadphase::Boxes read_npy_boxes(std::FILE* in, const std::string& name) {
     if (n > broadphase::max_boxes) throw fail(std::to_string(n) + " boxes are more than 32-bit indices allow");
 
     // Read in chunks, so that a header promising more than the file holds
-    // allocates no more than the data actually present.
-    broadphase::Boxes boxes;
-    boxes.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(n, 1u << 16)));
-    const std::size_t row_bytes = 6 * item, chunk_rows = 4096;
-    std::vector<unsigned char> buf(chunk_rows * row_bytes);
-    for (std::uint64_t done = 0; done < n;) {
-        const std::size_t rows = static_cast<std::size_t>(std::min<std::uint64_t>(chunk_rows, n - done));
-        const std::size_t bytes = std::fread(buf.data(), 1, rows * row_bytes, in);
-        if (bytes != rows * row_bytes)
-            throw fail("truncated data: the shape " + shape_text(h.shape) + " needs " + std::to_string(n * row_bytes) +
-                       " bytes, the file has " + std::to_string(done * row_bytes + bytes));
-        for (std::size_t r = 0; r < rows; ++r) {
-            float v[6];
-            for (int c = 0; c < 6; ++c) {
-                const unsigned char* p = buf.data() + r * row_bytes + c * item;
-                if (item == 4) {
-                    const std::uint32_t u = load_le32(p);
-                    std::memcpy(&v[c], &u, 4);
-                } else {
-                    const std::uint64_t u = load_le64(p);
-                    double d;
-                    std::memcpy(&d, &u, 8);
-                    v[c] = static_cast<float>(d);
+    // allocates no more than the data actually present. float32 stays float,
+    // float64 stays double: no value is rounded.
+    auto read_rows = [&](auto& boxes) {
+        using T = typename std::decay_t<decltype(boxes)>::scalar;
+        static_assert(sizeof(T) == 4 || sizeof(T) == 8, "float or double");
+        boxes.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(n, 1u << 16)));
+        const std::size_t row_bytes = 6 * item, chunk_rows = 4096;
+        std::vector<unsigned char> buf(chunk_rows * row_bytes);
+        for (std::uint64_t done = 0; done < n;) {
+            const std::size_t rows = static_cast<std::size_t>(std::min<std::uint64_t>(chunk_rows, n - done));
+            const std::size_t bytes = std::fread(buf.data(), 1, rows * row_bytes, in);
+            if (bytes != rows * row_bytes)
+                throw fail("truncated data: the shape " + shape_text(h.shape) + " needs " + std::to_string(n * row_bytes) +
+                           " bytes, the file has " + std::to_string(done * row_bytes + bytes));
+            for (std::size_t r = 0; r < rows; ++r) {
+                T v[6];
+                for (int c = 0; c < 6; ++c) {
+                    const unsigned char* p = buf.data() + r * row_bytes + c * item;
+                    if constexpr (sizeof(T) == 4) {
+                        const std::uint32_t u = load_le32(p);
+                        std::memcpy(&v[c], &u, 4);
+                    } else {
+                        const std::uint64_t u = load_le64(p);
+                        std::memcpy(&v[c], &u, 8);
+                    }
                 }
+                typename std::decay_t<decltype(boxes)>::box_type b;
+                b.min = {v[0], v[1], v[2]};
+                b.max = {v[3], v[4], v[5]};
+                boxes.push_back(b);
             }
-            broadphase::Box b;
-            b.min = {v[0], v[1], v[2]};
-            b.max = {v[3], v[4], v[5]};
-            boxes.push_back(b);
+            done += rows;
         }
-        done += rows;
+    };
+    LoadedBoxes loaded;
+    if (item == 4) {
+        FloatBoxes boxes;
+        read_rows(boxes);
+        loaded = LoadedBoxes(std::move(boxes));
+    } else {
+        DoubleBoxes boxes;
+        read_rows(boxes);
+        loaded = LoadedBoxes(std::move(boxes));
     }
     if (std::fgetc(in) != EOF) throw fail("unexpected data after the " + shape_text(h.shape) + " array");
     if (std::ferror(in)) throw fail("read error");
-    return boxes;
+    return loaded;
 }
 
 namespace {

@@ -1,7 +1,8 @@
 // NumPy .npy files (format versions 1.0, 2.0 and 3.0).
 //
-// Boxes come in as a C-order array of shape (N, 6), dtype '<f4' or '<f8'
-// (float64 is rounded to float), columns minx miny minz maxx maxy maxz.
+// Boxes come in as a C-order array of shape (N, 6), dtype '<f4' or '<f8',
+// columns minx miny minz maxx maxy maxz, and stay in the file's precision:
+// float32 as float, float64 as double (never rounded to float).
 // Pairs go out as a C-order (K, 2) '<u4' array, format 1.0; boxes as (N, 6) '<f4'.
 // Byte order is handled explicitly, so this works on any host.
 #pragma once
@@ -13,11 +14,14 @@
 #include <broadphase/boxes.hpp>
 #include <broadphase/pairs.hpp>
 
+#include "loaded_boxes.hpp"
+
 namespace broadphase_cli {
 
-/// Reads boxes from an open .npy stream. `name` labels the error messages:
-/// throws CliError("name: problem") on any malformed or truncated input.
-broadphase::Boxes read_npy_boxes(std::FILE* in, const std::string& name);
+/// Reads boxes from an open .npy stream: float boxes from '<f4', double
+/// boxes from '<f8', bit for bit. `name` labels the error messages: throws
+/// CliError("name: problem") on any malformed or truncated input.
+LoadedBoxes read_npy_boxes(std::FILE* in, const std::string& name);
 
 /// Writes pairs as a (K, 2) '<u4' array. False on a write error.
 bool write_npy_pairs(std::FILE* out, const std::vector<broadphase::Pair>& pairs);

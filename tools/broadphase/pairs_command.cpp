@@ -1,5 +1,11 @@
 // broadphase pairs: the overlapping pairs of one file, or between two files.
+//
+// Exact in the input's precision: float32 files are searched in float,
+// float64 files (and .csv files with a value that is not a float) in double,
+// and two files of different precision both in double (a float widens to
+// double exactly). Nothing is rounded to float.
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,6 +17,29 @@
 #include "files.hpp"
 
 namespace broadphase_cli {
+namespace {
+
+/// The pairs of `a` (and `b`, when given) searched in T; a set held in
+/// float is widened (exactly) when T is double.
+template <class T>
+broadphase::Report find_in(const LoadedBoxes& a, const LoadedBoxes* b, const broadphase::Options& options,
+                           std::vector<broadphase::Pair>& pairs, broadphase::Algorithm& used) {
+    using Set = broadphase::BasicBoxes<T, 3>;
+    Set a_copy, b_copy;
+    const Set& sa = a.holds<T>() ? a.get<T>() : (a_copy = a.converted<T>());
+    broadphase::BasicPairFinder<T, 3> finder;
+    broadphase::Report report;
+    if (!b) {
+        report = finder.find_pairs(sa, pairs, options);
+    } else {
+        const Set& sb = b->holds<T>() ? b->get<T>() : (b_copy = b->converted<T>());
+        report = finder.find_pairs(sa, sb, pairs, options);
+    }
+    used = finder.last_algorithm();
+    return report;
+}
+
+}  // namespace
 
 int run_pairs(const std::vector<std::string>& args) {
     const ParsedArgs p = parse_args(args, {{"--output", "-o", true},
@@ -30,16 +59,15 @@ int run_pairs(const std::vector<std::string>& args) {
     options.sorted = p.has("--sorted");
     options.threads = static_cast<unsigned>(parse_count("--threads", p.get("--threads", "0"), 0, 4096));
 
-    const broadphase::Boxes a = load_boxes(p.positional[0]);
-    broadphase::PairFinder finder;
+    const LoadedBoxes a = load_boxes(p.positional[0]);
+    std::optional<LoadedBoxes> b;
+    if (p.positional.size() == 2) b = load_boxes(p.positional[1]);
+    const LoadedBoxes* pb = b ? &*b : nullptr;
     std::vector<broadphase::Pair> pairs;
-    broadphase::Report report;
-    if (p.positional.size() == 1) {
-        report = finder.find_pairs(a, pairs, options);
-    } else {
-        const broadphase::Boxes b = load_boxes(p.positional[1]);
-        report = finder.find_pairs(a, b, pairs, options);
-    }
+    broadphase::Algorithm used = broadphase::Algorithm::automatic;
+    const bool in_double = a.is_double() || (pb && pb->is_double());
+    const broadphase::Report report = in_double ? find_in<double>(a, pb, options, pairs, used)
+                                                : find_in<float>(a, pb, options, pairs, used);
     if (!report.ok()) throw CliError(std::string("finding pairs failed: ") + broadphase::to_string(report.status));
 
     save_pairs(output, pairs);
@@ -54,8 +82,7 @@ int run_pairs(const std::vector<std::string>& args) {
         if (!report.invalid_b.empty()) note += sep + std::to_string(report.invalid_b.size()) + " in " + p.positional[1];
         std::fprintf(stderr, "%s\n", note.c_str());
     }
-    std::printf("%zu pairs (%s) written to %s\n", pairs.size(), broadphase::to_string(finder.last_algorithm()),
-                output.c_str());
+    std::printf("%zu pairs (%s) written to %s\n", pairs.size(), broadphase::to_string(used), output.c_str());
     return 0;
 }
 

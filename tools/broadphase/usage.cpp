@@ -34,6 +34,9 @@ pairs   With one file, every overlapping pair (i, j), i < j, within it; with
 bench   Times full frames (build + find) on one kept finder: one untimed
         warm-up frame, then K frames (stopping early after 2 s, at least 1).
         Prints the median and minimum milliseconds per frame and the pairs.
+        Boxes are timed in float32: a float64 FILE (or a .csv of values not
+        all float32) is rounded to the nearest float32 first, which may change
+        its pairs (see Precision below; pairs gives exact answers).
           -a, --algorithm NAME  one algorithm, or "all": every algorithm
                                 (brute_force only up to 50,000 boxes), then
                                 auto, then the peers; "ours": the same
@@ -129,11 +132,18 @@ demo    The main job: the seed's challenges (each answer checked against
         per second and the broad phase's share, with the sphere grid (default)
         or the box broad phase; the other one is timed on the same states.
 
-Box files: .npy with shape (N, 6), dtype float32 '<f4' or float64 '<f8'
-  (rounded to float), C order; or .csv with six numbers per line. Columns:
-  minx miny minz maxx maxy maxz. In a .csv, fields are separated by commas
-  with optional spaces, blank lines are ignored, and a first line of six
-  fields with no number among them is a header and skipped.
+Box files: .npy with shape (N, 6), dtype float32 '<f4' or float64 '<f8',
+  C order; or .csv with six numbers per line. Columns: minx miny minz maxx
+  maxy maxz. In a .csv, fields are separated by commas with optional spaces,
+  blank lines are ignored, and a first line of six fields with no number
+  among them is a header and skipped.
+Precision: pairs is exact in the input's precision. float32 files are
+  searched in float32, float64 files in float64 (never rounded to float32),
+  and two files of different precision both in float64. A .csv value is read
+  as the float64 nearest its text; a .csv is searched in float64 unless
+  every value in it is exactly a float32 (then float32: the same answer).
+  bench times float32: it rounds a float64 file to the nearest float32 (a
+  note says so), so its pairs may differ from those of pairs.
 Pair files: .npy with shape (K, 2), dtype uint32 '<u4'; or .csv with one
   "i,j" line per pair and no header.
 Boxes touching on a face, edge or corner overlap. Invalid boxes (NaN, or
