@@ -58,8 +58,11 @@ bp_ensure_deps() {
 # demo's pictures and their tests; ffmpeg, for the demo's animation, is used
 # only when present: it is a large package, so it is not installed here).
 bp_deps=(cmake g++ make libgtest-dev libbenchmark-dev libpng-dev)
-# The ThreadSanitizer stage of the tests also needs clang and LLVM's OpenMP.
-bp_tsan_deps=(clang libomp-dev)
+# The ThreadSanitizer and fuzzing stages of the tests also need clang, its
+# sanitizer and libFuzzer runtimes (libclang-rt-dev: only recommended by
+# clang, so named here) and LLVM's OpenMP.
+bp_clang_deps=(clang libclang-rt-dev)
+bp_tsan_deps=("${bp_clang_deps[@]}" libomp-dev)
 # Optional: Bullet, for the bullet-dbvt and bullet-sap peers of `broadphase bench SEQUENCE`
 # (scripts/scene_bench.sh installs it; nothing else needs it, and the build leaves the peers out without it).
 bp_optional_deps=(libbullet-dev)
@@ -74,6 +77,15 @@ bp_python="$(command -v /usr/bin/python3 || command -v python3 || echo python3)"
 bp_configure_release() {
     cmake -S "$bp_repo_root" -B "$bp_repo_root/build/release" -DCMAKE_BUILD_TYPE=Release \
         -DBROADPHASE_BUILD_TOOLS=ON -DBROADPHASE_BUILD_TESTS=ON -DBROADPHASE_BUILD_BENCH=ON "$@"
+}
+
+# Configures build/fuzz: the libFuzzer targets (tests/fuzz/), clang, -O1
+# with line tables, nothing else of the project.
+bp_configure_fuzz() {
+    cmake -S "$bp_repo_root" -B "$bp_repo_root/build/fuzz" -DCMAKE_CXX_COMPILER=clang++ \
+        -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -DNDEBUG" -DBROADPHASE_FUZZ=ON \
+        -DBROADPHASE_BUILD_TOOLS=OFF -DBROADPHASE_BUILD_TESTS=OFF -DBROADPHASE_BUILD_BENCH=OFF \
+        -DBROADPHASE_BUILD_EXAMPLES=OFF -DBROADPHASE_BUILD_PYTHON=OFF -DBROADPHASE_CUDA=OFF "$@"
 }
 
 # This machine as a file name, from lscpu's model name and the CPU count,

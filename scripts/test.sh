@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Builds everything and runs every test, twice, then the threaded tests a
-# third time under ThreadSanitizer:
+# third time under ThreadSanitizer, then the fuzz targets:
 #   build/release  Release build, then ctest; the Python module (python/) is
 #                  built there too and its pytest suite runs as ctest -L python
 #   build/asan     RelWithDebInfo with AddressSanitizer + UBSan, then ctest
+#   build/fuzz     clang with libFuzzer + ASan + UBSan: each fuzz target
+#                  (tests/fuzz/) replays its corpus, then fuzzes for
+#                  FUZZ_SECONDS (default 30) seconds (ctest -L fuzz)
 #   build/tsan     clang with ThreadSanitizer, the threaded tests only
 #                  (ctest -L threads: parallel and sphere tests). The
 #                  library's threads are std::thread (detail/task_pool.hpp),
@@ -64,4 +67,11 @@ bp_log "thread sanitizer tests"
     TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1 ignore_noninstrumented_modules=1}" \
     ctest --output-on-failure --no-tests=error --parallel "$bp_jobs" -L threads)
 
-bp_log "all tests passed in the three builds ($((SECONDS - start)) s)"
+bp_log "fuzz build (build/fuzz: clang, libFuzzer + AddressSanitizer + UndefinedBehaviorSanitizer)"
+bp_configure_fuzz "-DBROADPHASE_FUZZ_SECONDS=${FUZZ_SECONDS:-30}"
+cmake --build build/fuzz --parallel "$bp_jobs"
+
+bp_log "fuzz tests (each target ${FUZZ_SECONDS:-30} s; longer runs: scripts/fuzz.sh)"
+(cd build/fuzz && ctest --output-on-failure --no-tests=error --parallel "$bp_jobs" -L fuzz)
+
+bp_log "all tests passed in the four builds ($((SECONDS - start)) s)"
