@@ -7,7 +7,7 @@
 #
 #   --seconds S       per target (default 600); the targets run J at a time
 #   --jobs J          targets run side by side (default: the number of CPUs)
-#   --targets LIST    a subset of: pairs index scene tree readers (default: all)
+#   --targets LIST    a subset of: pairs index scene tree spheres readers (default: all)
 #   --update-corpus   merge what the run found into tests/fuzz/corpus/<target>
 #                     (libFuzzer's -merge=1: the smallest set of inputs that
 #                     reaches every feature reached), for the repository
@@ -28,7 +28,7 @@ cd "$bp_repo_root"
 
 seconds=600
 jobs="$bp_jobs"
-targets="pairs index scene tree readers"
+targets="pairs index scene tree spheres readers"
 update=0
 record=0
 while [ $# -gt 0 ]; do

@@ -79,7 +79,8 @@ struct SphereView {
 template <class T>
 SphereView<T> sphere_rows(const T* xyz, const T* radii, std::size_t n) {
     SphereView<T> v;
-    v.center[0] = xyz, v.center[1] = xyz + 1, v.center[2] = xyz + 2;
+    // (No offset from a null pointer: an empty vector's data() may be null.)
+    v.center[0] = xyz, v.center[1] = xyz ? xyz + 1 : xyz, v.center[2] = xyz ? xyz + 2 : xyz;
     v.stride = 3, v.radii = radii, v.n = n;
     return v;
 }
@@ -165,10 +166,15 @@ public:
 private:
     /// The spheres' boxes in float whatever the input precision (the broad
     /// phase runs at float speed; the rule filters in double): each bound,
-    /// c -+ r in double, is rounded to float and moved one float step
-    /// outwards, so a box contains the sphere's box with a margin far above
-    /// the rule's rounding error: no pair the rule accepts is lost (float
-    /// input included). An invalid sphere gets a NaN box;
+    /// c -+ r(1 + 2^-40) in double, is rounded to float and moved one float
+    /// step outwards, so a box contains the sphere's box with a margin far
+    /// above the rule's rounding error: no pair the rule accepts is lost
+    /// (float input included). The rule's error is relative to the radii,
+    /// not to the coordinates: near 0 a float step is tiny (a subnormal), so
+    /// the float step alone lost pairs there (spheres at x = -1, r = 1 and
+    /// x = 3.6e-43, r = 0 touch by the rule, whose dx rounds to -1; found by
+    /// tests/fuzz/fuzz_spheres); the 2^-40 r term covers the rule's few
+    /// units of 2^-53 r. An invalid sphere gets a NaN box;
     /// an infinite centre coordinate the point box [c, c] on that axis (its
     /// pairs are then dropped by keep_touching).
     template <class T>
@@ -187,7 +193,8 @@ private:
                     } else if (std::isinf(c)) {
                         lo[k][i] = hi[k][i] = static_cast<float>(c);
                     } else {
-                        const double cd = static_cast<double>(c), rd = static_cast<double>(ri);
+                        const double cd = static_cast<double>(c);
+                        const double rd = static_cast<double>(ri) * (1 + 0x1p-40);
                         lo[k][i] = float_below(cd - rd);
                         hi[k][i] = float_above(cd + rd);
                     }
