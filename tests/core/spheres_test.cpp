@@ -305,3 +305,30 @@ TEST(Spheres, ConcurrentFinders) {
 }
 
 }  // namespace
+
+TEST(Spheres, BoxPathKeepsTouchingPairsNearZero) {
+    // Found by tests/fuzz/fuzz_spheres: x = -1 with r = 1 and x = 3.6e-43
+    // (subnormal) with r = 0 touch by the rule (dx rounds to -1 in double),
+    // but boxes rounded outwards by one float step, subnormal near 0, did
+    // not overlap. Every path must report the pair.
+    const float tiny = 3.57331108e-43f;
+    const float xyz[6] = {-1, -3, -3, tiny, -3, -3};
+    const float radii[2] = {1, 0};
+    for (bp::Algorithm a : {bp::Algorithm::automatic, bp::Algorithm::brute_force, bp::Algorithm::sweep_and_prune,
+                            bp::Algorithm::uniform_grid, bp::Algorithm::hybrid_grid, bp::Algorithm::adaptive_grid}) {
+        bp::Options o;
+        o.algorithm = a;
+        std::vector<Pair> got;
+        ASSERT_TRUE(bp::find_sphere_pairs(bp::sphere_rows(xyz, radii, 2), got, o).ok());
+        ASSERT_EQ(got.size(), 1u) << bp::to_string(a);
+    }
+}
+
+TEST(Spheres, EmptyVectorRows) {
+    // sphere_rows on an empty vector's data() (possibly null): no pointer
+    // arithmetic on null (found by fuzz_spheres under UBSan), no pairs.
+    std::vector<double> xyz, radii;
+    std::vector<Pair> got;
+    ASSERT_TRUE(bp::find_sphere_pairs(bp::sphere_rows(xyz.data(), radii.data(), 0), got).ok());
+    EXPECT_TRUE(got.empty());
+}
