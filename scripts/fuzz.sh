@@ -50,10 +50,12 @@ cmake --build build/fuzz --parallel "$bp_jobs" --target $(printf 'fuzz_%s ' $tar
 mkdir -p build/fuzz/artifacts build/fuzz/logs
 run_one() {
     local t="$1"
+    local max_len=1024  # as tests/fuzz/CMakeLists.txt
+    [ "$t" = readers ] && max_len=4096
     mkdir -p "build/fuzz/corpus/$t"
     ASAN_OPTIONS=allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1 \
         "build/fuzz/tests/fuzz/fuzz_$t" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2560 -malloc_limit_mb=512 \
-        -max_len=4096 -print_final_stats=1 -artifact_prefix="build/fuzz/artifacts/$t-" \
+        -max_len="$max_len" -print_final_stats=1 -artifact_prefix="build/fuzz/artifacts/$t-" \
         "build/fuzz/corpus/$t" "tests/fuzz/corpus/$t" >"build/fuzz/logs/$t.log" 2>&1
 }
 
@@ -99,7 +101,7 @@ if [ "$update" -eq 1 ]; then
         bp_log "merging build/fuzz/corpus/$t into tests/fuzz/corpus/$t"
         mkdir -p "build/fuzz/merged/$t"
         rm -f "build/fuzz/merged/$t"/*
-        "build/fuzz/tests/fuzz/fuzz_$t" -merge=1 -max_len=4096 "build/fuzz/merged/$t" \
+        "build/fuzz/tests/fuzz/fuzz_$t" -merge=1 -max_len="$([ "$t" = readers ] && echo 4096 || echo 1024)" "build/fuzz/merged/$t" \
             "tests/fuzz/corpus/$t" "build/fuzz/corpus/$t" >"build/fuzz/logs/$t.merge.log" 2>&1
         # Regressions (regress-*) stay whatever the merge says.
         find "tests/fuzz/corpus/$t" -type f ! -name 'regress-*' -delete

@@ -27,7 +27,7 @@ void run(FuzzedDataProvider& in) {
         return live[in.ConsumeIntegralInRange<std::size_t>(0, live.size() - 1)].id;
     };
 
-    for (int step = 0; step < 500 && in.remaining_bytes() > 0; ++step) {
+    for (int step = 0; step < 300 && in.remaining_bytes() > 0; ++step) {
         switch (in.ConsumeIntegral<std::uint8_t>() % 9) {
             case 0:
             case 1:
