@@ -32,7 +32,7 @@ enum class Status {
     ok,                    ///< every pair was delivered
     pair_budget_exceeded,  ///< more pairs than Options::max_pairs; the output is incomplete
     stopped_by_callback,   ///< the callback returned false; the output is incomplete
-    too_many_boxes,        ///< more boxes than 32-bit indices allow; nothing was done
+    too_many_boxes,        ///< more boxes (or grid cell entries) than 32-bit indices allow; no pairs
     out_of_memory,         ///< an allocation failed; the output is incomplete
 };
 
@@ -65,6 +65,11 @@ struct Report {
 /// Largest number of boxes in one set: indices are 32-bit and one value is
 /// kept free as a sentinel.
 constexpr std::uint64_t max_boxes = std::numeric_limits<std::uint32_t>::max() - 1;
+
+/// Whether n items fit 32-bit indices (n <= max_boxes): the check behind
+/// Status::too_many_boxes, for the boxes of a set and, inside the grids, for
+/// the copies of boxes in cells (a box touching several cells is in each). O(1).
+constexpr bool fits_indices(std::uint64_t n) { return n <= max_boxes; }
 
 /// Unlimited pair budget.
 constexpr std::uint64_t no_budget = std::numeric_limits<std::uint64_t>::max();

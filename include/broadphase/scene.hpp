@@ -107,14 +107,18 @@ public:
     static constexpr Id null = ~Id(0);
 
     /// Adds an object; returns its id. An invalid box (NaN, min > max) is
-    /// kept but meets nothing until moved to a valid one. O(1).
+    /// kept but meets nothing until moved to a valid one. O(1). Returns null
+    /// (and adds nothing) when every id is taken: ids are 32-bit, and a
+    /// scene holds at most max_boxes ids, removed ones not yet reusable included.
     Id add(const box_type& box, ObjectType type = ObjectType::dynamic_object, std::uint64_t user_value = 0,
            const Filter& filter = {}) {
+        // (Like every change here: if an allocation throws, the scene is as before.)
+        const bool reuse = !free_.empty();
         Id id;
-        if (!free_.empty()) {
+        if (reuse) {
             id = free_.back();
-            free_.pop_back();
         } else {
+            if (!fits_indices(std::uint64_t(objects_.size()) + 1)) return null;
             id = static_cast<Id>(objects_.size());
             objects_.emplace_back();
         }
@@ -124,8 +128,9 @@ public:
         o.type = type;
         o.user_value = user_value;
         o.filter = filter;
+        touch(id);  // may throw: the slot stays dead
+        if (reuse) free_.pop_back();
         o.alive = true;
-        touch(id);
         ++live_;
         return id;
     }
@@ -134,9 +139,9 @@ public:
     /// the next update(). O(1).
     bool remove(Id id) {
         if (!contains(id)) return false;
-        objects_[id].alive = false;
         touch(id);
         retired_.push_back(id);
+        objects_[id].alive = false;
         --live_;
         return true;
     }
@@ -147,13 +152,14 @@ public:
     bool move(Id id, const box_type& box) {
         if (!contains(id)) return false;
         Object& o = objects_[id];
-        o.box = box;
         if (fat_pairs_ && box.valid() && o.pair_box.valid() && broadphase::contains(o.pair_box, box)) {
             mark_tree_stale(id);
+            o.box = box;
             return true;
         }
-        o.pair_box = pairing_box_of(box);
         touch(id);
+        o.box = box;
+        o.pair_box = pairing_box_of(box);
         return true;
     }
 
@@ -175,8 +181,12 @@ public:
         return done;
     }
 
-    bool set_type(Id id, ObjectType type) { return contains(id) && (objects_[id].type = type, touch(id), refilter(id), true); }
-    bool set_filter(Id id, const Filter& f) { return contains(id) && (objects_[id].filter = f, touch(id), refilter(id), true); }
+    bool set_type(Id id, ObjectType type) {
+        return contains(id) && (touch(id), objects_[id].type = type, set_meet(id), refilter(id), true);
+    }
+    bool set_filter(Id id, const Filter& f) {
+        return contains(id) && (touch(id), objects_[id].filter = f, set_meet(id), refilter(id), true);
+    }
     bool set_user_value(Id id, std::uint64_t v) { return contains(id) && (objects_[id].user_value = v, true); }
 
     bool contains(Id id) const { return id < objects_.size() && objects_[id].alive; }
@@ -196,8 +206,16 @@ public:
     /// with fat pairs on, the pairs. False (nothing changed) unless finite
     /// and >= 0. With fat pairs on, every object's fat box is made again: O(n).
     bool set_margin(T margin) {
+        const T before = tree_.margin();
         if (!tree_.set_margin(margin)) return false;
-        if (fat_pairs_) refresh_pair_boxes();
+        if (!fat_pairs_) return true;
+        try {
+            touch_all();
+        } catch (...) {
+            tree_.set_margin(before);
+            throw;
+        }
+        refresh_pair_boxes();
         return true;
     }
     T margin() const { return tree_.margin(); }
@@ -212,6 +230,7 @@ public:
     /// every object changed for the next update: O(n).
     void set_fat_pairs(bool on) {
         if (on == fat_pairs_) return;
+        touch_all();
         fat_pairs_ = on;
         refresh_pair_boxes();
     }
@@ -230,18 +249,26 @@ public:
     const Tree& tree() const { return synced_tree(); }
 
     /// Finds the current pairs and the events since the last update.
-    /// Status::out_of_memory if the pairs did not fit: the previous set is
-    /// then kept (the next update reports against it) and no events are given.
+    /// Status::out_of_memory if an allocation failed (the pairs did not
+    /// fit): the previous set is then kept (the next update reports against
+    /// it), no events are given, and the scene stays usable. (So does a
+    /// change, add() to set_margin(), that throws std::bad_alloc: the scene
+    /// is as it was before the call.)
     Report update() {
+        Report r;
         try {
-            return update_or_throw();
+            r = update_or_throw();
         } catch (const std::bad_alloc&) {
-            begun_.clear();
-            ended_.clear();
-            Report r;
+            // The sweep and the regions may be half-way through a change:
+            // dropped, to be made again from the objects when next wanted.
+            if (sweep_on_) sweep_.clear(), sweep_on_ = false;  // (clear() allocates nothing)
+            pruning_ = detail::MultiBoxPruning<T, D>{};
+            pruning_on_ = false;
+            r = Report{};
             r.status = Status::out_of_memory;
-            return r;
         }
+        if (!r.ok()) begun_.clear(), ended_.clear();  // (a rebuild's finder reports its failure without throwing)
+        return r;
     }
 
     /// The pairs of the last update, (a, b) with a < b, sorted.
@@ -299,6 +326,9 @@ public:
 
 private:
     Report update_or_throw() {
+        // Everything that may fail comes before the new set is taken: the
+        // freed ids' room is made now, so the end allocates nothing.
+        free_.reserve(free_.size() + retired_.size());
         std::size_t changed = 0;
         for (Id id : dirty_) changed += objects_[id].alive;
         UpdateMode method = mode_;
@@ -328,8 +358,8 @@ private:
             sort_pairs(found_);
             difference(found_, current_, begun_);
             difference(current_, found_, ended_);
-            current_.swap(found_);
             if (fill_sweep) fill_sweep_from_objects();
+            current_.swap(found_);
         } else if (method == UpdateMode::sweep_and_prune) {
             split_current();
             sweep_changed_pairs();
@@ -379,29 +409,43 @@ private:
         for (int k = 0; k < D; ++k) f.min[k] -= m, f.max[k] += m;
         return f;
     }
-    /// Every live object's pair box made again from its tight box, all marked changed.
+    /// Every live object's pair box made again from its tight box (after touch_all). O(n).
     void refresh_pair_boxes() {
         for (Id id = 0; id < objects_.size(); ++id)
-            if (objects_[id].alive) objects_[id].pair_box = pairing_box_of(objects_[id].box), touch(id);
+            if (objects_[id].alive) objects_[id].pair_box = pairing_box_of(objects_[id].box);
+    }
+    void touch_all() {
+        for (Id id = 0; id < objects_.size(); ++id)
+            if (objects_[id].alive) touch(id);
     }
 
-    /// Marks an object changed since the last update (and since the tree's last sync).
+    /// Marks an object changed since the last update (and since the tree's
+    /// last sync). Called before the object changes: what may throw (growing
+    /// the marks) comes first, so a bad_alloc leaves the object as it was,
+    /// at most marked changed, which is harmless.
     void touch(Id id) {
-        if (id >= dirty_flag_.size())
-            dirty_flag_.resize(objects_.size(), 0), meet_.resize(objects_.size(), 0), requery_flag_.resize(objects_.size(), 0);
+        mark_tree_stale(id);
+        if (id >= dirty_flag_.size()) {
+            meet_.resize(objects_.size(), 0), requery_flag_.resize(objects_.size(), 0);
+            dirty_flag_.resize(objects_.size(), 0);  // last: its size stands for the three
+        }
+        if (!dirty_flag_[id]) dirty_.push_back(id), dirty_flag_[id] = 1;
+        set_meet(id);
+    }
+    /// The packed meeting class of an object, from its type and filter.
+    void set_meet(Id id) {
         const Object& o = objects_[id];
         const Filter plain{};
         meet_[id] = std::uint8_t((o.type == ObjectType::static_object ? kStatic : 0) |
                                  (o.filter.category == plain.category && o.filter.mask == plain.mask && o.filter.group == 0
                                       ? 0
                                       : kFiltered));
-        if (!dirty_flag_[id]) dirty_flag_[id] = 1, dirty_.push_back(id);
-        mark_tree_stale(id);
     }
     /// Marks an object's tight box changed since the tree's last sync.
     void mark_tree_stale(Id id) {
-        if (id >= tree_stale_.size()) tree_stale_.resize(objects_.size(), 0), proxy_.resize(objects_.size(), Tree::null);
-        if (!tree_stale_[id]) tree_stale_[id] = 1, tree_pending_.push_back(id);
+        if (id >= tree_stale_.size())
+            proxy_.resize(objects_.size(), Tree::null), tree_stale_.resize(objects_.size(), 0);  // tree_stale_ last, as above
+        if (!tree_stale_[id]) tree_pending_.push_back(id), tree_stale_[id] = 1;
         tree_behind_.store(true, std::memory_order_relaxed);
     }
 
@@ -587,13 +631,13 @@ private:
 
     /// Puts every live object with a valid box into the (empty) sweep.
     void fill_sweep_from_objects() {
+        sweep_on_ = true;  // first: if filling fails, update() empties it again
         added_.clear();
         added_boxes_.clear();
         for (Id id = 0; id < objects_.size(); ++id)
             if (objects_[id].alive && objects_[id].pair_box.valid()) added_.push_back(id), added_boxes_.push_back(objects_[id].pair_box);
         sweep_.reserve(objects_.size(), added_.size());
         sweep_.insert_batch(added_.data(), added_boxes_.data(), added_.size());
-        sweep_on_ = true;
     }
 
     Report rebuilt_pairs() {

@@ -2,15 +2,18 @@
 // global operator new and delete (every form: plain, array, aligned,
 // nothrow). After the first frame of a given size a rebuild must allocate
 // nothing (broadphase.hpp). Also: an allocation failing anywhere inside a
-// call gives Status::out_of_memory (or a correct result), never an exception.
+// call gives Status::out_of_memory (or a correct result), never an exception,
+// and the same PairFinder, Index or Scene answers right afterwards.
 //
 // Its own executable, so that the replacement touches no other test. Under
 // AddressSanitizer, which has its own operator new, nothing is replaced and
 // every test here is skipped.
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <new>
 
+#include <broadphase/scene.hpp>
 #include <broadphase/scenes.hpp>
 #include <broadphase/spheres.hpp>
 
@@ -405,7 +408,275 @@ TEST_P(OutOfMemoryTest, IndexReportsFailedAllocations) {
     });
 }
 
+// The same objects after a failed call (issue 17): a PairFinder and an
+// Index whose call failed at allocation k answer the same call, and another
+// one, right; on one thread and on three.
+TEST_P(OutOfMemoryTest, SameObjectsAnswerRightAfterAFailure) {
+    BPTEST_SKIP_UNDER_ASAN();
+    const ScenePair s = invalid_mixed_scene();
+    const Boxes other = bs::uniform(3000, 9);
+    const std::vector<Pair> self = ref_self(s.b), cross = ref_cross(s.b, s.a), other_self = ref_self(other);
+    const std::vector<Pair> batch = ref_cross(s.b, s.a);  // (query in b, built in a)
+    for (unsigned threads : {1u, 3u}) {
+        Options o;
+        o.algorithm = GetParam();
+        o.threads = threads;
+        o.min_boxes_per_thread = 1;
+        const std::string t = ", threads " + std::to_string(threads);
+        fail_each_allocation("PairFinder after a failure" + t, [&](auto&& armed) {
+            broadphase::PairFinder finder;
+            std::vector<Pair> out;
+            Report r;
+            if (!armed([&] {
+                    r = finder.find_pairs(s.b, out, o);
+                    if (r.ok()) r = finder.find_pairs(s.b, s.a, out, o);
+                }))
+                return;
+            EXPECT_TRUE(r.ok() || r.status == Status::out_of_memory) << status_string(r.status);
+            r = finder.find_pairs(s.b, out, o);
+            ASSERT_TRUE(r.ok()) << status_string(r.status);
+            EXPECT_TRUE(same_pair_set(out, self));
+            r = finder.find_pairs(s.b, s.a, out, o);
+            ASSERT_TRUE(r.ok()) << status_string(r.status);
+            EXPECT_TRUE(same_pair_set(out, cross));
+            r = finder.find_pairs(other, out, o);
+            ASSERT_TRUE(r.ok()) << status_string(r.status);
+            EXPECT_TRUE(same_pair_set(out, other_self));
+        });
+        fail_each_allocation("Index after a failure" + t, [&](auto&& armed) {
+            broadphase::Index index;
+            std::vector<Pair> out;
+            Report built, r;
+            if (!armed([&] {
+                    built = index.build(s.a, o);
+                    if (built.ok()) r = index.query_batch(s.b, out, o);
+                }))
+                return;
+            if (built.ok()) {  // the built index, queried again
+                r = index.query_batch(s.b, out, o);
+                ASSERT_TRUE(r.ok()) << status_string(r.status);
+                EXPECT_TRUE(same_pair_set(out, batch));
+            }
+            ASSERT_TRUE(index.build(s.a, o).ok());
+            r = index.query_batch(s.b, out, o);
+            ASSERT_TRUE(r.ok()) << status_string(r.status);
+            EXPECT_TRUE(same_pair_set(out, batch));
+        });
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(OutOfMemory, OutOfMemoryTest, ::testing::ValuesIn(kAllWithAuto), ParamName());
+
+// ---------------------------------------------------------------------------
+// A Scene whose update() fails at allocation k (issue 17)
+
+using broadphase::ObjectType;
+using broadphase::Scene;
+using broadphase::UpdateMode;
+
+/// The scene's pairs by brute force over the live objects (as scene_test.cpp).
+std::vector<Pair> scene_pairs(const Scene& s, const std::vector<Scene::Id>& live) {
+    std::vector<Pair> out;
+    for (std::size_t i = 0; i < live.size(); ++i)
+        for (std::size_t j = i + 1; j < live.size(); ++j) {
+            const auto a = std::min(live[i], live[j]), b = std::max(live[i], live[j]);
+            if (s.type(a) == ObjectType::static_object && s.type(b) == ObjectType::static_object) continue;
+            const Box& x = s.pair_box(a);
+            const Box& y = s.pair_box(b);
+            if (!x.valid() || !y.valid() || !broadphase::overlaps(x, y)) continue;
+            if (broadphase::Filter::may_meet(s.filter(a), s.filter(b))) out.push_back({a, b});
+        }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+std::vector<Pair> pairs_minus(const std::vector<Pair>& x, const std::vector<Pair>& y) {
+    std::vector<Pair> out;
+    std::set_difference(x.begin(), x.end(), y.begin(), y.end(), std::back_inserter(out));
+    return out;
+}
+
+/// A scene and its live ids, driven by a seed: the same every time.
+struct SceneRun {
+    Scene scene;
+    std::vector<Scene::Id> live;
+    Random r;
+    explicit SceneRun(std::uint64_t seed) : r(seed) {}
+
+    Box box() {
+        Box b;
+        for (int k = 0; k < 3; ++k) {
+            const float lo = float(r.uniform(0, 24)), e = float(r.uniform(0.5, 3));
+            b.min[k] = lo, b.max[k] = lo + e;
+        }
+        if (r.below(30) == 0) b.max[1] = b.min[1] - 1;  // invalid
+        return b;
+    }
+    /// Random changes: adds (some static, some filtered), removes, moves,
+    /// type and filter changes; now and then the fat pairs or the margin
+    /// switched (`switches`). A change that throws bad_alloc is counted in
+    /// `thrown` (the scene must be as before it: `live` is kept so).
+    void change(int ops, bool switches = false) {
+        const broadphase::Filter filters[] = {broadphase::Filter{}, broadphase::Filter{2, ~std::uint64_t(2), 0},
+                                              broadphase::Filter{1, 1, 7}};
+        for (int op = 0; op < ops; ++op) {
+            const std::uint64_t what = r.below(100);
+            try {
+                if (live.size() < 20 || what < 25) {
+                    const Scene::Id id = scene.add(box(), r.below(5) ? ObjectType::dynamic_object : ObjectType::static_object, 0,
+                                                   filters[r.below(3)]);
+                    live.push_back(id);
+                } else if (what < 40) {
+                    const std::size_t i = r.below(live.size());
+                    scene.remove(live[i]);
+                    live.erase(live.begin() + static_cast<std::ptrdiff_t>(i));
+                } else if (what < 85) {
+                    const Scene::Id id = live[r.below(live.size())];
+                    Box b = scene.box(id);
+                    if (!b.valid() || r.below(4) == 0) b = box();
+                    const float d = float(r.uniform(-0.7, 0.7));
+                    for (int k = 0; k < 3; ++k) b.min[k] += d, b.max[k] += d;
+                    scene.move(id, b);
+                } else if (what < 93) {
+                    scene.set_type(live[r.below(live.size())], r.below(2) ? ObjectType::dynamic_object : ObjectType::static_object);
+                } else if (what < 98 || !switches) {
+                    scene.set_filter(live[r.below(live.size())], filters[r.below(3)]);
+                } else if (what == 98) {
+                    scene.set_fat_pairs(!scene.fat_pairs());
+                } else {
+                    scene.set_margin(scene.margin() == 0.1f ? 0.3f : 0.1f);
+                }
+            } catch (const std::bad_alloc&) {
+                ++thrown;
+            }
+        }
+    }
+    long thrown = 0;
+};
+
+class SceneOutOfMemoryTest : public ::testing::TestWithParam<UpdateMode> {};
+
+// For each allocation k of one update: the update gives ok (right pairs and
+// events) or out_of_memory (no events, the previous set kept); the next
+// update, and one after more changes, are right, their events against the
+// last set reported. Exact and fat pairs, one and two threads.
+TEST_P(SceneOutOfMemoryTest, UpdateFailsThenRecovers) {
+    BPTEST_SKIP_UNDER_ASAN();
+    long failed_updates = 0, trials = 0;
+    for (bool fat : {false, true})
+        for (unsigned threads : {1u, 2u}) {
+            const std::string what = std::string(broadphase::to_string(GetParam())) + (fat ? ", fat pairs" : "") +
+                                     ", threads " + std::to_string(threads);
+            for (int big : {0, 1}) {  // the failing update: a few changes, or most objects added and moved
+                fail_each_allocation("Scene::update, " + what + (big ? ", big update" : ""), [&](auto&& armed) {
+                    SceneRun run(17 + std::uint64_t(big));
+                    Options o;
+                    o.threads = threads;
+                    o.min_boxes_per_thread = 1;
+                    run.scene.set_options(o);
+                    run.scene.set_update_mode(GetParam());
+                    run.scene.set_fat_pairs(fat);
+                    for (int step = 0; step < 6; ++step) {  // warm: every structure built
+                        run.change(40);
+                        ASSERT_TRUE(run.scene.update().ok());
+                    }
+                    const std::vector<Pair> before = scene_pairs(run.scene, run.live);
+                    ASSERT_TRUE(run.scene.pairs() == before);
+                    run.change(big ? 300 : 12);
+                    Report r;
+                    if (!armed([&] { r = run.scene.update(); })) return;
+                    ++trials;
+                    failed_updates += !r.ok();
+                    std::vector<Pair> last = before;
+                    if (r.ok()) {
+                        last = scene_pairs(run.scene, run.live);
+                        ASSERT_TRUE(run.scene.pairs() == last);
+                        ASSERT_TRUE(run.scene.begun() == pairs_minus(last, before));
+                        ASSERT_TRUE(run.scene.ended() == pairs_minus(before, last));
+                    } else {
+                        ASSERT_EQ(r.status, Status::out_of_memory) << status_string(r.status);
+                        ASSERT_TRUE(run.scene.begun().empty() && run.scene.ended().empty());
+                        ASSERT_TRUE(run.scene.pairs() == before) << "the previous set is not kept";
+                    }
+                    for (int again = 0; again < 2; ++again) {  // the same scene: right again
+                        ASSERT_TRUE(run.scene.update().ok());
+                        const std::vector<Pair> now = scene_pairs(run.scene, run.live);
+                        ASSERT_TRUE(run.scene.pairs() == now) << "update " << again << " after: " << run.scene.pairs().size()
+                                                               << " pairs, want " << now.size();
+                        ASSERT_TRUE(run.scene.begun() == pairs_minus(now, last)) << "update " << again << " after";
+                        ASSERT_TRUE(run.scene.ended() == pairs_minus(last, now)) << "update " << again << " after";
+                        ASSERT_EQ(run.scene.tree().validate(), "");
+                        last = now;
+                        run.change(15);
+                    }
+                });
+            }
+        }
+    EXPECT_GT(failed_updates, 0) << "no update failed: the test tests nothing";
+    std::printf("[ oom      ] %s: %ld updates with an allocation failing, %ld gave out_of_memory\n",
+                broadphase::to_string(GetParam()), trials, failed_updates);
+}
+
+// For each allocation k of a run of changes (add, remove, move, type,
+// filter, fat pairs, margin) and the update after it: a change that throws
+// bad_alloc leaves the scene as before it, and the update and the ones after
+// are right (pairs and events).
+TEST_P(SceneOutOfMemoryTest, ChangesFailThenRecover) {
+    BPTEST_SKIP_UNDER_ASAN();
+    for (bool fat : {false, true}) {
+        const std::string what = std::string(broadphase::to_string(GetParam())) + (fat ? ", fat pairs" : "");
+        long thrown = 0;
+        fail_each_allocation("Scene changes, " + what, [&](auto&& armed) {
+            SceneRun run(23);
+            run.scene.set_update_mode(GetParam());
+            run.scene.set_fat_pairs(fat);
+            for (int step = 0; step < 4; ++step) {
+                run.change(40);
+                ASSERT_TRUE(run.scene.update().ok());
+            }
+            const std::vector<Pair> before = run.scene.pairs();
+            run.live.reserve(run.live.size() + 200);  // the test's own bookkeeping allocates nothing below
+            Report r;
+            if (!armed([&] {
+                    run.change(150, true);  // (catches the bad_alloc of a change)
+                    r = run.scene.update();
+                }))
+                return;
+            thrown += run.thrown;
+            std::vector<Pair> last = before;
+            if (r.ok()) {
+                last = scene_pairs(run.scene, run.live);
+                ASSERT_TRUE(run.scene.pairs() == last) << run.scene.pairs().size() << " pairs, want " << last.size();
+            } else {
+                ASSERT_EQ(r.status, Status::out_of_memory) << status_string(r.status);
+                ASSERT_TRUE(run.scene.pairs() == before);
+            }
+            ASSERT_EQ(run.scene.size(), run.live.size());
+            for (int again = 0; again < 2; ++again) {
+                ASSERT_TRUE(run.scene.update().ok());
+                const std::vector<Pair> now = scene_pairs(run.scene, run.live);
+                ASSERT_TRUE(run.scene.pairs() == now) << "update " << again << " after: " << run.scene.pairs().size()
+                                                       << " pairs, want " << now.size();
+                ASSERT_TRUE(run.scene.begun() == pairs_minus(now, last)) << "update " << again << " after";
+                ASSERT_TRUE(run.scene.ended() == pairs_minus(last, now)) << "update " << again << " after";
+                ASSERT_EQ(run.scene.tree().validate(), "");
+                last = now;
+                run.change(15);
+            }
+        });
+        EXPECT_GT(thrown, 0) << "no change threw: the test tests nothing";
+        std::printf("[ oom      ] %s: %ld changes threw bad_alloc\n", what.c_str(), thrown);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(OutOfMemory, SceneOutOfMemoryTest,
+                         ::testing::Values(UpdateMode::automatic, UpdateMode::incremental, UpdateMode::rebuild,
+                                           UpdateMode::tree, UpdateMode::multi_box_pruning, UpdateMode::sweep_and_prune),
+                         [](const ::testing::TestParamInfo<UpdateMode>& info) {
+                             std::string n = broadphase::to_string(info.param);
+                             std::replace(n.begin(), n.end(), '-', '_');
+                             return n;
+                         });
 
 }  // namespace
 }  // namespace bptest

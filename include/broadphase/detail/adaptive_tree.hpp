@@ -147,8 +147,8 @@ public:
             resize_buffer(lo_[k], padded);
             resize_buffer(hi_[k], padded);
         }
-        resize_buffer(ids_, padded);
         resize_buffer(flags_, padded);
+        resize_buffer(ids_, padded);  // last: grow_store takes its size for every array's
     }
 
     std::size_t size() const { return n_; }
@@ -547,8 +547,8 @@ private:
             resize_buffer(lo_[k], n);
             resize_buffer(hi_[k], n);
         }
-        resize_buffer(ids_, n);
         resize_buffer(flags_, n);
+        resize_buffer(ids_, n);  // last: the check above takes its size for all, so a failed resize leaves it short
     }
 
     /// Writes the instance of box r at store position `at`.
@@ -671,11 +671,14 @@ private:
             return ln;
         }
         ln.instances = t.residents;
+        std::uint64_t below = 0;  // a box may go to several children: up to 4^D copies
         for (int c = 0; c < 64; ++c) {
             if (!t.count[c]) continue;
             ln.mask |= std::uint64_t(1) << c;
-            ln.below += t.count[c];
+            below += t.count[c];
         }
+        require_indices(below);
+        ln.below = static_cast<std::uint32_t>(below);
         ln.leaf = ln.mask == 0;  // (every box stays: stored in order, as a leaf)
         return ln;
     }
@@ -799,6 +802,9 @@ private:
             store += ln.instances;
             if (!ln.leaf) children += static_cast<std::size_t>(popcount64(ln.mask)), below += ln.below;
         }
+        require_indices(store);  // 32-bit store, child and box positions
+        require_indices(children);
+        require_indices(below);
         grow_store(store - store_size_);
         store_size_ = store;
         nodes_.resize(children);

@@ -17,6 +17,7 @@
 #include "../boxes.hpp"
 #include "../options.hpp"
 #include "../pairs.hpp"
+#include "buffers.hpp"
 #include "parallel.hpp"
 #include "working_set.hpp"
 
@@ -75,7 +76,7 @@ public:
         const ThreadScope scope(*this, options);
         Report r;
         built_ = false;
-        if (boxes.size() > max_boxes) {
+        if (!fits_indices(boxes.size())) {
             r.status = Status::too_many_boxes;
             return r;
         }
@@ -86,6 +87,8 @@ public:
             built_ = true;
         } catch (const std::bad_alloc&) {
             r.status = Status::out_of_memory;
+        } catch (const TooManyIndices&) {
+            r.status = Status::too_many_boxes;
         }
         return r;
     }
@@ -185,7 +188,7 @@ private:
     template <class Sink>
     Report run_self(const boxes_type& boxes, Sink& sink) {
         Report r;
-        if (boxes.size() > max_boxes) {
+        if (!fits_indices(boxes.size())) {
             r.status = Status::too_many_boxes;
             return r;
         }
@@ -200,6 +203,8 @@ private:
             }
         } catch (const std::bad_alloc&) {
             r.status = Status::out_of_memory;
+        } catch (const TooManyIndices&) {
+            r.status = Status::too_many_boxes;
         }
         finish(r, sink);
         return r;
@@ -208,7 +213,7 @@ private:
     template <class Sink>
     Report run_cross(const boxes_type& a, const boxes_type& b, Sink& sink) {
         Report r;
-        if (a.size() > max_boxes || b.size() > max_boxes) {
+        if (!fits_indices(a.size()) || !fits_indices(b.size())) {
             r.status = Status::too_many_boxes;
             return r;
         }
@@ -226,6 +231,8 @@ private:
             }
         } catch (const std::bad_alloc&) {
             r.status = Status::out_of_memory;
+        } catch (const TooManyIndices&) {
+            r.status = Status::too_many_boxes;
         }
         finish(r, sink);
         return r;
@@ -234,7 +241,7 @@ private:
     template <class Sink>
     Report run_batch(const boxes_type& queries, Sink& sink, unsigned threads) const {
         Report r;
-        if (queries.size() > max_boxes) {
+        if (!fits_indices(queries.size())) {
             r.status = Status::too_many_boxes;
             return r;
         }
@@ -256,6 +263,8 @@ private:
             }
         } catch (const std::bad_alloc&) {
             r.status = Status::out_of_memory;
+        } catch (const TooManyIndices&) {
+            r.status = Status::too_many_boxes;
         }
         finish(r, sink);
         return r;

@@ -4,9 +4,22 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+
+#include "../pairs.hpp"
 
 namespace broadphase {
 namespace detail {
+
+/// Thrown when a structure would index more items than 32-bit indices allow
+/// (the grids' cell entries: boxes times the cells each touches); the
+/// algorithms' front (algorithm_base.hpp) turns it into Status::too_many_boxes.
+struct TooManyIndices {};
+
+/// Throws TooManyIndices unless n items fit 32-bit indices (fits_indices). O(1).
+inline void require_indices(std::uint64_t n) {
+    if (!fits_indices(n)) throw TooManyIndices{};
+}
 
 /// v.resize(n), reserving a quarter more when it has to reallocate, so the
 /// frames that follow, a few percent larger or smaller, allocate nothing.

@@ -213,9 +213,9 @@ private:
 
     void grow(Id id) {
         if (id < state_.size()) return;
-        state_.resize(std::size_t(id) + 1);
         boxes_.resize(std::size_t(id) + 1);
         flag_.resize(std::size_t(id) + 1, 0);
+        state_.resize(std::size_t(id) + 1);  // last: its size says the others' (a failed resize leaves it short)
     }
     void mark(Id id, std::uint8_t f) {
         if (!flag_[id]) marked_.push_back(id);

@@ -209,13 +209,20 @@ public:
         if (buffers_.size() < tasks) buffers_.resize(tasks);
         over_.assign(tasks, 0);
         const std::uint64_t budget = budget_left(sink);
-        run_tasks(threads, tasks, [&](std::size_t t, unsigned thread) {
-            buffers_[t].clear();
-            VectorSink s(buffers_[t], budget);
-            emit(t, s, thread);
-            over_[t] = s.stopped() ? 1 : 0;
-        });
-        deliver(threads, tasks, sink);
+        try {
+            run_tasks(threads, tasks, [&](std::size_t t, unsigned thread) {
+                buffers_[t].clear();
+                VectorSink s(buffers_[t], budget);
+                emit(t, s, thread);
+                over_[t] = s.stopped() ? 1 : 0;
+            });
+            deliver(threads, tasks, sink);
+        } catch (...) {
+            // An allocation failed: let go of the pairs held so far (they may
+            // be most of the memory), so that the next call has it.
+            for (std::vector<Pair>& b : buffers_) std::vector<Pair>().swap(b);
+            throw;
+        }
         // Headroom for the next frame, whose tasks find a few more or fewer
         // pairs (moving boxes): then it allocates nothing.
         // (Grown to a quarter more when less than an eighth is left.)

@@ -30,6 +30,7 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <type_traits>
 #include <vector>
@@ -130,7 +131,11 @@ private:
     void post(const std::shared_ptr<Job>& job, std::size_t helpers) {
         std::lock_guard<std::mutex> lock(m_);
         while (started_ < helpers) {
-            std::thread([this] { serve(); }).detach();
+            try {
+                std::thread([this] { serve(); }).detach();
+            } catch (const std::system_error&) {
+                break;  // no room for another thread (its stack): the caller and the helpers there are run every task
+            }
             ++started_;
         }
         // A helper holds at most one job (briefly, after it ends), so with
