@@ -112,10 +112,14 @@ py::array numeric_array(py::handle obj, const char* name) {
 /// Whether an array (already numeric) is kept as float32.
 bool is_float32(const py::array& a) { return a.dtype().kind() == 'f' && a.dtype().itemsize() == 4; }
 
-/// The array as C-contiguous T (no copy when it already is).
+/// The array as C-contiguous T (no copy when it already is). The conversion
+/// is numpy's astype, whose errors propagate (array_t::ensure would return a
+/// null array and clear them: a MemoryError, or numpy's overflow warning
+/// turned into an error, then crashed the call).
 template <class T>
 py::array contiguous(const py::array& a) {
-    return py::array_t<T, py::array::c_style | py::array::forcecast>::ensure(a);
+    if (py::array_t<T, py::array::c_style | py::array::forcecast>::check_(a)) return a;
+    return a.attr("astype")(py::dtype::of<T>(), "C");
 }
 
 /// An (N, cols) array of numbers: float32 stays float32 unless want_double,
@@ -256,7 +260,12 @@ std::array<T, 3> vec_of(py::handle obj, const char* name) {
 
 /// Object ids: integers in [0, 2^32 - 1).
 std::vector<std::uint32_t> ids_of(py::handle obj, const char* name) {
-    py::array a = py::module_::import("numpy").attr("asarray")(obj);
+    py::array a;
+    try {
+        a = py::module_::import("numpy").attr("asarray")(obj);
+    } catch (py::error_already_set& e) {
+        raise_type(std::string(name) + " must be an array of integers (object ids): " + e.what());
+    }
     const char kind = a.dtype().kind();
     if (kind != 'i' && kind != 'u') raise_type(std::string(name) + " must be integers (object ids); got dtype " + dtype_name(a));
     const bool empty_1d = a.ndim() == 1 && a.shape(0) == 0;
@@ -339,7 +348,9 @@ bp::Algorithm parse_algorithm(const std::string& name) {
 }
 
 bp::Options make_options(const std::string& algorithm, long threads, bool sorted, std::optional<std::uint64_t> max_pairs) {
-    if (threads < 0) raise_value("threads must be 0 (all) or more; got " + std::to_string(threads));
+    if (threads < 0 || static_cast<unsigned long>(threads) > std::numeric_limits<unsigned>::max())
+        raise_value("threads must be 0 (all) or more, at most " + std::to_string(std::numeric_limits<unsigned>::max()) +
+                    "; got " + std::to_string(threads));
     bp::Options o;
     o.algorithm = parse_algorithm(algorithm);
     o.threads = static_cast<unsigned>(threads);
@@ -360,7 +371,8 @@ std::string index_list(const std::vector<std::uint32_t>& v) {
 /// delivered (attached to PairBudgetError). names: the arguments that held
 /// the first and second sets.
 void check_report(const bp::Report& r, OnInvalid on_invalid, const char* name_a, const char* name_b,
-                  std::vector<bp::Pair>* pairs = nullptr) {
+                  std::vector<bp::Pair>* pairs = nullptr, const char* what = "box(es)",
+                  const char* why = "NaN, or min > max") {
     switch (r.status) {
         case bp::Status::ok:
         case bp::Status::stopped_by_callback: break;
@@ -376,11 +388,11 @@ void check_report(const bp::Report& r, OnInvalid on_invalid, const char* name_a,
     if (on_invalid == OnInvalid::skip || r.invalid_count() == 0) return;
     std::string msg;
     if (!r.invalid_a.empty())
-        msg += std::to_string(r.invalid_a.size()) + " invalid box(es) in " + name_a + " (NaN, or min > max): " +
+        msg += std::to_string(r.invalid_a.size()) + " invalid " + what + " in " + name_a + " (" + why + "): " +
                index_list(r.invalid_a);
     if (!r.invalid_b.empty())
-        msg += std::string(msg.empty() ? "" : "; ") + std::to_string(r.invalid_b.size()) + " invalid box(es) in " + name_b +
-               " (NaN, or min > max): " + index_list(r.invalid_b);
+        msg += std::string(msg.empty() ? "" : "; ") + std::to_string(r.invalid_b.size()) + " invalid " + what + " in " +
+               name_b + " (" + why + "): " + index_list(r.invalid_b);
     if (on_invalid == OnInvalid::raise)
         raise_with(invalid_box_error, msg, {{"indices", ids_array(r.invalid_a)}, {"other_indices", ids_array(r.invalid_b)}});
     msg += "; they take part in no pair (invalid='skip' silences this, invalid='raise' makes it an error)";
@@ -470,7 +482,7 @@ py::array sphere_pairs(const Rows& centers, const Rows& radii, const bp::Options
         rep = finder.find_pairs(spheres, out, o);
     }
     rep.pairs = out.size();
-    check_report(rep, on_invalid, "centers/radii (NaN, or a negative radius)", "", &out);
+    check_report(rep, on_invalid, "centers/radii", "", &out, "sphere(s)", "a NaN coordinate, or a radius not >= 0");
     return pairs_array(std::move(out));
 }
 
@@ -593,23 +605,37 @@ private:
         }
         if (r.status != bp::Status::pair_budget_exceeded && r.status != bp::Status::ok) return r;
         if (rb.status != bp::Status::pair_budget_exceeded && rb.status != bp::Status::ok) return rb;
-        // Past max_pairs before the filter: the exact pairs query by query, the
-        // first max_pairs of them (memory stays bounded by the budget).
+        // Past max_pairs before the filter: the exact pairs in the batch's own
+        // order (that of the answer without a budget), the first max_pairs of
+        // them; a gap query's `b` hits are looked up when its first pair
+        // comes. Memory: the output (at most max_pairs) and those hits.
         out.clear();
-        bp::Report exact;
-        exact.invalid_a = r.invalid_a;
-        std::vector<std::uint32_t> hits;
-        auto query = [&](const bp::BasicBox<float, 3>& box, std::vector<std::uint32_t>& v) { f_->query(box, v); };
-        for (std::size_t i = 0; i < q.n && exact.status == bp::Status::ok; ++i) {
-            float_query_hits(float_query(rows + 6 * i), query, hits);
-            for (std::uint32_t h : hits) {
-                if (out.size() >= o.max_pairs) {
-                    exact.status = bp::Status::pair_budget_exceeded;
-                    break;
+        constexpr std::uint32_t none = ~std::uint32_t(0);
+        std::vector<std::uint32_t> gap_of(q.n, none);  // the gap query's row in b_hits
+        for (std::size_t g = 0; g < gap_query.size(); ++g) gap_of[gap_query[g]] = static_cast<std::uint32_t>(g);
+        std::vector<std::vector<std::uint32_t>> b_hits(gap_query.size());
+        std::vector<char> looked_up(gap_query.size(), 0);
+        bool over = false;
+        bp::Report exact = f_->for_each_batch_hit(a, [&](std::uint32_t i, std::uint32_t h) {
+            const std::uint32_t g = gap_of[i];
+            if (g != none) {
+                std::vector<std::uint32_t>& v = b_hits[g];
+                if (!looked_up[g]) {
+                    f_->query(float_query(rows + 6 * std::size_t(i)).b, v);
+                    std::sort(v.begin(), v.end());
+                    looked_up[g] = 1;
                 }
-                out.push_back(bp::Pair{static_cast<std::uint32_t>(i), h});
+                if (!std::binary_search(v.begin(), v.end(), h)) return true;
             }
-        }
+            if (out.size() >= o.max_pairs) {
+                over = true;
+                return false;
+            }
+            out.push_back(bp::Pair{i, h});
+            return true;
+        });
+        if (exact.status == bp::Status::stopped_by_callback || exact.status == bp::Status::ok)
+            exact.status = over ? bp::Status::pair_budget_exceeded : bp::Status::ok;
         if (o.sorted) bp::sort_pairs(out);
         exact.pairs = out.size();
         return exact;

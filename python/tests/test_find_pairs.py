@@ -208,6 +208,55 @@ def test_errors():
         broadphase.find_pairs(np.zeros((4, 6)), invalid="ignore")
 
 
+def test_threads_beyond_32_bits_refused():
+    # threads=2**32 + 1 was cut to 32 bits: silently one thread (2**32: all).
+    for t in (2**32, 2**32 + 1, 2**40):
+        with pytest.raises(ValueError, match="threads"):
+            broadphase.find_pairs(np.zeros((4, 6)), threads=t)
+        with pytest.raises(ValueError, match="threads"):
+            broadphase.Index(np.zeros((4, 6)), threads=t)
+    assert len(broadphase.find_pairs(np.zeros((4, 6)), threads=2**32 - 1)) == 6
+
+
+@pytest.mark.skipif(np.finfo(np.longdouble).max <= np.finfo(np.float64).max, reason="long double is double here")
+def test_conversion_errors_propagate():
+    # A long double past float64's range makes numpy warn while converting;
+    # with warnings as errors the conversion fails. The module crashed
+    # (segfault: a null array from array_t::ensure, which also cleared the
+    # error); the error must reach the caller, as any conversion error
+    # (MemoryError) does.
+    big = np.zeros((3, 6), np.longdouble)
+    big[:, 3:] = 1
+    big[0, 4] = np.longdouble(np.finfo(np.float64).max) * 4
+    index32 = broadphase.Index(np.zeros((2, 6), np.float32))
+    scene = broadphase.Scene()
+    calls = [
+        lambda: broadphase.find_pairs(big),
+        lambda: broadphase.find_pairs(np.zeros((2, 6)), big),
+        lambda: broadphase.PairFinder().find_pairs(big),
+        lambda: broadphase.Index(big),
+        lambda: index32.query(big[0]),
+        lambda: index32.query_batch(big),
+        lambda: broadphase.find_sphere_pairs(big[:, 3:], 1.0),
+        lambda: broadphase.find_sphere_pairs(np.zeros((3, 3)), big[:, 4]),
+        lambda: scene.add(big[0]),
+        lambda: scene.add_batch(big),
+        lambda: scene.query_box(big[0]),
+        lambda: scene.query_point(big[0, 3:]),
+    ]
+    for call in calls:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            with pytest.raises(RuntimeWarning, match="overflow"):
+                call()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            call()  # without: converted, as numpy does (to an infinity)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert len(broadphase.find_pairs(big, invalid="skip")) == 3
+
+
 def test_pair_finder_reuse(rng):
     finder = broadphase.PairFinder()
     for n in (3000, 100, 4000, 0, 3000):

@@ -203,3 +203,27 @@ def test_float64_query_budget_counts_exact_pairs():
         with pytest.raises(broadphase.PairBudgetError) as e:
             idx.query_batch(np.vstack([q, q]), max_pairs=1)
         assert e.value.pairs.tolist() == [[0, 2]]
+
+
+def test_float64_query_budget_keeps_the_batch_order():
+    # PairBudgetError.pairs are the first max_pairs of the answer without a
+    # budget (sorted where sorted=True). For float64 queries on a float32
+    # index with a query thinner than a float32 on some axis (p below), they
+    # were the first in query order instead (found by test_fuzz.py).
+    rng = np.random.default_rng(17)
+    boxes = random_boxes(rng, 300, spread=10.0, size=(0.0, 2.0), dtype=np.float32)
+    queries = random_boxes(rng, 80, spread=10.0, size=(0.0, 2.0))
+    p = 1 + 2.0**-30
+    queries[5] = [p, 0, 0, p, 1, 1]
+    bites = False
+    for algorithm in ALGORITHMS:
+        idx = broadphase.Index(boxes, algorithm=algorithm)
+        full = idx.query_batch(queries)
+        bites |= not np.array_equal(full, full[np.argsort(full[:, 0], kind="stable")])  # not in query order
+        for m in (1, len(full) // 3, len(full) - 1):
+            for sorted_ in (False, True):
+                with pytest.raises(broadphase.PairBudgetError) as e:
+                    idx.query_batch(queries, max_pairs=m, sorted=sorted_)
+                first = full[:m]
+                np.testing.assert_array_equal(e.value.pairs, sort_pairs(first) if sorted_ else first)
+    assert bites

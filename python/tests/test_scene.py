@@ -201,6 +201,11 @@ def test_scene_errors():
         s.remove_batch([-1])
     with pytest.raises(TypeError, match="integers"):
         s.remove_batch([0.5])
+    # Not an array at all: a TypeError naming ids (was numpy's bare ValueError).
+    with pytest.raises(TypeError, match="ids must be an array of integers"):
+        s.remove_batch([[1, 2], [3]])
+    with pytest.raises(TypeError, match="ids must be an array of integers"):
+        s.move_batch([[1, 2], [3]], np.zeros((2, 6)))
     with pytest.raises(ValueError, match="dtype"):
         broadphase.Scene("float16")
     with pytest.raises(ValueError, match="six numbers"):

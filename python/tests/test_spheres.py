@@ -68,7 +68,9 @@ def test_invalid_spheres():
     r[11] = -1e-30  # negative, however small
     got = broadphase.find_sphere_pairs(c, r, invalid="skip")
     assert_same_pairs(got, brute_sphere_pairs(c, r))
-    with pytest.raises(broadphase.InvalidBoxError) as e:
+    # (The message said "invalid box(es) ... (NaN, or a negative radius) (NaN, or min > max)".)
+    with pytest.raises(broadphase.InvalidBoxError, match=r"^4 invalid sphere\(s\) in centers/radii \(a NaN coordinate, "
+                       r"or a radius not >= 0\): 4, 9, 10, 11$") as e:
         broadphase.find_sphere_pairs(c, r, invalid="raise")
     assert e.value.indices.tolist() == [4, 9, 10, 11]
     with pytest.warns(broadphase.InvalidBoxWarning):
