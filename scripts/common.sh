@@ -67,7 +67,7 @@ bp_tsan_deps=("${bp_clang_deps[@]}" libomp-dev)
 # (scripts/scene_bench.sh installs it; nothing else needs it, and the build leaves the peers out without it).
 bp_optional_deps=(libbullet-dev)
 # The Python module (python/) and its tests; python3-scipy only for its benchmark.
-bp_python_deps=(pybind11-dev python3-dev python3-numpy python3-pytest)
+bp_python_deps=(pybind11-dev python3-dev python3-numpy python3-pytest python3-hypothesis)
 bp_python_bench_deps=(python3-scipy)
 # The system interpreter (Debian's, with the packages above), not one found first on PATH.
 bp_python="$(command -v /usr/bin/python3 || command -v python3 || echo python3)"
