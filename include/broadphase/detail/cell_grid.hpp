@@ -204,6 +204,11 @@ private:
         return key;
     }
     std::uint32_t bucket_of(std::uint64_t cell_key) const { return hash_bucket(cell_key, table_bits_); }
+    /// The bucket of an entry's key: its cell's, start flags left out (they
+    /// reach the hash's top bits, which a table of 16 buckets takes whole).
+    std::uint32_t entry_bucket(std::uint64_t key) const {
+        return bucket_of(key & ((std::uint64_t(1) << flag_shift) - 1));
+    }
     static std::uint32_t hash_bucket(std::uint64_t cell_key, int bits) {
         return static_cast<std::uint32_t>((cell_key * 0x9E3779B97F4A7C15ull) >> (64 - bits));
     }
@@ -555,7 +560,7 @@ private:
         const std::size_t ps = pstart_[p], pe = pstart_[p + 1];
         std::fill(local.begin(), local.begin() + static_cast<std::ptrdiff_t>(local_nb), 0u);
         const std::uint32_t mask = static_cast<std::uint32_t>(local_nb - 1);
-        for (std::size_t j = ps; j < pe; ++j) ++local[bucket_of(keys[j]) & mask];
+        for (std::size_t j = ps; j < pe; ++j) ++local[entry_bucket(keys[j]) & mask];
         std::uint32_t sum = static_cast<std::uint32_t>(ps);
         for (std::size_t b = 0; b < local_nb; ++b) {
             const std::uint32_t c = local[b];
@@ -572,7 +577,7 @@ private:
         const int axis = params_.sweep_axis;
         if (axis < 0) {
             for (std::size_t t = 0; t < m; ++t) {
-                const std::uint32_t at = static_cast<std::uint32_t>(ps) + local[bucket_of(scratch.tmp_keys[t]) & mask]++;
+                const std::uint32_t at = static_cast<std::uint32_t>(ps) + local[entry_bucket(scratch.tmp_keys[t]) & mask]++;
                 rec[at] = scratch.tmp_records[t];
                 keys[at] = scratch.tmp_keys[t];
             }
@@ -588,7 +593,7 @@ private:
         const std::uint32_t* order = scratch.sweep_order.data();
         for (std::size_t u = 0; u < m; ++u) {
             const std::uint32_t t = order[u];
-            const std::uint32_t at = static_cast<std::uint32_t>(ps) + local[bucket_of(scratch.tmp_keys[t]) & mask]++;
+            const std::uint32_t at = static_cast<std::uint32_t>(ps) + local[entry_bucket(scratch.tmp_keys[t]) & mask]++;
             rec[at] = scratch.tmp_records[t];
             keys[at] = scratch.tmp_keys[t];
         }
