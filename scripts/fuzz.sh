@@ -8,9 +8,12 @@
 #   --seconds S       per target (default 600); the targets run J at a time
 #   --jobs J          targets run side by side (default: the number of CPUs)
 #   --targets LIST    a subset of: pairs index scene tree spheres readers (default: all)
-#   --update-corpus   merge what the run found into tests/fuzz/corpus/<target>
-#                     (libFuzzer's -merge=1: the smallest set of inputs that
-#                     reaches every feature reached), for the repository
+#   --update-corpus   refresh the repository's seed corpus: a random sample
+#                     of up to 100 (CORPUS_SAMPLE) inputs of the working
+#                     corpus replaces tests/fuzz/corpus/<target>'s, except
+#                     the seeds written by hand (seed-*) and the regressions
+#                     (regress-*), which stay. Small on purpose: the working
+#                     corpus (thousands of inputs) stays in build/fuzz
 #   --record          append one line per target to
 #                     docs/benchmarks/<machine>-fuzz.csv: date, commit,
 #                     target, seconds, executions, executions a second,
@@ -59,6 +62,10 @@ run_one() {
         "build/fuzz/corpus/$t" "tests/fuzz/corpus/$t" >"build/fuzz/logs/$t.log" 2>&1
 }
 
+# The commit the targets were built from (HEAD may move during a long run).
+commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+if ! git diff --quiet HEAD -- include tests/fuzz tools 2>/dev/null; then commit="$commit+dirty"; fi
+
 bp_log "fuzzing: $targets, ${seconds} s each, $jobs at a time"
 failed=()
 set -- $targets
@@ -74,7 +81,6 @@ while [ $# -gt 0 ]; do
     done
 done
 
-commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 if [ "$record" -eq 1 ]; then
     bp_results_setup
     csv="$bp_results-fuzz.csv"
@@ -98,14 +104,10 @@ done
 
 if [ "$update" -eq 1 ]; then
     for t in $targets; do
-        bp_log "merging build/fuzz/corpus/$t into tests/fuzz/corpus/$t"
-        mkdir -p "build/fuzz/merged/$t"
-        rm -f "build/fuzz/merged/$t"/*
-        "build/fuzz/tests/fuzz/fuzz_$t" -merge=1 -max_len="$([ "$t" = readers ] && echo 4096 || echo 1024)" "build/fuzz/merged/$t" \
-            "tests/fuzz/corpus/$t" "build/fuzz/corpus/$t" >"build/fuzz/logs/$t.merge.log" 2>&1
-        # Regressions (regress-*) stay whatever the merge says.
-        find "tests/fuzz/corpus/$t" -type f ! -name 'regress-*' -delete
-        cp "build/fuzz/merged/$t"/* "tests/fuzz/corpus/$t/" 2>/dev/null || true
+        bp_log "sampling build/fuzz/corpus/$t into tests/fuzz/corpus/$t"
+        find "tests/fuzz/corpus/$t" -type f ! -name 'seed-*' ! -name 'regress-*' -delete
+        find "build/fuzz/corpus/$t" -type f | shuf -n "${CORPUS_SAMPLE:-100}" --random-source=<(yes) |
+            while read -r f; do cp "$f" "tests/fuzz/corpus/$t/"; done
     done
 fi
 

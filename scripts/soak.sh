@@ -52,6 +52,10 @@ bp_log "release build of the soak ($build)"
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DBROADPHASE_BUILD_TESTS=ON >/dev/null
 cmake --build "$build" --parallel "$bp_jobs" --target broadphase_scene_soak
 
+# The commit the program was built from (HEAD may move during a long run).
+commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+if ! git diff --quiet HEAD -- include tests/soak 2>/dev/null; then commit="$commit+dirty"; fi
+
 bp_log "soak: ${args[*]}"
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
@@ -60,8 +64,6 @@ status=0
 
 result="$(grep -E '^(SUMMARY|MISMATCH):' "$log" | tail -n 1 || true)"
 [ -n "$result" ] || result="FAILED: exit status $status, no summary"
-commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
-if ! git diff --quiet HEAD -- include tests/soak 2>/dev/null; then commit="$commit+dirty"; fi
 echo "$(date -u +%Y-%m-%dT%H:%MZ) $commit [${args[*]}] $result" >>"$out"
 bp_log "appended to $out"
 tail -n 1 "$out"
