@@ -158,7 +158,13 @@ public:
         MPI_Type_contiguous(static_cast<int>(bytes), MPI_BYTE, &type_);
         MPI_Type_commit(&type_);
     }
-    ~ByteType() { MPI_Type_free(&type_); }
+    // A finder may outlive MPI_Finalize (destroyed at the end of main):
+    // then the type is gone with MPI and must not be freed.
+    ~ByteType() {
+        int finalized = 0;
+        MPI_Finalized(&finalized);
+        if (!finalized) MPI_Type_free(&type_);
+    }
     ByteType(const ByteType&) = delete;
     ByteType& operator=(const ByteType&) = delete;
     MPI_Datatype get() const { return type_; }
@@ -449,7 +455,10 @@ private:
             return Status::too_many_boxes;
         }
         Status s = Status::ok;
-        if (!try_resize(send_, send_total) || !try_resize(recv_, recv_total)) {
+        // Copies a rank sends itself go straight into the receive buffer:
+        // at 2 ranks that is most boxes, and MPI would copy them once more.
+        const std::uint64_t self = send_counts_[rank_];
+        if (!try_resize(send_, send_total - self) || !try_resize(recv_, recv_total)) {
             send_.clear();
             recv_.clear();
             s = Status::out_of_memory;
@@ -462,7 +471,7 @@ private:
         if (s == Status::ok) {
             int at = 0;
             for (int r = 0; r < size_; ++r) {
-                sc_[r] = static_cast<int>(send_counts_[r]);
+                sc_[r] = r == rank_ ? 0 : static_cast<int>(send_counts_[r]);
                 sd_[r] = at;
                 at += sc_[r];
             }
@@ -472,6 +481,8 @@ private:
                 rd_[r] = at;
                 at += rc_[r];
             }
+            rc_[rank_] = 0;  // filled below, not by MPI
+            int self_at = rd_[rank_];
             // Pack: each box's copies, flagged interior when it has one.
             std::vector<int>& fill = fill_;
             fill = sd_;
@@ -495,12 +506,18 @@ private:
                             many = true;
                     });
                     rec.flags = inputs[si].flag | (nd == 1 ? interior : 0u);
-                    for (int d = 0; d < nd; ++d) send_[fill[dest[d]]++] = rec;
+                    const auto put = [&](int r) {
+                        if (r == rank_)
+                            recv_[self_at++] = rec;
+                        else
+                            send_[fill[r]++] = rec;
+                    };
+                    for (int d = 0; d < nd; ++d) put(dest[d]);
                     if (many) {
                         // A box over more regions than the buffer: walk again past them.
                         int seen = 0;
                         partition_.for_each_rank(rec.lo, rec.hi, [&](int r) {
-                            if (seen++ >= nd) send_[fill[r]++] = rec;
+                            if (seen++ >= nd) put(r);
                         });
                     }
                 }
