@@ -5,6 +5,7 @@
 // around a centre c: [c-2.5, c+1.5] on every axis.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -174,6 +175,53 @@ inline Boxes uniform(std::size_t n, std::uint64_t seed = 5) {
     return out;
 }
 
+/// n boxes 4 wide in 32 clusters of very different sizes: cluster j holds
+/// a share of the boxes proportional to 1/(j+1) (the largest 4.1 times the
+/// mean), each a cube at uniform's density, centres scattered over a cube
+/// 40 times uniform's side. Balancing by box count, not by space, is what
+/// keeps ranks even here.
+inline Boxes clusters(std::size_t n, std::uint64_t seed = 11) {
+    Boxes out;
+    out.reserve(n);
+    Random r(seed);
+    constexpr int k = 32;
+    double harmonic = 0;
+    for (int j = 0; j < k; ++j) harmonic += 1.0 / (j + 1);
+    const double world = 40 * 900.0 * std::cbrt(static_cast<double>(n) / 20000.0);
+    std::size_t placed = 0;
+    for (int j = 0; j < k; ++j) {
+        const std::size_t m = j == k - 1 ? n - placed
+                                         : std::min(n - placed, static_cast<std::size_t>(
+                                                                    static_cast<double>(n) / (j + 1) / harmonic));
+        placed += m;
+        const double side = 900.0 * std::cbrt(static_cast<double>(m) / 20000.0);
+        const double cx = r.uniform(0, world), cy = r.uniform(0, world), cz = r.uniform(0, world);
+        for (std::size_t i = 0; i < m; ++i)
+            out.push_back(cube(cx + r.uniform(0, side), cy + r.uniform(0, side), cz + r.uniform(0, side), -2.0, 2.0));
+    }
+    return out;
+}
+
+/// "Teapot in a stadium": 90% of n boxes 4 wide in a dense cube at
+/// uniform's density (the teapot), the other 10% scattered over a cube 100
+/// times its side around it (the stadium), 1,000 times sparser per box than
+/// the teapot per unit length. A partition by space alone would give one
+/// rank nearly everything.
+inline Boxes stadium(std::size_t n, std::uint64_t seed = 12) {
+    Boxes out;
+    out.reserve(n);
+    Random r(seed);
+    const std::size_t inside = n - n / 10;
+    const double side = 900.0 * std::cbrt(static_cast<double>(inside) / 20000.0);
+    const double world = 100 * side;
+    for (std::size_t i = 0; i < n; ++i) {
+        const bool teapot = i % 10 != 9;
+        const double lo = teapot ? (world - side) / 2 : 0, w = teapot ? side : world;
+        out.push_back(cube(lo + r.uniform(0, w), lo + r.uniform(0, w), lo + r.uniform(0, w), -2.0, 2.0));
+    }
+    return out;
+}
+
 /// n copies of one box: n(n-1)/2 pairs.
 inline Boxes identical(std::size_t n) {
     Boxes out;
@@ -284,7 +332,7 @@ inline Boxes with_invalid(std::size_t n, std::uint64_t seed = 9) {
 /// Names accepted by make_scene.
 inline std::vector<std::string> scene_names() {
     return {"sparse20k", "dense20k", "stretched40k", "clusters40k", "mixed20k",
-            "uniform:N", "identical:N", "pointclouds10k", "sphere-mesh:N", "torus-mesh:N", "terrain:N", "soup:N",
+            "uniform:N", "clusters:N", "stadium:N", "identical:N", "pointclouds10k", "sphere-mesh:N", "torus-mesh:N", "terrain:N", "soup:N",
             "scan:N",    "pile:N",      "voxels:N",   "hair:N"};
 }
 
@@ -296,6 +344,8 @@ inline std::string describe(const std::string& name) {
     if (name == "clusters40k") return "16 clusters of 2,500 boxes, 150-cubes 2,500-5,000 apart (challenge 4)";
     if (name == "mixed20k") return "20,000 boxes, sizes log-uniform 0.25..64, thin 900-long slabs, in [0,900)^3";
     if (name == "uniform:N") return "N boxes 4 wide at sparse20k's density (cube side 900*cbrt(N/20000))";
+    if (name == "clusters:N") return "N boxes 4 wide in 32 clusters holding shares 1/(j+1) (largest 4.1x the mean)";
+    if (name == "stadium:N") return "teapot in a stadium: 90% of N boxes in a dense cube, 10% over a cube 100x its side";
     if (name == "identical:N") return "N copies of one box: N(N-1)/2 pairs";
     // The real-data scenes (real_scenes.hpp); a bare name means N = 100,000.
     if (name == "sphere-mesh:N")
@@ -335,6 +385,8 @@ inline bool make_scene(const std::string& name, Boxes& out) {
     else if (name == "clusters40k") out = clusters40k();
     else if (name == "mixed20k") out = mixed(20000);
     else if (count("uniform:", n)) out = uniform(n);
+    else if (count("clusters:", n)) out = clusters(n);
+    else if (count("stadium:", n)) out = stadium(n);
     else if (count("identical:", n)) out = identical(n);
     else if (name == "pointclouds10k") out = pointclouds10k();
     else if (real_scene(name, out)) return true;
