@@ -14,6 +14,10 @@ builtin_scene. Classes: PairFinder (memory kept between frames), Index (box
 queries against a built set), Scene (objects kept between frames, contact
 events, ray casts). Errors: InvalidBoxError, PairBudgetError; warning:
 InvalidBoxWarning. See the README's "Python" section.
+
+Distributed over MPI ranks (mpi4py): ``import broadphase.mpi`` (find_pairs,
+DistributedPairFinder); built when CMake finds MPI and mpi4py. Importing
+broadphase alone never imports it, mpi4py or MPI.
 """
 
 from ._core import (  # noqa: F401
