@@ -27,7 +27,9 @@
 //
 // Invalid boxes (NaN, min > max) take part in no pair and are reported by
 // global id on the rank that passed them. Every call is collective: every
-// rank of the communicator must make it, with the same options.
+// rank of the communicator must make it, with one set or two on every rank;
+// the options that shape the exchange (delivery, root, rebalance, samples)
+// are taken from rank 0.
 #pragma once
 
 // The C API only: OpenMPI's and MPICH's deprecated C++ bindings are not used.
@@ -86,7 +88,7 @@ struct DistributedOptions {
     /// `max_pairs` caps the pairs each rank keeps (before delivery).
     Options local;
     Delivery delivery = Delivery::keep;
-    /// The rank that receives every pair with Delivery::gather.
+    /// The rank that receives every pair with Delivery::gather (0 when out of range).
     int root = 0;
     /// Re-partition when the largest rank would hold more than this many
     /// times the mean number of boxes (ghosts included).
@@ -198,12 +200,22 @@ class BasicDistributedPairFinder {
 public:
     using boxes_type = BasicBoxes<T, D>;
 
-    /// Uses `comm` (not duplicated: do not run other collectives on it
-    /// concurrently). O(1).
-    explicit BasicDistributedPairFinder(MPI_Comm comm) : comm_(comm), record_type_(sizeof(Rec)), pair_type_(sizeof(IdPair)) {
+    /// Works on a duplicate of `comm` (MPI_Comm_dup), so its messages never
+    /// meet the caller's. Collective over `comm`, like every call.
+    explicit BasicDistributedPairFinder(MPI_Comm comm) : record_type_(sizeof(Rec)), pair_type_(sizeof(IdPair)) {
+        MPI_Comm_dup(comm, &comm_);
         MPI_Comm_rank(comm_, &rank_);
         MPI_Comm_size(comm_, &size_);
     }
+
+    /// Frees the duplicate communicator (not after MPI_Finalize: MPI freed it).
+    ~BasicDistributedPairFinder() {
+        int finalized = 0;
+        MPI_Finalized(&finalized);
+        if (!finalized) MPI_Comm_free(&comm_);
+    }
+    BasicDistributedPairFinder(const BasicDistributedPairFinder&) = delete;
+    BasicDistributedPairFinder& operator=(const BasicDistributedPairFinder&) = delete;
 
     /// All pairs within the union of every rank's `boxes`, as global ids
     /// (rank offset + local index: ranks in order, each rank's boxes in
@@ -253,8 +265,9 @@ private:
     };
 
     DistributedReport run(const boxes_type* a, const std::uint64_t* ids_a, const boxes_type* b, const std::uint64_t* ids_b,
-               std::vector<IdPair>& out, const DistributedOptions& opt) {
+               std::vector<IdPair>& out, const DistributedOptions& caller) {
         using namespace detail_mpi;
+        const DistributedOptions opt = shared_options(caller);
         DistributedReport report;
         FrameStats& st = report.stats;
         const double t0 = now_ms();
@@ -350,6 +363,23 @@ private:
         MPI_Allreduce(&owned, &report.total_pairs, 1, MPI_UINT64_T, MPI_SUM, comm_);
         report.pairs = out.size();
         return finish(report, t0);
+    }
+
+    // The options every rank must agree on (delivery, root, rebalance,
+    // samples), taken from rank 0: ranks passing different ones would
+    // otherwise wait in different collectives. The local ones (algorithm,
+    // threads, sorted, max_pairs) stay each rank's own.
+    DistributedOptions shared_options(const DistributedOptions& mine) {
+        DistributedOptions o = mine;
+        double v[4] = {static_cast<double>(static_cast<int>(mine.delivery)), static_cast<double>(mine.root),
+                       mine.rebalance, static_cast<double>(mine.samples_per_rank)};
+        MPI_Bcast(v, 4, MPI_DOUBLE, 0, comm_);
+        o.delivery = static_cast<Delivery>(static_cast<int>(v[0]));
+        o.root = static_cast<int>(v[1]);
+        if (o.root < 0 || o.root >= size_) o.root = 0;
+        o.rebalance = v[2];
+        o.samples_per_rank = static_cast<std::size_t>(v[3]);
+        return o;
     }
 
     static bool valid_box(const boxes_type& bx, std::size_t i) {
