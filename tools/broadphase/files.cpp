@@ -7,6 +7,8 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <type_traits>
+#include <utility>
 
 #include "csv.hpp"
 #include "errors.hpp"
@@ -38,15 +40,43 @@ void check_file_extension(const std::string& path) {
     if (!has_box_file_extension(path)) throw usage_error(path + ": unknown file type; expected a .npy or .csv file");
 }
 
-LoadedBoxes load_boxes(const std::string& path) {
+namespace {
+
+FilePtr open_box_file(const std::string& path) {
     check_file_extension(path);
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec)) throw CliError(path + ": is a directory");
     errno = 0;
     FilePtr in(std::fopen(path.c_str(), "rb"));
     if (!in) throw CliError(path + ": cannot open: " + std::strerror(errno));
+    return in;
+}
+
+}  // namespace
+
+LoadedBoxes load_boxes(const std::string& path) {
+    FilePtr in = open_box_file(path);
     if (file_type(path) == FileType::npy) return read_npy_boxes(in.get(), path);
     return read_csv_boxes(in.get(), path);
+}
+
+LoadedBoxes load_box_slice(const std::string& path, std::uint64_t part, std::uint64_t parts,
+                           std::uint64_t* total_rows) {
+    if (parts == 0 || part >= parts) throw CliError(path + ": no such slice");
+    FilePtr in = open_box_file(path);
+    if (file_type(path) == FileType::npy) return read_npy_box_slice(in.get(), path, part, parts, total_rows);
+    const LoadedBoxes all = read_csv_boxes(in.get(), path);
+    const std::uint64_t n = all.size(), begin = n * part / parts, end = n * (part + 1) / parts;
+    if (total_rows) *total_rows = n;
+    return all.visit([&](const auto& boxes) {
+        std::decay_t<decltype(boxes)> out(static_cast<std::size_t>(end - begin));
+        for (int k = 0; k < 3; ++k)
+            for (std::uint64_t i = begin; i < end; ++i) {
+                out.min(k)[i - begin] = boxes.min(k)[i];
+                out.max(k)[i - begin] = boxes.max(k)[i];
+            }
+        return LoadedBoxes(std::move(out));
+    });
 }
 
 namespace {

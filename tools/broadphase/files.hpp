@@ -1,6 +1,7 @@
 // Box and pair files by extension: .npy or .csv (case-insensitive).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,14 @@ void check_file_extension(const std::string& path);
 /// .npy: float; float64 .npy: double; .csv: see csv.hpp); throws
 /// CliError("path: problem").
 LoadedBoxes load_boxes(const std::string& path);
+
+/// One part of a box file, as load_boxes reads it (same checks of the whole
+/// file, same messages): rows [N*part/parts, N*(part+1)/parts). A .npy is
+/// checked by its header and size and only those rows are read; a .csv is
+/// read whole (its precision depends on every value) and sliced. Sets
+/// *total_rows to N when given.
+LoadedBoxes load_box_slice(const std::string& path, std::uint64_t part, std::uint64_t parts,
+                           std::uint64_t* total_rows = nullptr);
 
 /// Writes pairs to a .npy or .csv file through a temporary file renamed
 /// into place, so a failure leaves no partial output; throws CliError.

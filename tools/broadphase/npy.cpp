@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <limits>
+#if !defined(_WIN32)
+#include <sys/types.h>  // off_t, fseeko, ftello
+#endif
 #include <type_traits>
 #include <utility>
 
@@ -129,7 +133,20 @@ std::string shape_text(const std::vector<std::uint64_t>& shape) {
 
 }  // namespace
 
-LoadedBoxes read_npy_boxes(std::FILE* in, const std::string& name) {
+namespace {
+
+/// What the header of a boxes .npy file says: checked to be (N, 6) '<f4'
+/// or '<f8' in C order.
+struct Layout {
+    std::vector<std::uint64_t> shape;
+    std::uint64_t n = 0;        ///< rows (boxes)
+    std::size_t item = 0;       ///< bytes per value: 4 or 8
+    std::uint64_t data_at = 0;  ///< file offset of the first row
+    std::size_t row_bytes() const { return 6 * item; }
+};
+
+/// Reads and checks the preamble and the header, leaving `in` at the first row.
+Layout read_layout(std::FILE* in, const std::string& name) {
     auto fail = [&](const std::string& why) { return CliError(name + ": " + why); };
 
     unsigned char pre[12];
@@ -148,64 +165,142 @@ LoadedBoxes read_npy_boxes(std::FILE* in, const std::string& name) {
     if (std::fread(&text[0], 1, header_size, in) != header_size) throw fail("truncated .npy header");
 
     const Header h = HeaderParser(text, name).parse();
-    std::size_t item = 0;
-    if (h.descr == "<f4") item = 4;
-    else if (h.descr == "<f8") item = 8;
+    Layout layout;
+    if (h.descr == "<f4") layout.item = 4;
+    else if (h.descr == "<f8") layout.item = 8;
     else throw fail("dtype '" + h.descr + "' is not supported; need float32 '<f4' or float64 '<f8'");
     if (h.fortran_order) throw fail("Fortran-order arrays are not supported; save a C-order array");
     if (h.shape.size() != 2 || h.shape[1] != 6)
         throw fail("shape " + shape_text(h.shape) + " is not supported; need (N, 6)");
-    const std::uint64_t n = h.shape[0];
-    if (n > broadphase::max_boxes) throw fail(std::to_string(n) + " boxes are more than 32-bit indices allow");
+    layout.n = h.shape[0];
+    if (layout.n > broadphase::max_boxes) throw fail(std::to_string(layout.n) + " boxes are more than 32-bit indices allow");
+    layout.shape = h.shape;
+    layout.data_at = 8 + len_bytes + header_size;
+    return layout;
+}
 
-    // Read in chunks, so that a header promising more than the file holds
-    // allocates no more than the data actually present. float32 stays float,
-    // float64 stays double: no value is rounded.
-    auto read_rows = [&](auto& boxes) {
-        using T = typename std::decay_t<decltype(boxes)>::scalar;
-        static_assert(sizeof(T) == 4 || sizeof(T) == 8, "float or double");
-        boxes.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(n, 1u << 16)));
-        const std::size_t row_bytes = 6 * item, chunk_rows = 4096;
-        std::vector<unsigned char> buf(chunk_rows * row_bytes);
-        for (std::uint64_t done = 0; done < n;) {
-            const std::size_t rows = static_cast<std::size_t>(std::min<std::uint64_t>(chunk_rows, n - done));
-            const std::size_t bytes = std::fread(buf.data(), 1, rows * row_bytes, in);
-            if (bytes != rows * row_bytes)
-                throw fail("truncated data: the shape " + shape_text(h.shape) + " needs " + std::to_string(n * row_bytes) +
-                           " bytes, the file has " + std::to_string(done * row_bytes + bytes));
-            for (std::size_t r = 0; r < rows; ++r) {
-                T v[6];
-                for (int c = 0; c < 6; ++c) {
-                    const unsigned char* p = buf.data() + r * row_bytes + c * item;
-                    if constexpr (sizeof(T) == 4) {
-                        const std::uint32_t u = load_le32(p);
-                        std::memcpy(&v[c], &u, 4);
-                    } else {
-                        const std::uint64_t u = load_le64(p);
-                        std::memcpy(&v[c], &u, 8);
-                    }
+std::string truncated_message(const Layout& layout, std::uint64_t present) {
+    return "truncated data: the shape " + shape_text(layout.shape) + " needs " +
+           std::to_string(layout.n * layout.row_bytes()) + " bytes, the file has " + std::to_string(present);
+}
+
+/// Reads `count` rows from the current position of `in` into `boxes` (float
+/// for '<f4', double for '<f8', bit for bit), in chunks, so that a header
+/// promising more than the file holds allocates no more than the data
+/// actually present. `first` is the index of the first row read, for the
+/// message on a short read.
+template <class BoxSet>
+void read_rows(std::FILE* in, const std::string& name, const Layout& layout, std::uint64_t first,
+               std::uint64_t count, BoxSet& boxes) {
+    using T = typename BoxSet::scalar;
+    static_assert(sizeof(T) == 4 || sizeof(T) == 8, "float or double");
+    const std::size_t item = layout.item, row_bytes = layout.row_bytes(), chunk_rows = 4096;
+    boxes.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(count, 1u << 16)));
+    std::vector<unsigned char> buf(chunk_rows * row_bytes);
+    for (std::uint64_t done = 0; done < count;) {
+        const std::size_t rows = static_cast<std::size_t>(std::min<std::uint64_t>(chunk_rows, count - done));
+        const std::size_t bytes = std::fread(buf.data(), 1, rows * row_bytes, in);
+        if (bytes != rows * row_bytes)
+            throw CliError(name + ": " + truncated_message(layout, (first + done) * row_bytes + bytes));
+        for (std::size_t r = 0; r < rows; ++r) {
+            T v[6];
+            for (int c = 0; c < 6; ++c) {
+                const unsigned char* p = buf.data() + r * row_bytes + c * item;
+                if constexpr (sizeof(T) == 4) {
+                    const std::uint32_t u = load_le32(p);
+                    std::memcpy(&v[c], &u, 4);
+                } else {
+                    const std::uint64_t u = load_le64(p);
+                    std::memcpy(&v[c], &u, 8);
                 }
-                typename std::decay_t<decltype(boxes)>::box_type b;
-                b.min = {v[0], v[1], v[2]};
-                b.max = {v[3], v[4], v[5]};
-                boxes.push_back(b);
             }
-            done += rows;
+            typename BoxSet::box_type b;
+            b.min = {v[0], v[1], v[2]};
+            b.max = {v[3], v[4], v[5]};
+            boxes.push_back(b);
         }
-    };
-    LoadedBoxes loaded;
-    if (item == 4) {
-        FloatBoxes boxes;
-        read_rows(boxes);
-        loaded = LoadedBoxes(std::move(boxes));
-    } else {
-        DoubleBoxes boxes;
-        read_rows(boxes);
-        loaded = LoadedBoxes(std::move(boxes));
+        done += rows;
     }
-    if (std::fgetc(in) != EOF) throw fail("unexpected data after the " + shape_text(h.shape) + " array");
-    if (std::ferror(in)) throw fail("read error");
+}
+
+/// Rows [first, first + count) into boxes of the file's precision.
+LoadedBoxes read_loaded_rows(std::FILE* in, const std::string& name, const Layout& layout, std::uint64_t first,
+                             std::uint64_t count) {
+    if (layout.item == 4) {
+        FloatBoxes boxes;
+        read_rows(in, name, layout, first, count, boxes);
+        return LoadedBoxes(std::move(boxes));
+    }
+    DoubleBoxes boxes;
+    read_rows(in, name, layout, first, count, boxes);
+    return LoadedBoxes(std::move(boxes));
+}
+
+/// Seeks within `in`; false when the stream cannot (a pipe) or the offset does not fit.
+bool seek_to(std::FILE* in, std::uint64_t offset, int whence) {
+#if defined(_WIN32)
+    return offset <= std::uint64_t(INT64_MAX) && _fseeki64(in, static_cast<__int64>(offset), whence) == 0;
+#else
+    return offset <= std::uint64_t(std::numeric_limits<off_t>::max()) &&
+           fseeko(in, static_cast<off_t>(offset), whence) == 0;
+#endif
+}
+
+bool tell(std::FILE* in, std::uint64_t& offset) {
+#if defined(_WIN32)
+    const __int64 at = _ftelli64(in);
+#else
+    const off_t at = ftello(in);
+#endif
+    if (at < 0) return false;
+    offset = static_cast<std::uint64_t>(at);
+    return true;
+}
+
+}  // namespace
+
+LoadedBoxes read_npy_boxes(std::FILE* in, const std::string& name) {
+    const Layout layout = read_layout(in, name);
+    LoadedBoxes loaded = read_loaded_rows(in, name, layout, 0, layout.n);
+    if (std::fgetc(in) != EOF) throw CliError(name + ": unexpected data after the " + shape_text(layout.shape) + " array");
+    if (std::ferror(in)) throw CliError(name + ": read error");
     return loaded;
+}
+
+LoadedBoxes read_npy_box_slice(std::FILE* in, const std::string& name, std::uint64_t part, std::uint64_t parts,
+                               std::uint64_t* total_rows) {
+    if (parts == 0 || part >= parts) throw CliError(name + ": no such slice");
+    const Layout layout = read_layout(in, name);
+    if (total_rows) *total_rows = layout.n;
+    // n <= 2^32 and parts <= 2^31 (an MPI communicator's size): no overflow.
+    const std::uint64_t begin = layout.n * part / parts, end = layout.n * (part + 1) / parts;
+    // The size of the file says whether the data is all there and nothing
+    // follows it (read_npy_boxes' checks, with its messages), without
+    // reading it; then only the slice's bytes are read.
+    std::uint64_t size = 0;
+    if (seek_to(in, 0, SEEK_END) && tell(in, size)) {
+        const std::uint64_t needed = layout.n * layout.row_bytes();
+        const std::uint64_t present = size > layout.data_at ? size - layout.data_at : 0;
+        if (present < needed) throw CliError(name + ": " + truncated_message(layout, present));
+        if (present > needed)
+            throw CliError(name + ": unexpected data after the " + shape_text(layout.shape) + " array");
+        if (!seek_to(in, layout.data_at + begin * layout.row_bytes(), SEEK_SET)) throw CliError(name + ": read error");
+        return read_loaded_rows(in, name, layout, begin, end - begin);
+    }
+    // A stream that cannot seek (a pipe): read everything, keep the slice.
+    std::clearerr(in);
+    LoadedBoxes all = read_loaded_rows(in, name, layout, 0, layout.n);
+    if (std::fgetc(in) != EOF) throw CliError(name + ": unexpected data after the " + shape_text(layout.shape) + " array");
+    if (std::ferror(in)) throw CliError(name + ": read error");
+    return all.visit([&](const auto& boxes) {
+        std::decay_t<decltype(boxes)> out(static_cast<std::size_t>(end - begin));
+        for (int k = 0; k < 3; ++k)
+            for (std::uint64_t i = begin; i < end; ++i) {
+                out.min(k)[i - begin] = boxes.min(k)[i];
+                out.max(k)[i - begin] = boxes.max(k)[i];
+            }
+        return LoadedBoxes(std::move(out));
+    });
 }
 
 namespace {

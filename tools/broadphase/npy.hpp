@@ -7,6 +7,7 @@
 // Byte order is handled explicitly, so this works on any host.
 #pragma once
 
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -22,6 +23,14 @@ namespace broadphase_cli {
 /// boxes from '<f8', bit for bit. `name` labels the error messages: throws
 /// CliError("name: problem") on any malformed or truncated input.
 LoadedBoxes read_npy_boxes(std::FILE* in, const std::string& name);
+
+/// Reads rows [N*part/parts, N*(part+1)/parts) of the (N, 6) array of an
+/// open .npy stream (one rank's share of the file), with read_npy_boxes'
+/// checks and messages for the whole file. A seekable stream is checked by
+/// its size and only the slice's bytes are read; one that cannot seek is
+/// read whole. Sets *total_rows to N when given.
+LoadedBoxes read_npy_box_slice(std::FILE* in, const std::string& name, std::uint64_t part, std::uint64_t parts,
+                               std::uint64_t* total_rows = nullptr);
 
 /// Writes pairs as a (K, 2) '<u4' array. False on a write error.
 bool write_npy_pairs(std::FILE* out, const std::vector<broadphase::Pair>& pairs);
