@@ -316,6 +316,22 @@ private:
         }
         if (agree(report, local)) return finish(report, t0);
 
+        // One rank: no partition and no exchange; the local find runs on the
+        // caller's boxes as they are (it skips the invalid ones itself).
+        if (size_ == 1) {
+            const double t3 = now_ms();
+            st.boxes_held = st.boxes_in;
+            st.max_held = st.boxes_in;
+            st.mean_held = static_cast<double>(st.boxes_in);
+            Status fs = find_alone(inputs, two, opt, st, out);
+            if (fs == Status::ok && opt.local.sorted) std::sort(out.begin(), out.end());
+            st.ms_find = now_ms() - t3;
+            if (agree(report, fs)) return finish(report, t0);
+            report.total_pairs = st.pairs_owned;
+            report.pairs = out.size();
+            return finish(report, t0);
+        }
+
         // 1. Partition (kept while balanced) and the send counts it gives.
         const double t1 = now_ms();
         if (!have_partition_ || partition_.regions() != size_) {
@@ -594,6 +610,29 @@ private:
             return Status::out_of_memory;
         }
         return Status::ok;
+    }
+
+    // The one-rank path: every pair is this rank's; indices map to ids.
+    Status find_alone(const Input* inputs, bool two, const DistributedOptions& opt, FrameStats& st,
+                      std::vector<IdPair>& out) {
+        Options o = opt.local;
+        o.sorted = false;
+        o.max_pairs = no_budget;
+        broadphase::Report r = two ? finder_.find_pairs(*inputs[0].boxes, *inputs[1].boxes, local_, o)
+                                   : finder_.find_pairs(*inputs[0].boxes, local_, o);
+        if (!r.ok()) return r.status;
+        st.pairs_found = local_.size();
+        st.pairs_owned = local_.size();
+        const std::size_t keep = static_cast<std::size_t>(std::min<std::uint64_t>(local_.size(), opt.local.max_pairs));
+        if (!detail_mpi::try_resize(out, keep)) return Status::out_of_memory;
+        const Input& ia = inputs[0];
+        const Input& ib = inputs[two ? 1 : 0];
+        for (std::size_t i = 0; i < keep; ++i) {
+            IdPair q{id_of(ia, local_[i].a), id_of(ib, local_[i].b)};
+            if (!two && q.b < q.a) std::swap(q.a, q.b);
+            out[i] = q;
+        }
+        return keep < local_.size() ? Status::pair_budget_exceeded : Status::ok;
     }
 
     Status find_local(bool two, const DistributedOptions& opt, FrameStats& st, std::vector<IdPair>& out) {
