@@ -69,6 +69,11 @@ bp_optional_deps=(libbullet-dev)
 # The Python module (python/) and its tests; python3-scipy only for its benchmark.
 bp_python_deps=(pybind11-dev python3-dev python3-numpy python3-pytest python3-hypothesis)
 bp_python_bench_deps=(python3-scipy)
+# The MPI component (include/broadphase/mpi/, CMake target broadphase::mpi)
+# and its tests (tests/mpi/, ctest -L mpi: mpirun with 1 to 7 ranks): Open
+# MPI's headers and compiler wrappers, mpirun, and mpi4py for the Python
+# module's broadphase.mpi. Without them CMake leaves the component out.
+bp_mpi_deps=(libopenmpi-dev openmpi-bin python3-mpi4py)
 # The system interpreter (Debian's, with the packages above), not one found first on PATH.
 bp_python="$(command -v /usr/bin/python3 || command -v python3 || echo python3)"
 
