@@ -145,11 +145,7 @@ struct Record {
     T lo[D];
     T hi[D];
     std::uint64_t id;
-    std::int32_t source;  // the rank that passed it
-    std::uint32_t flags;  // bit 0: second set; bit 1: lies in one region only
 };
-constexpr std::uint32_t second_set = 1u;
-constexpr std::uint32_t interior = 2u;
 
 inline double now_ms() { return MPI_Wtime() * 1000.0; }
 
@@ -260,7 +256,6 @@ private:
         const boxes_type* boxes;
         const std::uint64_t* ids;
         std::uint64_t offset;  // default ids: offset + index
-        std::uint32_t flag;
         std::vector<std::uint64_t>* invalid;
     };
 
@@ -273,52 +268,22 @@ private:
         const double t0 = now_ms();
         out.clear();
         const bool two = b != nullptr;
+        st.ranks = size_;
 
         // Default ids: each set numbered across ranks in rank order.
         std::uint64_t counts[2] = {a->size(), two ? b->size() : 0};
         std::uint64_t offsets[2] = {0, 0};
         MPI_Exscan(counts, offsets, 2, MPI_UINT64_T, MPI_SUM, comm_);
         if (rank_ == 0) offsets[0] = offsets[1] = 0;  // MPI_Exscan leaves rank 0's undefined
-        Input inputs[2] = {{a, ids_a, offsets[0], 0, &report.invalid_a},
-                           {two ? b : a, ids_b, offsets[1], second_set, &report.invalid_b}};
+        Input inputs[2] = {{a, ids_a, offsets[0], &report.invalid_a},
+                           {two ? b : a, ids_b, offsets[1], &report.invalid_b}};
         const int n_inputs = two ? 2 : 1;
-
-        Status local = Status::ok;
-        valid_.clear();
-        valid_b_.clear();
-        try {
-            for (int s = 0; s < n_inputs; ++s) {
-                std::vector<std::uint32_t>& v = s == 0 ? valid_ : valid_b_;
-                const boxes_type& bx = *inputs[s].boxes;
-                if (!fits_indices(bx.size())) {
-                    local = Status::too_many_boxes;
-                    break;
-                }
-                v.reserve(bx.size());
-                for (std::size_t i = 0; i < bx.size(); ++i) {
-                    if (valid_box(bx, i))
-                        v.push_back(static_cast<std::uint32_t>(i));
-                    else
-                        inputs[s].invalid->push_back(id_of(inputs[s], i));
-                }
-            }
-        } catch (const std::bad_alloc&) {
-            local = Status::out_of_memory;
-        }
-        st.boxes_in = valid_.size() + valid_b_.size();
-        {
-            const std::uint64_t mine[2] = {report.invalid_a.size() + report.invalid_b.size(), st.boxes_in};
-            std::uint64_t all[2] = {0, 0};
-            MPI_Allreduce(mine, all, 2, MPI_UINT64_T, MPI_SUM, comm_);
-            report.total_invalid = all[0];
-            st.total_boxes = all[1];
-            st.ranks = size_;
-        }
-        if (agree(report, local)) return finish(report, t0);
 
         // One rank: no partition and no exchange; the local find runs on the
         // caller's boxes as they are (it skips the invalid ones itself).
         if (size_ == 1) {
+            if (agree(report, scan_valid(inputs, n_inputs, st))) return finish(report, t0);
+            totals(report);
             const double t3 = now_ms();
             st.boxes_held = st.boxes_in;
             st.max_held = st.boxes_in;
@@ -332,32 +297,46 @@ private:
             return finish(report, t0);
         }
 
-        // 1. Partition (kept while balanced) and the send counts it gives.
+        // 1. Partition (kept while balanced), then one pass over the boxes:
+        //    validity, the regions each overlaps, copies for this rank into
+        //    the held sets and for the others into their outboxes. If the
+        //    largest rank would hold too many, re-partition and pass again.
         const double t1 = now_ms();
         if (!have_partition_ || partition_.regions() != size_) {
             if (agree(report, repartition(inputs, n_inputs, opt))) return finish(report, t0);
             st.repartitioned = true;
         }
         for (;;) {
-            count_destinations(inputs, n_inputs);
-            MPI_Alltoall(send_counts_.data(), 1, MPI_UINT64_T, recv_counts_.data(), 1, MPI_UINT64_T, comm_);
+            const double ts = now_ms();
+            if (agree(report, scatter(inputs, n_inputs, st))) return finish(report, t0);
+            st.ms_exchange += now_ms() - ts;
+            // Two counts per peer: its boxes of the first set, then of the second.
+            for (int r = 0; r < size_; ++r)
+                for (int s = 0; s < 2; ++s)
+                    send_counts_[2 * r + s] = r == rank_ ? self_n_[s] : outbox_[2 * r + s].size();
+            MPI_Alltoall(send_counts_.data(), 2, MPI_UINT64_T, recv_counts_.data(), 2, MPI_UINT64_T, comm_);
             std::uint64_t held = 0;
-            for (int r = 0; r < size_; ++r) held += recv_counts_[r];
+            for (std::uint64_t c : recv_counts_) held += c;
+            held_by_.resize(static_cast<std::size_t>(size_));
+            MPI_Allgather(&held, 1, MPI_UINT64_T, held_by_.data(), 1, MPI_UINT64_T, comm_);
             std::uint64_t sum = 0, max = 0;
-            MPI_Allreduce(&held, &sum, 1, MPI_UINT64_T, MPI_SUM, comm_);
-            MPI_Allreduce(&held, &max, 1, MPI_UINT64_T, MPI_MAX, comm_);
+            for (std::uint64_t h : held_by_) {
+                sum += h;
+                max = std::max(max, h);
+            }
             st.max_held = max;
             st.mean_held = static_cast<double>(sum) / size_;
             if (st.repartitioned || static_cast<double>(max) <= opt.rebalance * st.mean_held || sum == 0) break;
             if (agree(report, repartition(inputs, n_inputs, opt))) return finish(report, t0);
             st.repartitioned = true;
         }
-        st.ms_partition = now_ms() - t1;
+        totals(report);
+        st.ms_partition = now_ms() - t1 - st.ms_exchange;
 
         // 2. Exchange.
         const double t2 = now_ms();
-        if (agree(report, exchange(inputs, n_inputs, st))) return finish(report, t0);
-        st.ms_exchange = now_ms() - t2;
+        if (agree(report, exchange(st))) return finish(report, t0);
+        st.ms_exchange += now_ms() - t2;
 
         // 3. Local find and the ownership filter.
         const double t3 = now_ms();
@@ -379,6 +358,34 @@ private:
         MPI_Allreduce(&owned, &report.total_pairs, 1, MPI_UINT64_T, MPI_SUM, comm_);
         report.pairs = out.size();
         return finish(report, t0);
+    }
+
+    // Invalid and valid boxes over all ranks.
+    void totals(DistributedReport& report) {
+        const std::uint64_t mine[2] = {report.invalid_a.size() + report.invalid_b.size(), report.stats.boxes_in};
+        std::uint64_t all[2] = {0, 0};
+        MPI_Allreduce(mine, all, 2, MPI_UINT64_T, MPI_SUM, comm_);
+        report.total_invalid = all[0];
+        report.stats.total_boxes = all[1];
+    }
+
+    // The one-rank path's validity check: counts the valid boxes and lists the invalid ones.
+    Status scan_valid(const Input* inputs, int n_inputs, FrameStats& st) {
+        try {
+            for (int s = 0; s < n_inputs; ++s) {
+                const boxes_type& bx = *inputs[s].boxes;
+                if (!fits_indices(bx.size())) return Status::too_many_boxes;
+                for (std::size_t i = 0; i < bx.size(); ++i) {
+                    if (valid_box(bx, i))
+                        ++st.boxes_in;
+                    else
+                        inputs[s].invalid->push_back(id_of(inputs[s], i));
+                }
+            }
+        } catch (const std::bad_alloc&) {
+            return Status::out_of_memory;
+        }
+        return Status::ok;
     }
 
     // The options every rank must agree on (delivery, root, rebalance,
@@ -436,14 +443,15 @@ private:
         std::vector<Sample<D>> mine;
         try {
             for (int si = 0; si < n_inputs; ++si) {
-                const std::vector<std::uint32_t>& v = si == 0 ? valid_ : valid_b_;
-                const std::size_t n = v.size();
+                // Evenly spaced, deterministic. A sample stands for n/m boxes;
+                // one that lands on an invalid box (or an infinite slab) is
+                // dropped with the boxes it stands for.
+                const std::size_t n = inputs[si].boxes->size();
                 if (n == 0) continue;
                 const std::size_t m = std::min(n, per_rank);
                 const double w = static_cast<double>(n) / static_cast<double>(m);
                 for (std::size_t j = 0; j < m; ++j) {
-                    // Evenly spaced, deterministic.
-                    const std::size_t i = v[static_cast<std::size_t>((j * 2 + 1) * static_cast<double>(n) / (2 * m))];
+                    const std::size_t i = static_cast<std::size_t>((j * 2 + 1) * static_cast<double>(n) / (2 * m));
                     Sample<D> smp;
                     if (!sample_point(*inputs[si].boxes, i, smp.at)) continue;
                     smp.weight = w;
@@ -471,143 +479,174 @@ private:
         return s;
     }
 
-    // send_counts_[r]: records for rank r (the same walk as pack()).
-    void count_destinations(const Input* inputs, int n_inputs) {
-        send_counts_.assign(size_, 0);
-        recv_counts_.assign(size_, 0);
-        for (int si = 0; si < n_inputs; ++si) {
-            const boxes_type& bx = *inputs[si].boxes;
-            for (std::uint32_t i : si == 0 ? valid_ : valid_b_) {
-                T lo[D], hi[D];
-                for (int k = 0; k < D; ++k) {
-                    lo[k] = bx.min(k)[i];
-                    hi[k] = bx.max(k)[i];
-                }
-                partition_.for_each_rank(lo, hi, [&](int r) { ++send_counts_[r]; });
-            }
-        }
-    }
-
-    Status exchange(const Input* inputs, int n_inputs, FrameStats& st) {
-        using namespace detail_mpi;
-        // Counts fit MPI's int (records per peer and in all).
-        std::uint64_t send_total = 0, recv_total = 0;
-        for (int r = 0; r < size_; ++r) {
-            send_total += send_counts_[r];
-            recv_total += recv_counts_[r];
-        }
-        const bool fits = send_total <= INT_MAX && recv_total <= INT_MAX && fits_indices(recv_total);
-        if (!fits) {
-            return Status::too_many_boxes;
-        }
-        Status s = Status::ok;
-        // Copies a rank sends itself go straight into the receive buffer:
-        // at 2 ranks that is most boxes, and MPI would copy them once more.
-        const std::uint64_t self = send_counts_[rank_];
-        if (!try_resize(send_, send_total - self) || !try_resize(recv_, recv_total)) {
-            send_.clear();
-            recv_.clear();
-            s = Status::out_of_memory;
-        }
-        // Every rank takes part in the Alltoallv below, sending nothing if it failed.
-        sc_.assign(size_, 0);
-        rc_.assign(size_, 0);
-        sd_.assign(size_, 0);
-        rd_.assign(size_, 0);
-        if (s == Status::ok) {
-            int at = 0;
-            for (int r = 0; r < size_; ++r) {
-                sc_[r] = r == rank_ ? 0 : static_cast<int>(send_counts_[r]);
-                sd_[r] = at;
-                at += sc_[r];
-            }
-            at = 0;
-            for (int r = 0; r < size_; ++r) {
-                rc_[r] = static_cast<int>(recv_counts_[r]);
-                rd_[r] = at;
-                at += rc_[r];
-            }
-            rc_[rank_] = 0;  // filled below, not by MPI
-            int self_at = rd_[rank_];
-            // Pack: each box's copies, flagged interior when it has one.
-            std::vector<int>& fill = fill_;
-            fill = sd_;
-            int dest[64 * 4];
+    // One pass over the caller's boxes: invalid ones listed, each valid one
+    // walked down the partition; copies for this rank go straight into the
+    // held sets (self_n_[s] of them, first), copies for rank r into
+    // outbox_[2r + s]. Outboxes and held sets keep their memory between frames.
+    Status scatter(const Input* inputs, int n_inputs, FrameStats& st) {
+        const int me = rank_;
+        st.boxes_in = 0;
+        st.ghosts = 0;
+        self_n_[0] = self_n_[1] = 0;
+        outbox_.resize(2 * static_cast<std::size_t>(size_));
+        for (auto& o : outbox_) o.clear();
+        send_counts_.assign(2 * static_cast<std::size_t>(size_), 0);
+        recv_counts_.assign(2 * static_cast<std::size_t>(size_), 0);
+        try {
+            int dest[256];
             for (int si = 0; si < n_inputs; ++si) {
-                const boxes_type& bx = *inputs[si].boxes;
-                for (std::uint32_t i : si == 0 ? valid_ : valid_b_) {
+                const Input& in = inputs[si];
+                in.invalid->clear();
+                const boxes_type& bx = *in.boxes;
+                const std::size_t n = bx.size();
+                if (!fits_indices(n)) return Status::too_many_boxes;
+                boxes_type& held = held_[si];
+                held.resize(n);
+                ids_[si].resize(n);
+                interior_[si].resize(n);
+                std::size_t self = 0;
+                for (std::size_t i = 0; i < n; ++i) {
                     Rec rec;
+                    bool ok = true;
                     for (int k = 0; k < D; ++k) {
                         rec.lo[k] = bx.min(k)[i];
                         rec.hi[k] = bx.max(k)[i];
+                        ok = ok && rec.lo[k] <= rec.hi[k];
                     }
-                    rec.id = id_of(inputs[si], i);
-                    rec.source = rank_;
+                    rec.id = id_of(in, i);
+                    if (!ok) {
+                        in.invalid->push_back(rec.id);
+                        continue;
+                    }
+                    ++st.boxes_in;
                     int nd = 0;
                     bool many = false;
                     partition_.for_each_rank(rec.lo, rec.hi, [&](int r) {
-                        if (nd < static_cast<int>(sizeof(dest) / sizeof(dest[0])))
+                        if (nd < 256)
                             dest[nd++] = r;
                         else
                             many = true;
                     });
-                    rec.flags = inputs[si].flag | (nd == 1 ? interior : 0u);
+                    const bool alone = nd == 1;
                     const auto put = [&](int r) {
-                        if (r == rank_)
-                            recv_[self_at++] = rec;
-                        else
-                            send_[fill[r]++] = rec;
+                        if (r != me) {
+                            outbox_[2 * static_cast<std::size_t>(r) + si].push_back(rec);
+                            return;
+                        }
+                        for (int k = 0; k < D; ++k) {
+                            held.min(k)[self] = rec.lo[k];
+                            held.max(k)[self] = rec.hi[k];
+                        }
+                        ids_[si][self] = rec.id;
+                        interior_[si][self] = alone;
+                        if (!alone && partition_.rank_of(rec.lo) != me) ++st.ghosts;
+                        ++self;
                     };
                     for (int d = 0; d < nd; ++d) put(dest[d]);
                     if (many) {
-                        // A box over more regions than the buffer: walk again past them.
+                        // A box over more than 256 regions: walk again past those.
                         int seen = 0;
                         partition_.for_each_rank(rec.lo, rec.hi, [&](int r) {
                             if (seen++ >= nd) put(r);
                         });
                     }
                 }
-            }
-        }
-        if (s != Status::ok) {
-            std::fill(sc_.begin(), sc_.end(), 0);
-            std::fill(rc_.begin(), rc_.end(), 0);
-        }
-        // A failed rank sends and receives nothing; the others still expect its
-        // records, so every rank first learns whether all can go on.
-        int mine = s == Status::ok ? 0 : 1, any = 0;
-        MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, comm_);
-        if (any) return s == Status::ok ? Status::out_of_memory : s;
-        MPI_Alltoallv(send_.data(), sc_.data(), sd_.data(), record_type_.get(), recv_.data(), rc_.data(), rd_.data(),
-                      record_type_.get(), comm_);
-        for (int r = 0; r < size_; ++r) {
-            if (r == rank_) continue;
-            st.bytes_sent += static_cast<std::uint64_t>(sc_[r]) * sizeof(Rec);
-            st.bytes_received += static_cast<std::uint64_t>(rc_[r]) * sizeof(Rec);
-        }
-        // Unpack into the held sets (first and second).
-        st.boxes_held = recv_total;
-        try {
-            std::size_t na = 0, nb = 0;
-            for (const Rec& rec : recv_) (rec.flags & second_set ? nb : na)++;
-            held_a_.resize(na);
-            held_b_.resize(nb);
-            meta_a_.resize(na);
-            meta_b_.resize(nb);
-            std::size_t ia = 0, ib = 0;
-            for (const Rec& rec : recv_) {
-                const bool sb = rec.flags & second_set;
-                boxes_type& h = sb ? held_b_ : held_a_;
-                const std::size_t j = sb ? ib++ : ia++;
-                for (int k = 0; k < D; ++k) {
-                    h.min(k)[j] = rec.lo[k];
-                    h.max(k)[j] = rec.hi[k];
-                }
-                (sb ? meta_b_ : meta_a_)[j] = Meta{rec.id, rec.source, (rec.flags & interior) != 0};
-                if (partition_.rank_of(rec.lo) != rank_) ++st.ghosts;
+                self_n_[si] = self;
             }
         } catch (const std::bad_alloc&) {
             return Status::out_of_memory;
+        }
+        return Status::ok;
+    }
+
+    // Moves the outboxes to their ranks (point to point: each peer's set-A
+    // records, then its set-B ones) and appends what arrives to the held
+    // sets after this rank's own copies, peers in rank order.
+    Status exchange(FrameStats& st) {
+        using namespace detail_mpi;
+        const int P = size_, me = rank_;
+        std::uint64_t recv_total = 0, grown[2] = {self_n_[0], self_n_[1]};
+        Status s = Status::ok;
+        for (int r = 0; r < P; ++r) {
+            if (r == me) continue;
+            for (int h = 0; h < 2; ++h) {
+                const std::uint64_t in = recv_counts_[2 * r + h];
+                if (in > INT_MAX || outbox_[2 * r + h].size() > INT_MAX) s = Status::too_many_boxes;
+                grown[h] += in;
+                recv_total += in;
+            }
+        }
+        if (!fits_indices(grown[0]) || !fits_indices(grown[1])) s = Status::too_many_boxes;
+        if (s == Status::ok) {
+            try {
+                for (int h = 0; h < 2; ++h) {
+                    held_[h].resize(static_cast<std::size_t>(grown[h]));
+                    ids_[h].resize(static_cast<std::size_t>(grown[h]));
+                    interior_[h].resize(static_cast<std::size_t>(grown[h]));
+                }
+                recv_.resize(static_cast<std::size_t>(recv_total));
+            } catch (const std::bad_alloc&) {
+                s = Status::out_of_memory;
+            } catch (const std::length_error&) {
+                s = Status::out_of_memory;
+            }
+        }
+        st.boxes_held = grown[0] + grown[1];
+        // Every rank learns whether all can go on before any message moves.
+        int mine = status_code(s), worst = 0;
+        MPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, comm_);
+        if (worst != status_code(Status::ok)) return static_cast<Status>(worst);
+
+        requests_.clear();
+        std::size_t at = 0;
+        for (int r = 0; r < P; ++r) {
+            if (r == me) continue;
+            for (int h = 0; h < 2; ++h) {
+                const int n = static_cast<int>(recv_counts_[2 * r + h]);
+                if (n == 0) continue;
+                requests_.emplace_back();
+                MPI_Irecv(recv_.data() + at, n, record_type_.get(), r, 11 + h, comm_, &requests_.back());
+                at += static_cast<std::size_t>(n);
+                st.bytes_received += static_cast<std::uint64_t>(n) * sizeof(Rec);
+            }
+        }
+        for (int r = 0; r < P; ++r) {
+            if (r == me) continue;
+            for (int h = 0; h < 2; ++h) {
+                const std::vector<Rec>& o = outbox_[2 * r + h];
+                if (o.empty()) continue;
+                requests_.emplace_back();
+                MPI_Isend(o.data(), static_cast<int>(o.size()), record_type_.get(), r, 11 + h, comm_, &requests_.back());
+                st.bytes_sent += static_cast<std::uint64_t>(o.size()) * sizeof(Rec);
+            }
+        }
+        MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+
+        // Unpack, and note where each rank's boxes start (for source_of).
+        at = 0;
+        std::size_t to[2] = {static_cast<std::size_t>(self_n_[0]), static_cast<std::size_t>(self_n_[1])};
+        for (int h = 0; h < 2; ++h) {
+            seg_start_[h].assign(1, 0);
+            seg_rank_[h].assign(1, me);
+        }
+        for (int r = 0; r < P; ++r) {
+            if (r == me) continue;
+            for (int h = 0; h < 2; ++h) {
+                seg_start_[h].push_back(to[h]);
+                seg_rank_[h].push_back(r);
+                boxes_type& held = held_[h];
+                const std::size_t n = static_cast<std::size_t>(recv_counts_[2 * r + h]);
+                for (std::size_t j = 0; j < n; ++j, ++at, ++to[h]) {
+                    const Rec& rec = recv_[at];
+                    for (int k = 0; k < D; ++k) {
+                        held.min(k)[to[h]] = rec.lo[k];
+                        held.max(k)[to[h]] = rec.hi[k];
+                    }
+                    ids_[h][to[h]] = rec.id;
+                    interior_[h][to[h]] = partition_.single_region(rec.lo, rec.hi);
+                    if (partition_.rank_of(rec.lo) != me) ++st.ghosts;
+                }
+            }
         }
         return Status::ok;
     }
@@ -635,19 +674,28 @@ private:
         return keep < local_.size() ? Status::pair_budget_exceeded : Status::ok;
     }
 
+    // The rank that passed held box j of set s: this rank's own copies come
+    // first, then each peer's in rank order (exchange()).
+    int source_of(int s, std::size_t j) const {
+        const auto& start = seg_start_[s];
+        const std::size_t seg = static_cast<std::size_t>(std::upper_bound(start.begin(), start.end(), j) - start.begin()) - 1;
+        return seg_rank_[s][seg];
+    }
+
     Status find_local(bool two, const DistributedOptions& opt, FrameStats& st, std::vector<IdPair>& out) {
         Options o = opt.local;
         o.sorted = false;
         o.max_pairs = no_budget;
         broadphase::Report r;
         if (two)
-            r = finder_.find_pairs(held_a_, held_b_, local_, o);
+            r = finder_.find_pairs(held_[0], held_[1], local_, o);
         else
-            r = finder_.find_pairs(held_a_, local_, o);
+            r = finder_.find_pairs(held_[0], local_, o);
         if (!r.ok()) return r.status;
         st.pairs_found = local_.size();
-        const std::vector<Meta>& mb = two ? meta_b_ : meta_a_;
-        const boxes_type& hb = two ? held_b_ : held_a_;
+        const int sb = two ? 1 : 0;
+        const boxes_type& ha = held_[0];
+        const boxes_type& hb = held_[sb];
         Status s = Status::ok;
         const bool holders = opt.delivery == Delivery::to_holders;
         holders_.clear();
@@ -655,13 +703,10 @@ private:
             out.reserve(std::min<std::uint64_t>(local_.size(), opt.local.max_pairs));
             if (holders) holders_.reserve(out.capacity());
             for (const Pair& p : local_) {
-                const Meta& x = meta_a_[p.a];
-                const Meta& y = mb[p.b];
-                if (!x.interior && !y.interior) {
-                    // Both are ghosts here or straddle regions: the owner holds
-                    // the max of the min corners.
+                if (!interior_[0][p.a] && !interior_[sb][p.b]) {
+                    // Both straddle regions: the owner holds the max of the min corners.
                     T m[D];
-                    for (int k = 0; k < D; ++k) m[k] = std::max(held_a_.min(k)[p.a], hb.min(k)[p.b]);
+                    for (int k = 0; k < D; ++k) m[k] = std::max(ha.min(k)[p.a], hb.min(k)[p.b]);
                     if (partition_.rank_of(m) != rank_) continue;
                 }
                 if (out.size() >= opt.local.max_pairs) {
@@ -669,10 +714,10 @@ private:
                     ++st.pairs_owned;
                     continue;
                 }
-                IdPair q{x.id, y.id};
+                IdPair q{ids_[0][p.a], ids_[sb][p.b]};
                 if (!two && q.b < q.a) std::swap(q.a, q.b);
                 out.push_back(q);
-                if (holders) holders_.emplace_back(x.source, y.source);
+                if (holders) holders_.emplace_back(source_of(0, p.a), source_of(sb, p.b));
                 ++st.pairs_owned;
             }
         } catch (const std::bad_alloc&) {
@@ -777,11 +822,6 @@ private:
         return Status::ok;
     }
 
-    struct Meta {
-        std::uint64_t id;
-        std::int32_t source;
-        bool interior;
-    };
     using Holders = std::pair<int, int>;
 
     MPI_Comm comm_;
@@ -791,12 +831,17 @@ private:
     detail_mpi::ByteType pair_type_;
     bool have_partition_ = false;
     Partition<D> partition_;
-    std::vector<std::uint32_t> valid_, valid_b_;
-    std::vector<std::uint64_t> send_counts_, recv_counts_;
-    std::vector<int> sc_, rc_, sd_, rd_, fill_;
-    std::vector<Rec> send_, recv_;
-    boxes_type held_a_, held_b_;
-    std::vector<Meta> meta_a_, meta_b_;
+    std::vector<std::uint64_t> send_counts_, recv_counts_;  // 2 per peer: first set, second set
+    std::vector<std::uint64_t> held_by_;                    // boxes each rank would hold
+    std::vector<Rec> recv_;
+    boxes_type held_[2];                         // the boxes held, per set, in rank order
+    std::vector<std::uint64_t> ids_[2];          // their ids
+    std::vector<std::uint8_t> interior_[2];      // 1: the box lies in this rank's region only
+    std::uint64_t self_n_[2] = {0, 0};           // this rank's own copies, first in held_
+    std::vector<std::size_t> seg_start_[2];      // where each rank's boxes start in held_
+    std::vector<int> seg_rank_[2];               // and which rank that is
+    std::vector<std::vector<Rec>> outbox_;       // [2r + s]: set-s records for rank r
+    std::vector<MPI_Request> requests_;
     std::vector<Pair> local_;
     std::vector<Holders> holders_;
     BasicPairFinder<T, D> finder_;

@@ -95,6 +95,20 @@ public:
         }
     }
 
+    /// Whether the box [lo, hi] overlaps one region only. O(log P).
+    template <class T>
+    bool single_region(const T* lo, const T* hi) const {
+        int n = 0;
+        while (nodes_[n].rank < 0) {
+            const Node& node = nodes_[n];
+            const bool left = static_cast<double>(lo[node.axis]) < node.cut;
+            const bool right = static_cast<double>(hi[node.axis]) >= node.cut;
+            if (left && right) return false;
+            n = left ? node.left : node.right;
+        }
+        return true;
+    }
+
     const std::vector<Node>& nodes() const { return nodes_; }
     bool operator==(const Partition& o) const {
         if (nodes_.size() != o.nodes_.size()) return false;
