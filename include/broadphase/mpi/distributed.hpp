@@ -519,15 +519,20 @@ private:
                         continue;
                     }
                     ++st.boxes_in;
-                    int nd = 0;
+                    bool alone = false;
+                    const int home = partition_.home(rec.lo, rec.hi, alone);
+                    int nd = 1;
                     bool many = false;
-                    partition_.for_each_rank(rec.lo, rec.hi, [&](int r) {
-                        if (nd < 256)
-                            dest[nd++] = r;
-                        else
-                            many = true;
-                    });
-                    const bool alone = nd == 1;
+                    dest[0] = home;
+                    if (!alone) {
+                        nd = 0;
+                        partition_.for_each_rank(rec.lo, rec.hi, [&](int r) {
+                            if (nd < 256)
+                                dest[nd++] = r;
+                            else
+                                many = true;
+                        });
+                    }
                     const auto put = [&](int r) {
                         if (r != me) {
                             outbox_[2 * static_cast<std::size_t>(r) + si].push_back(rec);
@@ -539,7 +544,7 @@ private:
                         }
                         ids_[si][self] = rec.id;
                         interior_[si][self] = alone;
-                        if (!alone && partition_.rank_of(rec.lo) != me) ++st.ghosts;
+                        if (home != me) ++st.ghosts;
                         ++self;
                     };
                     for (int d = 0; d < nd; ++d) put(dest[d]);
@@ -643,8 +648,9 @@ private:
                         held.max(k)[to[h]] = rec.hi[k];
                     }
                     ids_[h][to[h]] = rec.id;
-                    interior_[h][to[h]] = partition_.single_region(rec.lo, rec.hi);
-                    if (partition_.rank_of(rec.lo) != me) ++st.ghosts;
+                    bool alone = false;
+                    if (partition_.home(rec.lo, rec.hi, alone) != me) ++st.ghosts;
+                    interior_[h][to[h]] = alone;
                 }
             }
         }
