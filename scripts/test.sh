@@ -9,7 +9,7 @@
 #                  (the MPI tests with leak detection off: see below)
 #   build/fuzz     clang with libFuzzer + ASan + UBSan: each fuzz target
 #                  (tests/fuzz/) replays its corpus, then fuzzes for
-#                  FUZZ_SECONDS (default 30) seconds (ctest -L fuzz)
+#                  FUZZ_SECONDS (default 20) seconds (ctest -L fuzz)
 #   build/tsan     clang with ThreadSanitizer, the threaded tests only
 #                  (ctest -L threads: parallel and sphere tests). The
 #                  library's threads are std::thread (detail/task_pool.hpp),
@@ -89,10 +89,10 @@ bp_log "thread sanitizer tests"
     ctest --output-on-failure --no-tests=error --parallel "$bp_jobs" -L threads)
 
 bp_log "fuzz build (build/fuzz: clang, libFuzzer + AddressSanitizer + UndefinedBehaviorSanitizer)"
-bp_configure_fuzz "-DBROADPHASE_FUZZ_SECONDS=${FUZZ_SECONDS:-30}"
+bp_configure_fuzz "-DBROADPHASE_FUZZ_SECONDS=${FUZZ_SECONDS:-20}"
 cmake --build build/fuzz --parallel "$bp_jobs"
 
-bp_log "fuzz tests (each target ${FUZZ_SECONDS:-30} s; longer runs: scripts/fuzz.sh)"
+bp_log "fuzz tests (each target ${FUZZ_SECONDS:-20} s; longer runs: scripts/fuzz.sh)"
 (cd build/fuzz && ctest --output-on-failure --no-tests=error --parallel "$bp_jobs" -L fuzz)
 
 bp_log "all tests passed in the four builds ($((SECONDS - start)) s)"
