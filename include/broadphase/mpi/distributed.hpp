@@ -14,8 +14,9 @@
 //    coordinate bisection balanced by box count; partition.hpp). A finder
 //    keeps its partition frame after frame while the largest rank holds at
 //    most `rebalance` times the mean number of boxes.
-// 2. Exchange: one MPI_Alltoallv sends each valid box to every region it
-//    overlaps (a copy to a region other than its home is a ghost).
+// 2. Exchange: one pass over the boxes sends each valid box to every region
+//    it overlaps, point to point after an MPI_Alltoall of counts; a rank's
+//    own copies skip MPI (a copy outside its home region is a ghost).
 // 3. Local find: the single-process PairFinder on the boxes each rank holds.
 // 4. Ownership: a pair is kept by the rank whose region holds the max of
 //    the two min corners: a point inside both boxes, so exactly one rank
