@@ -74,6 +74,9 @@ bp_python_bench_deps=(python3-scipy)
 # MPI's headers and compiler wrappers, mpirun, and mpi4py for the Python
 # module's broadphase.mpi. Without them CMake leaves the component out.
 bp_mpi_deps=(libopenmpi-dev openmpi-bin python3-mpi4py)
+# The manual (docs/, mkdocs.yml) and its API reference (Doxyfile), built by
+# the docs test (tests/docs, ctest -L docs): without them that test skips.
+bp_docs_deps=(mkdocs python3-pymdownx doxygen)
 # The system interpreter (Debian's, with the packages above), not one found first on PATH.
 bp_python="$(command -v /usr/bin/python3 || command -v python3 || echo python3)"
 

@@ -25,7 +25,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$bp_repo_root"
 
 start=$SECONDS
-bp_ensure_deps "${bp_deps[@]}" "${bp_tsan_deps[@]}" "${bp_python_deps[@]}" "${bp_mpi_deps[@]}"
+bp_ensure_deps "${bp_deps[@]}" "${bp_tsan_deps[@]}" "${bp_python_deps[@]}" "${bp_mpi_deps[@]}" "${bp_docs_deps[@]}"
 
 bp_log "release build (build/release)"
 bp_configure_release -DBROADPHASE_BUILD_PYTHON=ON "-DPython3_EXECUTABLE=$bp_python"
