@@ -35,7 +35,7 @@
 
 #include <broadphase/broadphase.hpp>
 #include <broadphase/dynamic_tree.hpp>
-#include <broadphase/scenes.hpp>
+#include <broadphase_scenes/scenes.hpp>
 
 #include <algorithm>
 #include <array>

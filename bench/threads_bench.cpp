@@ -17,7 +17,7 @@
 #include <vector>
 
 #include <broadphase/broadphase.hpp>
-#include <broadphase/scenes.hpp>
+#include <broadphase_scenes/scenes.hpp>
 #include <broadphase/spheres.hpp>
 
 namespace {

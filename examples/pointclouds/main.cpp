@@ -19,7 +19,7 @@
 #include <vector>
 
 #include <broadphase/broadphase.hpp>
-#include <broadphase/scenes.hpp>
+#include <broadphase_scenes/scenes.hpp>
 
 #include "narrow_phase.hpp"
 

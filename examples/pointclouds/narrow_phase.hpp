@@ -47,7 +47,7 @@
 
 #include <broadphase/boxes.hpp>
 #include <broadphase/pairs.hpp>
-#include <broadphase/scenes.hpp>
+#include <broadphase_scenes/scenes.hpp>
 
 namespace pointclouds {
 

@@ -17,9 +17,9 @@
 // since the last update (added, moved, removed, type or filter changed) and
 // keep the previous update's pairs between unchanged objects:
 // - multi_box_pruning (what `incremental` means): regions with sorted
-//   entries kept across updates (detail/multi_box_pruning.hpp);
+//   entries kept across updates (detail/scene/multi_box_pruning.hpp);
 // - sweep_and_prune: sorted endpoints on every axis kept across updates,
-//   pairs flipped by endpoint swaps (detail/incremental_sweep.hpp);
+//   pairs flipped by endpoint swaps (detail/scene/incremental_sweep.hpp);
 // - tree: each changed object queried against the dynamic AABB tree.
 // - rebuild: the dynamic objects' pairs among themselves and against the
 //   static ones by the best one-shot algorithm (PairFinder: the automatic
@@ -46,9 +46,9 @@
 
 #include "boxes.hpp"
 #include "broadphase.hpp"
-#include "detail/incremental_sweep.hpp"
-#include "detail/multi_box_pruning.hpp"
 #include "detail/radix_sort.hpp"
+#include "detail/scene/incremental_sweep.hpp"
+#include "detail/scene/multi_box_pruning.hpp"
 #include "dynamic_tree.hpp"
 #include "options.hpp"
 #include "pairs.hpp"

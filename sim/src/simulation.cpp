@@ -7,16 +7,16 @@
 #include <stdexcept>
 #include <utility>
 
-#include <broadphase/scenes.hpp>
+#include <broadphase_scenes/scenes.hpp>
 
 namespace particles {
 namespace {
 
 constexpr double pi = 3.14159265358979323846;
 
-/// The library's splitmix64 (scenes.hpp), its state started from the seed
-/// scrambled as the simulation always has: fixed seeds make the starting
-/// state a pure function of the Config.
+/// The built-in scenes' splitmix64 (broadphase_scenes/random.hpp), its state
+/// started from the seed scrambled as the simulation always has: fixed seeds
+/// make the starting state a pure function of the Config.
 broadphase::scenes::Random seeded_random(std::uint64_t seed) {
     return broadphase::scenes::Random(seed * 0x9E3779B97F4A7C15ull + 0x2545F4914F6CDD1Dull);
 }

@@ -26,7 +26,7 @@
 #include <vector>
 
 #include <broadphase/broadphase.hpp>
-#include <broadphase/scenes.hpp>
+#include <broadphase_scenes/scenes.hpp>
 
 #ifndef BROADPHASE_CLI_PATH
 #error "BROADPHASE_CLI_PATH must name the broadphase executable"

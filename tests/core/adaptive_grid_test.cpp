@@ -9,7 +9,7 @@
 
 #include <broadphase/adaptive_grid.hpp>
 #include <broadphase/brute_force.hpp>
-#include <broadphase/scenes.hpp>
+#include <broadphase_scenes/scenes.hpp>
 
 #include "differential.hpp"
 #include "test_scenes.hpp"

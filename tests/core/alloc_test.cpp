@@ -14,7 +14,7 @@
 #include <new>
 
 #include <broadphase/scene.hpp>
-#include <broadphase/scenes.hpp>
+#include <broadphase_scenes/scenes.hpp>
 #include <broadphase/spheres.hpp>
 
 #include "differential.hpp"

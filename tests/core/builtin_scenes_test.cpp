@@ -4,7 +4,7 @@
 // naming the algorithm in each failure.
 #include <cmath>
 
-#include <broadphase/scenes.hpp>
+#include <broadphase_scenes/scenes.hpp>
 
 #include "differential.hpp"
 

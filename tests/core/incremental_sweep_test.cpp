@@ -21,7 +21,7 @@
 #include <vector>
 
 #include <broadphase/boxes.hpp>
-#include <broadphase/detail/incremental_sweep.hpp>
+#include <broadphase/detail/scene/incremental_sweep.hpp>
 
 namespace {
 

@@ -32,7 +32,7 @@
 
 #include <broadphase/broadphase.hpp>
 #include <broadphase/scene.hpp>
-#include <broadphase/scenes.hpp>
+#include <broadphase_scenes/scenes.hpp>
 
 #include "differential.hpp"
 #include "reference.hpp"

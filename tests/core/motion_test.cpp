@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include <broadphase/motion.hpp>
+#include <broadphase_scenes/motion.hpp>
 
 namespace {
 

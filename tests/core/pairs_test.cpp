@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <memory>
 
-#include <broadphase/scenes.hpp>
+#include <broadphase_scenes/scenes.hpp>
 
 #include "differential.hpp"
 #include "test_scenes.hpp"

@@ -20,7 +20,7 @@
 #include <broadphase/broadphase.hpp>
 #include <broadphase/detail/adaptive_tree.hpp>
 #include <broadphase/detail/radix_sort.hpp>
-#include <broadphase/scenes.hpp>
+#include <broadphase_scenes/scenes.hpp>
 
 #include "differential.hpp"
 #include "reference.hpp"

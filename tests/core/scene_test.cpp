@@ -16,7 +16,7 @@
 #include <vector>
 
 #include <broadphase/scene.hpp>
-#include <broadphase/scenes.hpp>
+#include <broadphase_scenes/scenes.hpp>
 
 namespace {
 

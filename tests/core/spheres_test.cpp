@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include <broadphase/scenes.hpp>
+#include <broadphase_scenes/scenes.hpp>
 #include <broadphase/spheres.hpp>
 
 namespace {

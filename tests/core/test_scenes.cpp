@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include <broadphase/scenes.hpp>
+#include <broadphase_scenes/scenes.hpp>
 
 namespace bptest {
 

@@ -1,6 +1,6 @@
 // Scenes for the core tests: random ones over seeds and sizes (any scalar
 // type, any dimension), adversarial ones and hand-written cases (float 3-D).
-// Deterministic: the library's splitmix64 (broadphase::scenes::Random), not
+// Deterministic: the built-in scenes' splitmix64 (broadphase::scenes::Random), not
 // the standard distributions.
 #pragma once
 
@@ -13,12 +13,12 @@
 
 #include <broadphase/boxes.hpp>
 #include <broadphase/pairs.hpp>
-#include <broadphase/scenes.hpp>
+#include <broadphase_scenes/scenes.hpp>
 
 namespace bptest {
 
-/// The library's splitmix64 generator (scenes.hpp): the same numbers on
-/// every platform, unlike the standard distributions.
+/// The built-in scenes' splitmix64 generator (broadphase_scenes/random.hpp):
+/// the same numbers on every platform, unlike the standard distributions.
 using broadphase::scenes::Random;
 
 /// The kinds of random scene; the seed picks one when `kind` is omitted.

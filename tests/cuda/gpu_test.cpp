@@ -11,7 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <broadphase/broadphase.hpp>
-#include <broadphase/scenes.hpp>
+#include <broadphase_scenes/scenes.hpp>
 #include <broadphase_cuda/gpu.hpp>
 
 #include "differential.hpp"

@@ -11,7 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <broadphase/brute_force.hpp>
-#include <broadphase/scenes.hpp>
+#include <broadphase_scenes/scenes.hpp>
 
 #include "differential.hpp"
 #include "host_pipeline.hpp"

@@ -10,7 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <broadphase/broadphase.hpp>
-#include <broadphase/scenes.hpp>
+#include <broadphase_scenes/scenes.hpp>
 
 #include "narrow_phase.hpp"
 

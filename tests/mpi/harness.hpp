@@ -15,7 +15,7 @@
 #include <vector>
 
 #include <broadphase/mpi/distributed.hpp>
-#include <broadphase/scenes.hpp>
+#include <broadphase_scenes/scenes.hpp>
 
 namespace mpitest {
 

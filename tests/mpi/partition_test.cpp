@@ -17,7 +17,7 @@
 #include <vector>
 
 #include <broadphase/mpi/partition.hpp>
-#include <broadphase/scenes.hpp>
+#include <broadphase_scenes/scenes.hpp>
 
 namespace {
 

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include <broadphase/broadphase.hpp>
-#include <broadphase/scenes.hpp>
+#include <broadphase_scenes/scenes.hpp>
 
 #include <peers.hpp>
 

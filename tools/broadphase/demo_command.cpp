@@ -12,7 +12,7 @@
 #include <vector>
 
 #include <broadphase/broadphase.hpp>
-#include <broadphase/scenes.hpp>
+#include <broadphase_scenes/scenes.hpp>
 
 #include "particles/demo.hpp"
 

@@ -1,4 +1,4 @@
-// broadphase bench on motion sequences (include/broadphase/motion.hpp):
+// broadphase bench on motion sequences (broadphase_scenes/motion.hpp):
 // each mode is a broad phase kept across frames and driven by the same
 // moves. Scene modes are broadphase::Scene in one UpdateMode; Bullet's broad
 // phases are optional peers (bullet_peers.cpp, built with
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include <broadphase/motion.hpp>
+#include <broadphase_scenes/motion.hpp>
 
 #include "args.hpp"
 

@@ -3,8 +3,8 @@
 #include <string>
 #include <vector>
 
-#include <broadphase/motion.hpp>
-#include <broadphase/scenes.hpp>
+#include <broadphase_scenes/motion.hpp>
+#include <broadphase_scenes/scenes.hpp>
 
 #include "args.hpp"
 #include "commands.hpp"

@@ -20,7 +20,7 @@
 
 #include <broadphase/broadphase.hpp>
 #include <broadphase/mpi/distributed.hpp>
-#include <broadphase/scenes.hpp>
+#include <broadphase_scenes/scenes.hpp>
 
 #include "args.hpp"
 #include "files.hpp"

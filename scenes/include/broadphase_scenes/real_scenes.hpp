@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "boxes.hpp"
-#include "detail/scene_random.hpp"
+#include <broadphase/boxes.hpp>
+#include "random.hpp"
 
 namespace broadphase {
 namespace scenes {

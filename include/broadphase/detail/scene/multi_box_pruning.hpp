@@ -34,8 +34,8 @@
 #include <limits>
 #include <vector>
 
-#include "../boxes.hpp"
-#include "parallel.hpp"
+#include "../../boxes.hpp"
+#include "../parallel.hpp"
 
 namespace broadphase {
 namespace detail {

@@ -57,7 +57,7 @@
 #include <utility>
 #include <vector>
 
-#include "../boxes.hpp"
+#include "../../boxes.hpp"
 
 namespace broadphase {
 namespace detail {

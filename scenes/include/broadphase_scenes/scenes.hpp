@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "boxes.hpp"
-#include "detail/scene_random.hpp"
+#include <broadphase/boxes.hpp>
+#include "random.hpp"
 #include "real_scenes.hpp"
 
 namespace broadphase {

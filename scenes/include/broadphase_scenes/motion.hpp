@@ -37,7 +37,7 @@
 //                     lot by lot) then the movers, every one moving every frame.
 //
 // Each sequence is a pure function of its name (fixed seeds, splitmix64 from
-// scenes.hpp, only + - * / and sqrt after the first frame), so two runs of
+// random.hpp, only + - * / and sqrt after the first frame), so two runs of
 // one build give the same boxes bit for bit. Frames never end: after every
 // box has landed, fall gives empty frames.
 //
@@ -62,8 +62,8 @@
 #include <utility>
 #include <vector>
 
-#include "boxes.hpp"
-#include "scene.hpp"
+#include <broadphase/boxes.hpp>
+#include <broadphase/scene.hpp>
 #include "scenes.hpp"
 
 namespace broadphase {
@@ -115,6 +115,11 @@ inline std::string describe(const std::string& pattern) {
     return "";
 }
 
+}  // namespace motion
+
+// The scenes target's private helpers live in broadphase::scenes::detail
+// (the library's own are in broadphase::detail).
+namespace scenes {
 namespace detail {
 
 inline bool starts_with(const std::string& s, const char* prefix) {
@@ -136,7 +141,7 @@ inline bool parse_count(const std::string& text, std::size_t& n) {
     for (char c : text)
         if (c < '0' || c > '9') return false;
     const unsigned long long v = std::strtoull(text.c_str(), nullptr, 10);
-    if (v < 1 || v > max_count) return false;
+    if (v < 1 || v > motion::max_count) return false;
     n = static_cast<std::size_t>(v);
     return true;
 }
@@ -166,6 +171,9 @@ inline Box make_box(double x0, double y0, double z0, double x1, double y1, doubl
 }
 
 }  // namespace detail
+}  // namespace scenes
+
+namespace motion {
 
 /// Whether `name` asks for a motion sequence: it starts with "fall:",
 /// "brownian:" or "static-world:" (or is one of those words alone). Such a
@@ -173,7 +181,7 @@ inline Box make_box(double x0, double y0, double z0, double x1, double y1, doubl
 inline bool is_sequence_name(const std::string& name) {
     for (const char* kind : {"fall", "brownian", "static-world"}) {
         const std::string k = kind;
-        if (name == k || detail::starts_with(name, (k + ":").c_str())) return true;
+        if (name == k || scenes::detail::starts_with(name, (k + ":").c_str())) return true;
     }
     return false;
 }
@@ -183,7 +191,7 @@ inline bool is_sequence_name(const std::string& name) {
 /// not a whole number from 1 to max_count, F not a number in (0, 1].
 /// O(length).
 inline bool parse(const std::string& name, Spec& spec, std::string& error) {
-    const std::vector<std::string> f = detail::split(name);
+    const std::vector<std::string> f = scenes::detail::split(name);
     Spec s;
     std::string usage;
     if (f[0] == "fall") s.kind = Kind::fall, usage = "fall:N";
@@ -198,12 +206,12 @@ inline bool parse(const std::string& name, Spec& spec, std::string& error) {
         error = "motion sequence '" + name + "': expected " + usage;
         return false;
     }
-    if (!detail::parse_count(f[1], s.n)) {
+    if (!scenes::detail::parse_count(f[1], s.n)) {
         error = "motion sequence '" + name + "': N must be a whole number from 1 to " + std::to_string(max_count) +
                 ", not '" + f[1] + "'";
         return false;
     }
-    if (fields == 3 && !detail::parse_fraction(f[2], s.fraction)) {
+    if (fields == 3 && !scenes::detail::parse_fraction(f[2], s.fraction)) {
         error = "motion sequence '" + name + "': F must be a number greater than 0 and at most 1, not '" + f[2] + "'";
         return false;
     }
@@ -320,7 +328,7 @@ private:
             const double sz = r.uniform(0.5, 1.5), gap = r.uniform(0.05, 1.0);
             const double z = double(highest(spawn, p)) + gap;
             Box& b = cloud[i];
-            b = detail::make_box(fall_cell * p.x, fall_cell * p.y, z, fall_cell * (p.x + p.w), fall_cell * (p.y + p.d),
+            b = scenes::detail::make_box(fall_cell * p.x, fall_cell * p.y, z, fall_cell * (p.x + p.w), fall_cell * (p.y + p.d),
                                  z + sz);
             raise(spawn, p, b.max[2]);
             z0_[i] = z;
@@ -328,11 +336,11 @@ private:
             top = std::max(top, b.max[2]);
         }
         const double wall = double(top) + 2;
-        add_static(detail::make_box(-1, -1, -1, side + 1, side + 1, 0));  // floor
-        add_static(detail::make_box(-1, 0, 0, 0, side, wall));            // walls
-        add_static(detail::make_box(side, 0, 0, side + 1, side, wall));
-        add_static(detail::make_box(0, -1, 0, side, 0, wall));
-        add_static(detail::make_box(0, side, 0, side, side + 1, wall));
+        add_static(scenes::detail::make_box(-1, -1, -1, side + 1, side + 1, 0));  // floor
+        add_static(scenes::detail::make_box(-1, 0, 0, 0, side, wall));            // walls
+        add_static(scenes::detail::make_box(side, 0, 0, side + 1, side, wall));
+        add_static(scenes::detail::make_box(0, -1, 0, side, 0, wall));
+        add_static(scenes::detail::make_box(0, side, 0, side, side + 1, wall));
         for (const Box& b : cloud) add_dynamic(b);
         // Everything in the air falls alike, so the order by height never
         // changes: boxes are stepped lowest first and land on what landed
@@ -340,7 +348,7 @@ private:
         air_.resize(n);
         for (std::size_t i = 0; i < n; ++i) air_[i] = static_cast<std::uint32_t>(i);
         std::stable_sort(air_.begin(), air_.end(), [&](std::uint32_t a, std::uint32_t b) { return z0_[a] < z0_[b]; });
-        bounds_ = detail::make_box(-1, -1, -1, side + 1, side + 1, wall);
+        bounds_ = scenes::detail::make_box(-1, -1, -1, side + 1, side + 1, wall);
     }
 
     /// The highest landed top over a footprint's columns at or below `z`
@@ -409,14 +417,14 @@ private:
         }
         order_.resize(n);
         for (std::size_t i = 0; i < n; ++i) order_[i] = static_cast<std::uint32_t>(i);
-        movers_ = detail::share(spec_.fraction, n);
-        bounds_ = detail::make_box(-1, -1, -1, side + 1, side + 1, side + 1);
+        movers_ = scenes::detail::share(spec_.fraction, n);
+        bounds_ = scenes::detail::make_box(-1, -1, -1, side + 1, side + 1, side + 1);
     }
 
     Box centred(std::size_t i) const {
         const double* c = &centre_[3 * i];
         const double* h = &half_[3 * i];
-        return detail::make_box(c[0] - h[0], c[1] - h[1], c[2] - h[2], c[0] + h[0], c[1] + h[1], c[2] + h[2]);
+        return scenes::detail::make_box(c[0] - h[0], c[1] - h[1], c[2] - h[2], c[0] + h[0], c[1] + h[1], c[2] + h[2]);
     }
 
     static double reflect(double c, double side) {
@@ -447,7 +455,7 @@ private:
 
     void init_static_world(std::uint64_t seed) {
         const std::size_t n = spec_.n;
-        const std::size_t movers = detail::share(spec_.fraction, n);
+        const std::size_t movers = scenes::detail::share(spec_.fraction, n);
         const std::size_t statics = n - movers;
         const std::size_t lots = (n + 1) / 2;
         const std::size_t per_side = static_cast<std::size_t>(std::ceil(std::sqrt(double(lots))));
@@ -458,12 +466,12 @@ private:
             const std::size_t l = k / 2;
             const double x = lot * double(l % per_side), y = lot * double(l / per_side);
             if (k % 2 == 0) {
-                add_static(detail::make_box(x, y, -1, x + lot, y + lot, 0));
+                add_static(scenes::detail::make_box(x, y, -1, x + lot, y + lot, 0));
             } else {
                 const double w = r.uniform(2, 6), d = r.uniform(2, 6);
                 const double ox = r.uniform(0.5, lot - 0.5 - w), oy = r.uniform(0.5, lot - 0.5 - d);
                 const double h = std::exp(r.uniform(std::log(3.0), std::log(40.0)));
-                add_static(detail::make_box(x + ox, y + oy, 0, x + ox + w, y + oy + d, h));
+                add_static(scenes::detail::make_box(x + ox, y + oy, 0, x + ox + w, y + oy + d, h));
             }
         }
         walker_.resize(movers);
@@ -477,14 +485,14 @@ private:
             add_dynamic(walker_box(w));
         }
         rng_ = scenes::Random(seed + 1000);
-        bounds_ = detail::make_box(0, 0, -1, side, side, 41);
+        bounds_ = scenes::detail::make_box(0, 0, -1, side, side, 41);
     }
 
     struct Walker {
         double x = 0, y = 0, w = 0, d = 0, h = 0, speed = 0, hx = 1, hy = 0;
     };
 
-    static Box walker_box(const Walker& w) { return detail::make_box(w.x, w.y, 0, w.x + w.w, w.y + w.d, w.h); }
+    static Box walker_box(const Walker& w) { return scenes::detail::make_box(w.x, w.y, 0, w.x + w.w, w.y + w.d, w.h); }
 
     void step_static_world(Moves& moves) {
         moves.index.reserve(walker_.size());

@@ -1,5 +1,6 @@
-// The built-in scenes' random numbers (scenes.hpp, real_scenes.hpp): a
-// header of its own so that both can use it.
+// The built-in scenes' random numbers (scenes.hpp, real_scenes.hpp, and the
+// tests and the particle simulation that draw their own): a header of its own
+// so that all of them can use it.
 #pragma once
 
 #include <cstdint>
