@@ -1,10 +1,12 @@
-// pointclouds: the seed article's challenge 1. All colliding pairs among
-// 10,000 point clouds of 125 points each (5x5x5 lattices of random spacing at
-// random positions), every frame: broadphase::PairFinder on the clouds' AABBs
-// (the broad phase), then a narrow phase on each candidate pair. One thread.
+// pointclouds: the first challenge of the article "Simple Fast Adaptive Grid
+// to Accelerate Collision Detection between AABB of Particles" (CodeProject,
+// 2022). All colliding pairs among 10,000 point clouds of 125 points each
+// (5x5x5 lattices of random spacing at random positions), every frame:
+// broadphase::PairFinder on the clouds' AABBs (the broad phase), then a narrow
+// phase on each candidate pair. One thread.
 //
 //   pointclouds                      10,000 clouds, 10 frames, timings, summary
-//   pointclouds --reference          the same with the seed's brute narrow phase
+//   pointclouds --reference          the same with the brute narrow phase
 //   pointclouds --check --clouds 2000 --frames 1
 //                                    also checks the pairs against an O(n^2)
 //                                    all-pairs brute narrow phase; exit 1 if not equal
@@ -35,7 +37,7 @@ double ms_since(Clock::time_point t0) {
     return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
-// The scene's parameters (the challenge's: 10,000 clouds in [0,450)^3).
+// The scene's parameters (the article's: 10,000 clouds in [0,450)^3).
 constexpr std::size_t default_clouds = 10000;
 constexpr double default_side = 450.0;
 constexpr std::uint64_t seed = 10;
@@ -56,9 +58,9 @@ const char* const usage_text =
     "  --clouds N    number of point clouds (default 10000)\n"
     "  --frames F    timed frames (default 10)\n"
     "  --side S      centres uniform in [0,S)^3 (default 450*cbrt(N/10000): the challenge's density)\n"
-    "  --spacing A:B lattice spacing uniform in [A,B) (default 0.5:1.5); A alone: all A (the seed's 1)\n"
+    "  --spacing A:B lattice spacing uniform in [A,B) (default 0.5:1.5); A alone: all A (the article's 1)\n"
     "  --narrow K    narrow phase of the timed frames: lattice (default), pruned or brute\n"
-    "  --reference   same as --narrow brute: the seed's 125x125 sqrt narrow phase\n"
+    "  --reference   same as --narrow brute: the article's 125x125 sqrt narrow phase\n"
     "  --check       check the frames' colliding pairs against an O(N^2) all-pairs brute\n"
     "                narrow phase without broad phase, at this density and 64x denser\n"
     "                (and the three narrow phases against each other); exit 1 on a mismatch\n";
@@ -195,7 +197,7 @@ bool check_instance(const Settings& st, double side) {
         "(all %zu pairs, brute); narrow phases disagree on %zu candidates: %s (%.0f ms)\n",
         n, side, candidates.size(), got.size(), pointclouds::to_string(narrow), want.size(),
         n * (n - 1) / 2, disagree, ok ? "OK" : "MISMATCH", ms_since(t0));
-    // What a broad phase on the plain AABBs (the seed's) would have missed.
+    // What a broad phase on the plain AABBs (the article's) would have missed.
     std::size_t apart = 0;
     for (const Pair& p : want)
         if (!broadphase::overlaps(clouds.bounds[p.a], clouds.bounds[p.b])) ++apart;

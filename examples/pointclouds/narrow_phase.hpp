@@ -1,4 +1,5 @@
-// Narrow phases for the seed's challenge 1: do two point clouds collide?
+// Narrow phases for the point-cloud challenge (examples/pointclouds/README.md):
+// do two point clouds collide?
 //
 // Two clouds collide when some point of one lies at distance strictly below 1
 // from some point of the other: |p - q| < 1. Clouds are the lattice clouds of
@@ -9,9 +10,10 @@
 //
 // Three narrow phases, all giving the same answer on every pair, bit for bit:
 //
-// - brute:   the seed's reference. Every point of one cloud against every point
-//            of the other (125 x 125), sqrt of the squared distance, stop at the
-//            first hit. Up to 15,625 distances per pair.
+// - brute:   the adaptive-grid article's reference (see scenes.hpp). Every
+//            point of one cloud against every point of the other (125 x 125),
+//            sqrt of the squared distance, stop at the first hit. Up to 15,625
+//            distances per pair.
 // - pruned:  any point clouds with bounding boxes. Keeps only the points of each
 //            cloud that lie within the other's box grown by 1 (the only ones that
 //            can be that close), then tests the kept points pairwise on squared
@@ -76,7 +78,7 @@ inline bool parse_narrow(const std::string& name, Narrow& out) {
     return false;
 }
 
-/// The seed's reference: all 125 x 125 point pairs, a sqrt distance each,
+/// The adaptive-grid article's reference: all 125 x 125 point pairs, a sqrt distance each,
 /// stop at the first pair closer than 1. O(125^2) when apart, less on a hit.
 inline bool collide_brute(const float* a, const float* b) {
     for (int i = 0; i < cloud_points; ++i) {

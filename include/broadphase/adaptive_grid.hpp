@@ -1,4 +1,6 @@
-// Sparse linear adaptive grid (seed 001): a tree of 4x4x4 cells over the
+// Sparse linear adaptive grid (after the article "Simple Fast Adaptive Grid
+// to Accelerate Collision Detection between AABB of Particles", CodeProject,
+// 2022): a tree of 4x4x4 cells over the
 // data's bounds, split only where boxes are, kept in flat arrays built
 // level by level, with a 64-bit occupancy mask per node.
 //

@@ -1,5 +1,6 @@
-// Uniform grid, built by counting sort into flat arrays (seed 002's static
-// memory scheme, in 3-D and without world bounds).
+// Uniform grid, built by counting sort into flat arrays (the static memory
+// scheme of Taichi's DEM grid search tutorial: count per cell, prefix sum,
+// scatter; here in 3-D and without world bounds).
 //
 // All pairs in one set: one home cell per box (the cell of its min corner),
 // cells at least as big as the boxes, so a box meets only its own cell, the

@@ -1,8 +1,9 @@
 // The adaptive grid's own tests, beside the differential suites it is
 // plugged into (subjects.cpp): structural invariants of the built tree on
-// random, adversarial and built-in scenes, the seed library's failure cases
-// (coincident boxes, small grids queried right after building), and the
-// tuning knobs at their extremes.
+// random, adversarial and built-in scenes, the failure cases of the library
+// in the article "Simple Fast Adaptive Grid to Accelerate Collision Detection
+// between AABB of Particles" (coincident boxes, small grids queried right
+// after building), and the tuning knobs at their extremes.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -99,8 +100,8 @@ TEST(AdaptiveGrid, InvariantsOnBuiltinScenes) {
     }
 }
 
-// The seed library writes past a 32-slot array from 35 coincident boxes and
-// splits forever from 129: here any number is one leaf and every pair.
+// The article's library writes past a 32-slot array from 35 coincident boxes
+// and splits forever from 129: here any number is one leaf and every pair.
 TEST(AdaptiveGrid, CoincidentBoxesAnyNumber) {
     for (std::size_t n : {34, 35, 128, 129, 2000}) {
         Boxes b;
@@ -124,7 +125,7 @@ TEST(AdaptiveGrid, CoincidentBoxesAnyNumber) {
     EXPECT_EQ(g.last_tree().validate(), "");
 }
 
-// The seed library answers nothing on a freshly built grid of 128 boxes or
+// The article's library answers nothing on a freshly built grid of 128 boxes or
 // fewer. Queries right after build(), at the sizes around its limits.
 TEST(AdaptiveGrid, SmallGridsQueriedRightAfterBuild) {
     for (std::size_t n : {0, 1, 2, 128, 129, 130}) {

@@ -408,7 +408,7 @@ TEST_P(OutOfMemoryTest, IndexReportsFailedAllocations) {
     });
 }
 
-// The same objects after a failed call (issue 17): a PairFinder and an
+// The same objects after a failed call: a PairFinder and an
 // Index whose call failed at allocation k answer the same call, and another
 // one, right; on one thread and on three.
 TEST_P(OutOfMemoryTest, SameObjectsAnswerRightAfterAFailure) {
@@ -468,7 +468,7 @@ TEST_P(OutOfMemoryTest, SameObjectsAnswerRightAfterAFailure) {
 INSTANTIATE_TEST_SUITE_P(OutOfMemory, OutOfMemoryTest, ::testing::ValuesIn(kAllWithAuto), ParamName());
 
 // ---------------------------------------------------------------------------
-// A Scene whose update() fails at allocation k (issue 17)
+// A Scene whose update() fails at allocation k
 
 using broadphase::ObjectType;
 using broadphase::Scene;

@@ -1,4 +1,4 @@
-// Hard limits (issue 17): more than 2^32 pairs streamed; Options::max_pairs
+// Hard limits: more than 2^32 pairs streamed; Options::max_pairs
 // at 0, 1 and around the chunk sizes inside the library, for every
 // algorithm, one and two sets, one and several threads; an address-space
 // limit (setrlimit, in a child process) giving Status::out_of_memory and

@@ -1,5 +1,5 @@
-// examples/pointclouds: the narrow phases (lattice, pruned) against the seed's
-// brute narrow phase on many cloud pairs and edge cases, the whole pipeline
+// examples/pointclouds: the narrow phases (lattice, pruned) against the brute
+// narrow phase (all 125 x 125 point pairs) on many cloud pairs and edge cases, the whole pipeline
 // (broad phase + narrow phase) against an O(n^2) brute force, and the
 // pointclouds10k scene.
 #include <algorithm>
@@ -34,7 +34,7 @@ struct Cloud {
     const float* data() const { return points.data(); }
 };
 
-/// The seed's rule, written out independently: some point pair with
+/// The adaptive-grid article's rule, written out independently: some point pair with
 /// sqrt(d2) < 1, no early exit.
 bool collide_by_definition(const Cloud& a, const Cloud& b) {
     bool hit = false;
@@ -73,7 +73,7 @@ TEST(PointCloudNarrowPhase, CloudsAreLatticesWithExactBoxes) {
         EXPECT_EQ(b.min, c.box.min);
         EXPECT_EQ(b.max, c.box.max);
     }
-    // The seed's cloud at spacing 1: offsets -2.5 .. 1.5.
+    // The adaptive-grid article's cloud, spacing 1: offsets -2.5 .. 1.5.
     const Cloud seed(10, 20, 30, 1);
     EXPECT_EQ(seed.box.min, (std::array<float, 3>{7.5f, 17.5f, 27.5f}));
     EXPECT_EQ(seed.box.max, (std::array<float, 3>{11.5f, 21.5f, 31.5f}));

@@ -1,4 +1,4 @@
-// Scene soak (issue 17): a Scene driven through a long random sequence of
+// Scene soak: a Scene driven through a long random sequence of
 // add / remove / move / set_type / set_filter / set_user_value, batches,
 // margin and fat-pair switches, then update(), in every update mode (each
 // mode alone, and "mixed": the mode changed every few updates), with exact

@@ -1,6 +1,8 @@
 // broadphase demo: the main job. With no arguments,
-//   1. the seed article's challenges with this library, each answer checked
-//      against brute force, in one table beside the seed's published figures;
+//   1. the five challenges of the article "Simple Fast Adaptive Grid to
+//      Accelerate Collision Detection between AABB of Particles" (CodeProject,
+//      2022; "the article" below) met with this library, each answer checked
+//      against brute force, in one table beside the article's published figures;
 //   2. the particle simulation (sim/): 100,000 spheres falling into a pile,
 //      rendered to PNG frames, an animation (ffmpeg, when installed), a plot
 //      of the run, in a folder named at the end.
@@ -17,7 +19,7 @@
 #include "particles/demo.hpp"
 
 #if __has_include("narrow_phase.hpp")
-#include "narrow_phase.hpp"  // examples/pointclouds: challenge 1's narrow phases
+#include "narrow_phase.hpp"  // examples/pointclouds: the point-cloud narrow phases
 #define BROADPHASE_DEMO_POINTCLOUDS 1
 #endif
 
@@ -51,7 +53,7 @@ std::string with_commas(std::uint64_t v) {
 }
 
 struct Row {
-    std::string challenge, scene, n, pairs, ours, fps, seed, hardware;
+    std::string challenge, scene, n, pairs, ours, fps, article, hardware;
     int checked = -1;  ///< -1 not run, 0 differs from brute force, 1 equal
 };
 
@@ -96,7 +98,7 @@ Row time_scene(const std::string& name, const broadphase::Boxes& boxes, unsigned
 #ifdef BROADPHASE_DEMO_POINTCLOUDS
 /// Challenge 1: 10,000 point clouds, broad phase + the lattice narrow phase,
 /// one thread. Checked: the broad phase's candidates equal brute force's box
-/// pairs, and the colliding pairs equal the seed's brute narrow phase (all
+/// pairs, and the colliding pairs equal the article's brute narrow phase (all
 /// 125 x 125 point distances) on those candidates.
 Row challenge1() {
     namespace pc = pointclouds;
@@ -130,7 +132,7 @@ Row challenge1() {
 #endif
 
 /// Challenge 2: one box at a time against an Index of the 10,000 point-cloud
-/// boxes (each box of the set queried in turn, as the seed did), every query
+/// boxes (each box of the set queried in turn, as the article did), every query
 /// timed on its own (the clock's own cost subtracted); the median. Checked:
 /// every query's hits against a loop over all boxes.
 Row challenge2() {
@@ -229,11 +231,11 @@ Row challenge5(unsigned threads, std::vector<std::string>& notes) {
 
 void print_table(const std::vector<Row>& rows) {
     std::size_t w[8] = {9, 5, 1, 5, 4, 12, 14, 7};
-    const char* head[8] = {"challenge", "scene", "N", "pairs", "ours (this machine)", "FPS", "the seed's figure",
-                           "the seed's hardware"};
+    const char* head[8] = {"challenge", "scene", "N", "pairs", "ours (this machine)", "FPS", "the article's figure",
+                           "the article's hardware"};
     for (int k = 0; k < 8; ++k) w[k] = std::max(w[k], std::string(head[k]).size());
     for (const Row& r : rows) {
-        const std::string* f[8] = {&r.challenge, &r.scene, &r.n, &r.pairs, &r.ours, &r.fps, &r.seed, &r.hardware};
+        const std::string* f[8] = {&r.challenge, &r.scene, &r.n, &r.pairs, &r.ours, &r.fps, &r.article, &r.hardware};
         for (int k = 0; k < 8; ++k) w[k] = std::max(w[k], f[k]->size());
     }
     auto print = [&](const std::string* f[8], const char* check) {
@@ -245,7 +247,7 @@ void print_table(const std::vector<Row>& rows) {
     for (int k = 0; k < 8; ++k) hs[k] = head[k], hp[k] = &hs[k];
     print(hp, "brute force");
     for (const Row& r : rows) {
-        const std::string* f[8] = {&r.challenge, &r.scene, &r.n, &r.pairs, &r.ours, &r.fps, &r.seed, &r.hardware};
+        const std::string* f[8] = {&r.challenge, &r.scene, &r.n, &r.pairs, &r.ours, &r.fps, &r.article, &r.hardware};
         print(f, r.checked < 0 ? "-" : r.checked ? "equal" : "DIFFERS");
     }
 }
@@ -290,8 +292,10 @@ int run_demo(const std::vector<std::string>& args) {
 
     if (!p.has("--no-challenges")) {
         const unsigned all = static_cast<unsigned>(threads ? threads : broadphase::default_threads());
-        std::printf("The seed article's challenges, with broadphase on this machine (%u hardware threads; "
-                    "`--threads` sets the all-thread rows), each answer compared with brute force's:\n\n",
+        std::printf("The five challenges of the article \"Simple Fast Adaptive Grid to Accelerate Collision "
+                    "Detection between AABB of Particles\" (CodeProject, 2022), met with broadphase on this machine "
+                    "(%u hardware threads; `--threads` sets the all-thread rows), each answer compared with brute "
+                    "force's:\n\n",
                     broadphase::default_threads());
         std::fflush(stdout);
         std::vector<Row> rows;
@@ -311,47 +315,47 @@ int run_demo(const std::vector<std::string>& args) {
         notes.push_back("challenge 1 skipped: examples/pointclouds/narrow_phase.hpp was not found at build time");
 #endif
         rows.back().challenge = "1. 10k point clouds + narrow phase";
-        rows.back().seed = "22.5 ms (uniform grid); 13.7 ms on 8 threads";
+        rows.back().article = "22.5 ms (uniform grid); 13.7 ms on 8 threads";
         rows.back().hardware = "FX8150 2.1 GHz, 1 thread";
 
         progress("challenge 2 (one box against 10k)");
         rows.push_back(challenge2());
         rows.back().challenge = "2. one box vs 10k static boxes";
-        rows.back().seed = "1.1-1.8 us/query (adaptive grid)";
+        rows.back().article = "1.1-1.8 us/query (adaptive grid)";
         rows.back().hardware = "FX8150 2.1 GHz";
 
         progress("challenge 3 (20k boxes, one thread)");
         rows.push_back(time_scene("sparse20k", broadphase::scenes::sparse20k(), 1, 30, 1500));
         rows.back().challenge = "3. 20k boxes, 1 thread";
-        rows.back().seed = "11.4-11.8 ms (137 pairs)";
+        rows.back().article = "11.4-11.8 ms (137 pairs)";
         rows.back().hardware = "FX8150 2.1 GHz, 1 thread";
         rows.push_back(time_scene("dense20k", broadphase::scenes::dense20k(), 1, 30, 1500));
         rows.back().challenge = "3. 20k boxes, 1 thread";
-        rows.back().seed = "17.0-17.5 ms (29,326 pairs)";
+        rows.back().article = "17.0-17.5 ms (29,326 pairs)";
         rows.back().hardware = "FX8150 2.1 GHz, 1 thread";
 
         progress("challenge 4 (40k boxes, all threads)");
         rows.push_back(time_scene("stretched40k", broadphase::scenes::stretched40k(), all, 30, 1500));
         rows.back().challenge = "4. 40k boxes, all threads";
-        rows.back().seed = "18.4-18.8 ms (11,990 pairs)";
+        rows.back().article = "18.4-18.8 ms (11,990 pairs)";
         rows.back().hardware = "FX8150, 7 threads";
         rows.push_back(time_scene("clusters40k", broadphase::scenes::clusters40k(), all, 30, 1500));
         rows.back().challenge = "4. 40k boxes, all threads";
-        rows.back().seed = "12.8-14.1 ms (16 clusters, 7,190 pairs)";
+        rows.back().article = "12.8-14.1 ms (16 clusters, 7,190 pairs)";
         rows.back().hardware = "FX8150, 7 threads";
 
         progress("challenge 5 (80k boxes)");
         rows.push_back(challenge5(all, notes));
         rows.back().challenge = "5. 80k boxes";
-        rows.back().seed = "stated, never done (60 FPS = 16.7 ms)";
+        rows.back().article = "stated, never done (60 FPS = 16.7 ms)";
         rows.back().hardware = "GT1030 GPU";
 
         std::printf("\n");
         print_table(rows);
         for (const std::string& note : notes) std::printf("note: %s\n", note.c_str());
-        std::printf("note: the seed's figures are from its article (../shared/seeds/001, docs/benchmarks/seed-comparison.md) "
-                    "on other hardware: compare orders of magnitude. The pairs counts differ from the seed's because "
-                    "its random numbers differ.\n");
+        std::printf("note: the article's figures were measured on other hardware (docs/benchmarks/seed-comparison.md): "
+                    "compare orders of magnitude. The pairs counts differ from the article's because its random "
+                    "numbers differ.\n");
         for (const Row& r : rows)
             if (r.checked == 0) status = 1;
         std::printf(status ? "\nFAILED: some answers differ from brute force\n\n"

@@ -111,8 +111,10 @@ bench   Times full frames (build + find) on one kept finder: one untimed
         threads.
 scenes  Lists the built-in scenes and motion sequences: names, box counts,
         descriptions.
-demo    The main job: the seed's challenges (each answer checked against
-        brute force, a table beside the seed's figures), then the particle
+demo    The main job: the five challenges of the article "Simple Fast
+        Adaptive Grid to Accelerate Collision Detection between AABB of
+        Particles" (CodeProject, 2022), each answer checked against brute
+        force, in a table beside the article's figures; then the particle
         simulation: spheres falling into a pile, rendered to PNG frames, an
         animation (ffmpeg, when installed) and a plot, in one folder.
           -n, --particles N     spheres (default 100000)
@@ -123,8 +125,8 @@ demo    The main job: the seed's challenges (each answer checked against
           --broad-phase spheres|boxes  the sphere grid (default) or the box
                                 broad phase on the spheres' bounding boxes
           -o, --out DIR         where the pictures go (default particles-out)
-          --threads T           threads for the all-thread challenges and the
-                                simulation's broad phase; 0 (default) = all
+          --threads T           threads for the all-thread challenges and
+                                the simulation's broad phase; 0 (default) = all
           --size WxH            frame size (default 960x540)
           --no-challenges, --no-simulation, --no-animation
         bench particles:N[:dem|:elastic][:spheres|:boxes] times the simulation's

@@ -1,4 +1,6 @@
-// The sparse linear adaptive grid (seed 001's structure): a root cell over
+// The sparse linear adaptive grid (the structure of the article "Simple Fast
+// Adaptive Grid to Accelerate Collision Detection between AABB of Particles",
+// CodeProject, 2022): a root cell over
 // the data's bounds, split into 4x4x4 children (4^D in D dimensions) only
 // where boxes are, level by level, into flat arrays.
 //

@@ -1,5 +1,5 @@
-// One home cell per box and a half stencil of neighbours (seed 002's DEM
-// grid search, for boxes, without world bounds): the uniform grid's pair
+// One home cell per box and a half stencil of neighbours (the grid search of
+// Taichi's DEM tutorial, for boxes, without world bounds): the uniform grid's pair
 // search when boxes are of similar size.
 //
 // The cell side h is at least the extent of every "small" box on every axis,

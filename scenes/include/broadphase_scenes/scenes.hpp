@@ -1,8 +1,10 @@
 // Built-in scenes: deterministic box sets (fixed seeds, the same on every
 // platform) used by the CLI, the tests and the benchmarks alike.
 //
-// The seed article's challenge scenes use the AABB of its 5x5x5 point cloud
-// around a centre c: [c-2.5, c+1.5] on every axis.
+// The scenes of the five challenges set by the article "Simple Fast Adaptive
+// Grid to Accelerate Collision Detection between AABB of Particles"
+// (CodeProject, 2022; "the adaptive-grid article" below) use the AABB of its
+// 5x5x5 point cloud around a centre c: [c-2.5, c+1.5] on every axis.
 #pragma once
 
 #include <algorithm>
@@ -26,12 +28,12 @@ inline Box cube(double cx, double cy, double cz, double lo_off, double hi_off) {
     return b;
 }
 
-/// The seed's point-cloud AABB around c.
+/// The adaptive-grid article's point-cloud AABB around c.
 inline Box cloud_box(double cx, double cy, double cz) { return cube(cx, cy, cz, -2.5, 1.5); }
 
-/// n cloud boxes with centres uniform in [0,sx)x[0,sy)x[0,sz), then the seed's
-/// three far outliers ("teapot in stadium") at 9000, 9001, 9002.
-inline Boxes seed_scene(std::size_t n, double sx, double sy, double sz, std::uint64_t seed) {
+/// n cloud boxes with centres uniform in [0,sx)x[0,sy)x[0,sz), then the
+/// adaptive-grid article's three far outliers ("teapot in stadium") at 9000, 9001, 9002.
+inline Boxes clouds_with_outliers(std::size_t n, double sx, double sy, double sz, std::uint64_t seed) {
     Boxes out;
     out.reserve(n + 3);
     Random r(seed);
@@ -43,14 +45,14 @@ inline Boxes seed_scene(std::size_t n, double sx, double sy, double sz, std::uin
     return out;
 }
 
-/// 20,001 boxes in [0,900)^3 plus 3 far ones: few overlaps (challenge 3).
-inline Boxes sparse20k() { return seed_scene(20001, 900, 900, 900, 1); }
-/// 20,001 boxes in [0,150)^3 plus 3 far ones: about 29,000 pairs (challenge 3).
-inline Boxes dense20k() { return seed_scene(20001, 150, 150, 150, 2); }
-/// 40,001 boxes in [0,1500)x[0,150)^2 plus 3 far ones (challenge 4).
-inline Boxes stretched40k() { return seed_scene(40001, 1500, 150, 150, 3); }
+/// 20,001 boxes in [0,900)^3 plus 3 far ones: few overlaps (the article's challenge 3).
+inline Boxes sparse20k() { return clouds_with_outliers(20001, 900, 900, 900, 1); }
+/// 20,001 boxes in [0,150)^3 plus 3 far ones: about 29,000 pairs (the article's challenge 3).
+inline Boxes dense20k() { return clouds_with_outliers(20001, 150, 150, 150, 2); }
+/// 40,001 boxes in [0,1500)x[0,150)^2 plus 3 far ones (the article's challenge 4).
+inline Boxes stretched40k() { return clouds_with_outliers(40001, 1500, 150, 150, 3); }
 
-/// 16 clusters of 2,500 boxes, each cluster a 150-cube, far apart (challenge 4).
+/// 16 clusters of 2,500 boxes, each cluster a 150-cube, far apart (the article's challenge 4).
 inline Boxes clusters40k() {
     Boxes out;
     out.reserve(40000);
@@ -66,13 +68,14 @@ inline Boxes clusters40k() {
     return out;
 }
 
-/// Seed challenge 1: point clouds. A cloud is a 5x5x5 lattice with a centre c
-/// and a spacing s: point p = i + 5j + 25k (i, j, k in 0..4) lies at
-/// c + ((i, j, k) - 2.5) * s, each coordinate computed in double and rounded to
-/// float once. So a coordinate depends only on its own axis index (the cloud is
-/// the Cartesian product of three sets of 5 floats) and grows with it, and the
-/// cloud's AABB, [c - 2.5s, c + 1.5s] on every axis, is exactly the min and max
-/// of its points. The seed uses s = 1 (offsets -2.5..1.5, the AABB of cloud_box).
+/// The adaptive-grid article's challenge 1: point clouds. A cloud is a 5x5x5
+/// lattice with a centre c and a spacing s: point p = i + 5j + 25k (i, j, k in
+/// 0..4) lies at c + ((i, j, k) - 2.5) * s, each coordinate computed in double
+/// and rounded to float once. So a coordinate depends only on its own axis
+/// index (the cloud is the Cartesian product of three sets of 5 floats) and
+/// grows with it, and the cloud's AABB, [c - 2.5s, c + 1.5s] on every axis, is
+/// exactly the min and max of its points. The article uses s = 1 (offsets
+/// -2.5..1.5, the AABB of cloud_box).
 constexpr int cloud_side = 5;
 constexpr int cloud_points = cloud_side * cloud_side * cloud_side;
 
@@ -103,7 +106,7 @@ inline Box point_cloud_box(double cx, double cy, double cz, double spacing) {
     return b;
 }
 
-/// Half the seed's contact distance: two clouds collide when some point of one
+/// Half the adaptive-grid article's contact distance: two clouds collide when some point of one
 /// is closer than 1 to some point of the other, and their AABBs need not
 /// overlap for that (two clouds 0.5 apart collide), so the broad phase works
 /// on the AABBs grown by 0.5 on every side.
@@ -155,8 +158,8 @@ inline PointClouds point_clouds(std::size_t n, double side, std::uint64_t seed =
     return out;
 }
 
-/// Challenge 1's scene: 10,000 clouds in [0,450)^3 (the seed's uniform grid
-/// test), spacing uniform in [0.5,1.5) ("randomly sized": AABBs 2 to 6 wide).
+/// The article's challenge 1 scene: 10,000 clouds in [0,450)^3 (its uniform
+/// grid test), spacing uniform in [0.5,1.5) ("randomly sized": AABBs 2 to 6 wide).
 inline PointClouds pointclouds10k_clouds() { return point_clouds(10000, 450, 10); }
 /// Its broad-phase boxes (AABBs grown by 0.5: 3 to 7 wide).
 inline Boxes pointclouds10k() { return point_clouds(10000, 450, 10, 0.5, 1.5, false).boxes; }
@@ -338,10 +341,14 @@ inline std::vector<std::string> scene_names() {
 
 /// One-line description of a named scene.
 inline std::string describe(const std::string& name) {
-    if (name == "sparse20k") return "20,001 boxes 4 wide in [0,900)^3 + 3 far outliers (challenge 3)";
-    if (name == "dense20k") return "20,001 boxes 4 wide in [0,150)^3 + 3 far outliers (challenge 3)";
-    if (name == "stretched40k") return "40,001 boxes in [0,1500)x[0,150)^2 + 3 far outliers (challenge 4)";
-    if (name == "clusters40k") return "16 clusters of 2,500 boxes, 150-cubes 2,500-5,000 apart (challenge 4)";
+    if (name == "sparse20k")
+        return "20,001 boxes 4 wide in [0,900)^3 + 3 far outliers (adaptive-grid article, challenge 3)";
+    if (name == "dense20k")
+        return "20,001 boxes 4 wide in [0,150)^3 + 3 far outliers (adaptive-grid article, challenge 3)";
+    if (name == "stretched40k")
+        return "40,001 boxes in [0,1500)x[0,150)^2 + 3 far outliers (adaptive-grid article, challenge 4)";
+    if (name == "clusters40k")
+        return "16 clusters of 2,500 boxes, 150-cubes 2,500-5,000 apart (adaptive-grid article, challenge 4)";
     if (name == "mixed20k") return "20,000 boxes, sizes log-uniform 0.25..64, thin 900-long slabs, in [0,900)^3";
     if (name == "uniform:N") return "N boxes 4 wide at sparse20k's density (cube side 900*cbrt(N/20000))";
     if (name == "clusters:N") return "N boxes 4 wide in 32 clusters holding shares 1/(j+1) (largest 4.1x the mean)";
@@ -362,7 +369,8 @@ inline std::string describe(const std::string& name) {
     if (name == "voxels:N") return "N unit cubes on the integer lattice, a third of cells empty (caves): 11.5 pairs a box";
     if (name == "hair:N") return "N/2 segments of random-walk strands (long thin AABBs), N/2 cubes 0.5..1.5 (3.1 a box)";
     if (name == "pointclouds10k")
-        return "10,000 5x5x5 point clouds, spacing 0.5..1.5, in [0,450)^3: AABBs grown by 0.5 (challenge 1)";
+        return "10,000 5x5x5 point clouds, spacing 0.5..1.5, in [0,450)^3: AABBs grown by 0.5 "
+               "(adaptive-grid article, challenge 1)";
     return "";
 }
 

@@ -8,13 +8,13 @@
 // bench particles:100000`) or `boxes` (broadphase::PairFinder on the
 // spheres' bounding boxes rounded outwards to float). The models:
 //
-//   elastic  collisions with momentum exchange (as in seed 004): an
+//   elastic  impulse collisions that exchange momentum: an
 //            overlapping pair that approaches gets equal and opposite
 //            impulses along the line of centres, restitution e (1: kinetic
 //            energy kept), then the overlap is split between the two by
 //            inverse mass. Walls reflect the normal velocity (times e).
 //   dem      the discrete element method's linear spring-dashpot normal
-//            contact (as in seed 002): force k*overlap + damping on the
+//            contact (as in Taichi's DEM tutorial): force k*overlap + damping on the
 //            normal approach speed, never pulling; walls are the same
 //            contact (stiffness 2k) against an infinite mass. Symplectic Euler.
 //
