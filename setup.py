@@ -12,6 +12,7 @@ python3-numpy, python3-setuptools and python3-wheel; downloads nothing
 
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -20,6 +21,18 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 ROOT = pathlib.Path(__file__).resolve().parent
+
+
+def header_version():
+    """MAJOR.MINOR.PATCH from include/broadphase/version.hpp, the one place it is written."""
+    text = (ROOT / "include" / "broadphase" / "version.hpp").read_text()
+    parts = []
+    for part in ("MAJOR", "MINOR", "PATCH"):
+        found = re.search(rf"^#define BROADPHASE_VERSION_{part} +([0-9]+) *$", text, re.MULTILINE)
+        if not found:
+            raise RuntimeError(f"include/broadphase/version.hpp: no #define BROADPHASE_VERSION_{part} N")
+        parts.append(found.group(1))
+    return ".".join(parts)
 
 
 class CMakeBuild(build_ext):
@@ -43,7 +56,7 @@ class CMakeBuild(build_ext):
 
 setup(
     name="broadphase",
-    version="0.1.0",
+    version=header_version(),
     description="Every overlapping pair among axis-aligned boxes, exactly once (C++17, numpy)",
     packages=["broadphase"],
     package_dir={"": "python"},

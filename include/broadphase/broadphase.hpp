@@ -25,6 +25,7 @@
 #include "pairs.hpp"
 #include "sweep_and_prune.hpp"
 #include "uniform_grid.hpp"
+#include "version.hpp"
 
 namespace broadphase {
 

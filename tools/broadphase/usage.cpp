@@ -1,8 +1,6 @@
 #include "commands.hpp"
 
-#ifndef BROADPHASE_VERSION
-#define BROADPHASE_VERSION "unknown"
-#endif
+#include <broadphase/version.hpp>
 
 namespace broadphase_cli {
 
@@ -155,6 +153,6 @@ Exit status: 0 success, 1 bad input or failure, 2 bad command line. Every
 )";
 }
 
-std::string version_text() { return std::string("broadphase ") + BROADPHASE_VERSION; }
+std::string version_text() { return std::string("broadphase ") + BROADPHASE_VERSION_STRING; }
 
 }  // namespace broadphase_cli

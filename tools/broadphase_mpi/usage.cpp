@@ -1,8 +1,6 @@
 #include "mpi_commands.hpp"
 
-#ifndef BROADPHASE_VERSION
-#define BROADPHASE_VERSION "unknown"
-#endif
+#include <broadphase/version.hpp>
 
 namespace broadphase_mpi_cli {
 
@@ -83,6 +81,6 @@ Exit status: 0 success, 1 bad input or failure (or a --verify mismatch),
 )";
 }
 
-std::string version_text() { return std::string("broadphase-mpi ") + BROADPHASE_VERSION; }
+std::string version_text() { return std::string("broadphase-mpi ") + BROADPHASE_VERSION_STRING; }
 
 }  // namespace broadphase_mpi_cli

@@ -3,6 +3,7 @@
 #include <broadphase/broadphase.hpp>
 
 #include <cstdio>
+#include <cstring>
 #include <vector>
 
 int main() {
@@ -45,6 +46,13 @@ int main() {
             std::printf("%s: %zu pairs, expected %zu\n", name, pairs.size(), expected.size());
             ++failures;
         }
+    }
+
+    // find_package's version is the installed header's.
+    if (std::strcmp(BROADPHASE_PACKAGE_VERSION, BROADPHASE_VERSION_STRING) != 0) {
+        std::printf("the package says version %s, version.hpp %s\n", BROADPHASE_PACKAGE_VERSION,
+                    BROADPHASE_VERSION_STRING);
+        ++failures;
     }
 
     if (failures != 0) {
