@@ -8,6 +8,8 @@
 //
 // The types are templated on the scalar type and the number of axes so that
 // double precision and 2-D need no rewrite; the library is tuned for float 3-D.
+// The tests on boxes (overlaps, contains, ...) are in geometry.hpp, which
+// this header includes.
 #pragma once
 
 #include <array>
@@ -33,23 +35,6 @@ struct BasicBox {
 };
 
 using Box = BasicBox<float, 3>;
-
-/// Closed-box overlap: touching faces, edges and corners count. O(D).
-template <class T, int D>
-inline bool overlaps(const BasicBox<T, D>& a, const BasicBox<T, D>& b) {
-    for (int k = 0; k < D; ++k)
-        if (a.max[k] < b.min[k] || b.max[k] < a.min[k]) return false;
-    return true;
-}
-
-/// Whether `inner` lies inside `outer` (closed: shared faces count); false
-/// when either has a NaN. O(D).
-template <class T, int D>
-inline bool contains(const BasicBox<T, D>& outer, const BasicBox<T, D>& inner) {
-    for (int k = 0; k < D; ++k)
-        if (!(outer.min[k] <= inner.min[k] && inner.max[k] <= outer.max[k])) return false;
-    return true;
-}
 
 /// Many boxes, one array per axis for min and for max (struct of arrays).
 /// Reusing one BasicBoxes between frames through assign_* allocates nothing
@@ -200,3 +185,8 @@ BasicBoxes<T, 3> boxes_from_objects(const Range& objects) {
 }
 
 }  // namespace broadphase
+
+// The box tests (overlaps, contains, and the point, sphere, ray and box-cast
+// tests) live in geometry.hpp; included here, after BasicBox, so that this
+// header alone still gives them.
+#include "geometry.hpp"

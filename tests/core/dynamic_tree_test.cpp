@@ -6,7 +6,7 @@
 //   - box and point queries and all pairs: the scan uses the test harness's
 //     own overlap test (reference.hpp), written from the definition;
 //   - sphere, ray and box-cast queries: the scan applies the library's
-//     per-box predicates (sphere_overlaps_box, ray_hits_box,
+//     per-box predicates (geometry.hpp: sphere_overlaps_box, ray_hits_box,
 //     box_cast_hits_box) to every tight box, and the results must be equal
 //     bit for bit, t included. This checks the tree (pruning never loses a
 //     hit, the closest hit is the closest), not the predicates' arithmetic.
@@ -263,7 +263,7 @@ void random_sequence(std::uint64_t seed, int steps, double off, int slack) {
             const std::uint32_t id = tree.insert(b, 1000 + step);
             ASSERT_NE(id, tree.null);
             ASSERT_EQ(c.model.count(id), 0u);
-            ASSERT_EQ(tree.user_data(id), std::uint64_t(1000 + step));
+            ASSERT_EQ(tree.user_value(id), std::uint64_t(1000 + step));
             c.model[id] = b;
             live.push_back(id);
         } else if (op < 50) {
@@ -461,7 +461,21 @@ TEST(DynamicTree, EmptyAndOneProxy) {
     const std::uint32_t id = tree.insert({{0, 0, 0}, {1, 1, 1}}, 42);
     ASSERT_NE(id, Tree::null);
     EXPECT_EQ(tree.validate(), "");
-    EXPECT_EQ(tree.user_data(id), 42u);
+    EXPECT_EQ(tree.user_value(id), 42u);
+    {
+        // The former names (user_data, set_user_data) still work for one release.
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
+        EXPECT_EQ(tree.user_data(id), 42u);
+        tree.set_user_data(id, 43);
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+        EXPECT_EQ(tree.user_value(id), 43u);
+        tree.set_user_value(id, 42);
+    }
     auto hit = tree.ray_cast({-2, 0.5f, 0.5f}, {1, 0, 0}, 10);
     ASSERT_TRUE(hit);
     EXPECT_EQ(hit.proxy, id);
@@ -562,7 +576,7 @@ TEST(DynamicTree, AdversarialDouble3) { adversarial<double, 3>(); }
 TEST(DynamicTree, AdversarialDouble2) { adversarial<double, 2>(); }
 
 /// The closest-hit traversal prunes with a multiply-by-inverse slab test
-/// widened to be conservative (dynamic_tree.hpp, FastRay) and decides with
+/// widened to be conservative (detail/dynamic_tree_impl.hpp, FastRay) and decides with
 /// the exact predicate: direction components from subnormal (the inverse
 /// overflows: exact fallback) to huge (entries overflow), rays along axes
 /// and lying in faces, hits exactly at max_t, tiny max_t, all against the scan.

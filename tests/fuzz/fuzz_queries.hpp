@@ -1,7 +1,7 @@
 // The spatial queries a Scene and a DynamicTree share, checked against a
 // scan of the live boxes with the library's exact per-box tests
 // (box_contains_point, sphere_overlaps_box, ray_hits_box, box_cast_hits_box
-// in dynamic_tree.hpp): the traversal must find exactly what the scan finds,
+// in geometry.hpp): the traversal must find exactly what the scan finds,
 // and a ray or box cast the smallest t.
 #pragma once
 
