@@ -16,7 +16,8 @@ index = broadphase.Index(boxes)
 hits = index.query(boxes[0])  # every box overlapping box 0, itself included
 assert 0 in hits
 
-scene = broadphase.Scene()
-ids = scene.add_batch(boxes[:100])
+scene = broadphase.Scene()  # objects kept between frames, begin/end events
+ids = scene.add_batch(boxes)
 scene.update()
-print(f"{len(pairs)} pairs, box 0 meets {len(hits) - 1} boxes, the scene {len(scene.pairs())} pairs")
+assert len(scene.pairs()) == len(scene.begun()) == len(pairs)
+print(f"{len(pairs)} pairs; box 0 meets {len(hits) - 1} others")
