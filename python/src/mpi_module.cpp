@@ -15,9 +15,7 @@
 // mpi.py turns the report into exceptions and warnings (the policy of
 // broadphase._core: InvalidBoxError, InvalidBoxWarning, PairBudgetError).
 
-#include <pybind11/numpy.h>
-#include <pybind11/pybind11.h>
-#include <pybind11/stl.h>
+#include "common.hpp"
 
 #include <broadphase/mpi/distributed.hpp>
 
@@ -27,8 +25,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
-#include <limits>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -37,14 +33,16 @@
 #include <utility>
 #include <vector>
 
-namespace py = pybind11;
-namespace bp = broadphase;
 namespace bpm = broadphase::mpi;
 
 namespace {
 
-[[noreturn]] void raise_value(const std::string& msg) { throw py::value_error(msg); }
-[[noreturn]] void raise_type(const std::string& msg) { throw py::type_error(msg); }
+using broadphase_python::ids_array;
+using broadphase_python::owning_pairs_array;
+using broadphase_python::parse_algorithm;
+using broadphase_python::raise_type;
+using broadphase_python::raise_value;
+using broadphase_python::threads_of;
 
 /// The MPI_Comm of an mpi4py.MPI.Comm (intracommunicator, not null).
 MPI_Comm comm_of(py::handle obj) {
@@ -67,16 +65,6 @@ bpm::Delivery parse_delivery(const std::string& s) {
     raise_value("delivery must be 'keep', 'to_holders' or 'gather'; got '" + s + "'");
 }
 
-bp::Algorithm parse_algorithm(const std::string& name) {
-    bp::Algorithm a;
-    if (!bp::parse_algorithm(name, a)) {
-        std::string names = "'auto'";
-        for (bp::Algorithm c : bp::concrete_algorithms) names += std::string(", '") + bp::to_string(c) + "'";
-        raise_value("unknown algorithm '" + name + "'; one of " + names);
-    }
-    return a;
-}
-
 /// The rows of an (N, 6) C-contiguous T array into `out`.
 template <class T>
 void fill_boxes(bp::BasicBoxes<T, 3>& out, const py::array& rows, const char* name) {
@@ -95,23 +83,6 @@ const std::uint64_t* ids_ptr(const py::object& ids, std::size_t n, const char* n
     if (a.ndim() != 1 || static_cast<std::size_t>(a.shape(0)) != n)
         raise_value(std::string(name) + " must have one id per box");
     return static_cast<const std::uint64_t*>(a.data());
-}
-
-/// A (K, 2) uint64 array owning the pairs' vector (no copy).
-py::array pairs_array(std::vector<bpm::IdPair>&& pairs) {
-    static_assert(sizeof(bpm::IdPair) == 2 * sizeof(std::uint64_t), "IdPair must be two packed uint64");
-    auto* owned = new std::vector<bpm::IdPair>(std::move(pairs));
-    py::capsule owner(owned, [](void* p) { delete static_cast<std::vector<bpm::IdPair>*>(p); });
-    const py::ssize_t k = static_cast<py::ssize_t>(owned->size());
-    return py::array_t<std::uint64_t>({k, py::ssize_t(2)},
-                                      {py::ssize_t(sizeof(bpm::IdPair)), py::ssize_t(sizeof(std::uint64_t))},
-                                      reinterpret_cast<const std::uint64_t*>(owned->data()), owner);
-}
-
-py::array ids_array(const std::vector<std::uint64_t>& ids) {
-    py::array_t<std::uint64_t> a(static_cast<py::ssize_t>(ids.size()));
-    if (!ids.empty()) std::memcpy(a.mutable_data(), ids.data(), ids.size() * sizeof(std::uint64_t));
-    return a;
 }
 
 /// The status as Python names it (the C++ enumerator's name).
@@ -233,9 +204,7 @@ public:
             raise_value("root must be a rank of comm (0 to " + std::to_string(size_ - 1) + "); got " + std::to_string(root));
         o.root = root;
         o.local.algorithm = parse_algorithm(algorithm);
-        if (threads < 0 || static_cast<unsigned long>(threads) > std::numeric_limits<unsigned>::max())
-            raise_value("threads must be 0 (all) or more; got " + std::to_string(threads));
-        o.local.threads = static_cast<unsigned>(threads);
+        o.local.threads = threads_of(threads);
         o.local.sorted = sorted;
         if (max_pairs) o.local.max_pairs = *max_pairs;
         o.rebalance = rebalance_;
@@ -304,7 +273,7 @@ private:
         }
         last_ = std::is_same_v<T, float> ? 1 : 2;
         py::dict d = report_dict(r);
-        return py::make_tuple(pairs_array(std::move(out)), d);
+        return py::make_tuple(owning_pairs_array<std::uint64_t>(std::move(out)), d);
     }
 
     py::object comm_obj_;  // keeps the mpi4py communicator alive

@@ -1,0 +1,185 @@
+// find_pairs and PairFinder: every overlapping pair within one set of boxes
+// or between two; algorithms() and default_threads(); the benchmark hook
+// _time_cpp_find_pairs.
+
+#include "bindings.hpp"
+#include "numpy_boxes.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace broadphase_python {
+namespace {
+
+/// A kept finder per precision, guarded by a mutex (the GIL is released
+/// while it runs).
+class Finder {
+public:
+    py::array find(py::handle boxes, py::handle other, const bp::Options& o, OnInvalid on_invalid) {
+        Rows a = box_rows_of(boxes, "boxes");
+        std::optional<Rows> b;
+        if (!other.is_none()) {
+            b = box_rows_of(other, "other");
+            if (a.is_double != b->is_double) {  // mixed precision: both float64 (exact)
+                a = box_rows_of(boxes, "boxes", true);
+                b = box_rows_of(other, "other", true);
+            }
+        }
+        return a.is_double ? run<double>(a, b, o, on_invalid) : run<float>(a, b, o, on_invalid);
+    }
+
+    std::string last_algorithm() const { return bp::to_string(last_); }
+
+private:
+    template <class T>
+    struct State {
+        bp::BasicPairFinder<T, 3> finder;
+        bp::BasicBoxes<T, 3> a, b;
+    };
+
+    template <class T>
+    State<T>& state() {
+        if constexpr (std::is_same_v<T, float>) {
+            if (!f_) f_ = std::make_unique<State<float>>();
+            return *f_;
+        } else {
+            if (!d_) d_ = std::make_unique<State<double>>();
+            return *d_;
+        }
+    }
+
+    template <class T>
+    py::array run(const Rows& a, const std::optional<Rows>& b, const bp::Options& o, OnInvalid on_invalid) {
+        std::vector<bp::Pair> out;
+        bp::Report r;
+        {
+            py::gil_scoped_release nogil;
+            std::lock_guard<std::mutex> lock(mutex_);
+            State<T>& s = state<T>();
+            fill_boxes(s.a, data_of<T>(a), a.n, o.threads);
+            if (b) {
+                fill_boxes(s.b, data_of<T>(*b), b->n, o.threads);
+                r = s.finder.find_pairs(s.a, s.b, out, o);
+            } else {
+                r = s.finder.find_pairs(s.a, out, o);
+            }
+            last_ = s.finder.last_algorithm();
+        }
+        check_report(r, on_invalid, "boxes", "other", &out);
+        return pairs_array(std::move(out));
+    }
+
+    std::mutex mutex_;
+    std::unique_ptr<State<float>> f_;
+    std::unique_ptr<State<double>> d_;
+    bp::Algorithm last_ = bp::Algorithm::automatic;
+};
+
+/// For python/bench/overhead.py: one C++ call equivalent to a Python one,
+/// on the same rows, timed in C++ (milliseconds, steady clock). The output
+/// is freed outside the timed region, as the benchmark frees Python's.
+///   rows_oneshot: Boxes::assign_rows + broadphase::find_pairs (a new finder), as find_pairs does;
+///   rows_kept:    assign_rows into kept Boxes + a kept PairFinder, as PairFinder.find_pairs does;
+///   soa_kept:     a kept PairFinder on ready Boxes and a kept output (what `broadphase bench` times).
+std::pair<double, std::size_t> time_cpp_find_pairs(py::array_t<float, py::array::c_style | py::array::forcecast> rows,
+                                                   long threads, const std::string& variant) {
+    if (rows.ndim() != 2 || rows.shape(1) != 6) raise_value("rows must have shape (N, 6)");
+    static bp::PairFinder finder;
+    static bp::Boxes kept;
+    static std::vector<bp::Pair> kept_out;
+    bp::Options o;
+    o.threads = static_cast<unsigned>(std::max(0L, threads));
+    const float* data = rows.data();
+    const std::size_t n = static_cast<std::size_t>(rows.shape(0));
+    std::vector<bp::Pair> fresh;
+    double ms = 0;
+    {
+        py::gil_scoped_release nogil;
+        using clock = std::chrono::steady_clock;
+        if (variant == "soa_kept") kept.assign_rows(data, n);  // untimed: the boxes are ready
+        const auto t0 = clock::now();
+        if (variant == "rows_oneshot") {
+            bp::Boxes boxes;
+            boxes.assign_rows(data, n);
+            bp::find_pairs(boxes, fresh, o);
+        } else if (variant == "rows_kept") {
+            kept.assign_rows(data, n);
+            finder.find_pairs(kept, fresh, o);
+        } else {
+            finder.find_pairs(kept, kept_out, o);
+        }
+        const auto t1 = clock::now();
+        ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
+    }
+    return {ms, variant == "soa_kept" ? kept_out.size() : fresh.size()};
+}
+
+}  // namespace
+
+void bind_pairs(py::module_& m) {
+    m.def(
+        "find_pairs",
+        [](py::handle boxes, py::handle other, const std::string& algorithm, long threads, bool sorted,
+           std::optional<std::uint64_t> max_pairs, const std::string& invalid) {
+            const bp::Options o = make_options(algorithm, threads, sorted, max_pairs);
+            const OnInvalid on_invalid = parse_invalid(invalid);
+            Finder f;
+            return f.find(boxes, other, o, on_invalid);
+        },
+        py::arg("boxes"), py::arg("other") = py::none(), py::arg("algorithm") = "auto", py::arg("threads") = 0,
+        py::arg("sorted") = false, py::arg("max_pairs") = py::none(), py::arg("invalid") = "warn",
+        R"doc(Every overlapping pair of boxes, exactly once.
+
+boxes: (N, 6) array, rows minx miny minz maxx maxy maxz. float32 and float64
+    C-contiguous arrays are read in place; other layouts and dtypes are
+    converted once (to float64 unless float32).
+other: optional second (M, 6) set. Without it: pairs (i, j), i < j, within
+    boxes. With it: pairs (index in boxes, index in other).
+algorithm: 'auto' (default) or one of algorithms().
+threads: 0 (default) = all cores; 1 = the calling thread only.
+sorted: sort the pairs by (first, second). Without it the order is still
+    deterministic (the same for every run and thread count).
+max_pairs: raise PairBudgetError past this many pairs (None: no limit).
+invalid: what to do about invalid boxes (NaN, or min > max), which never
+    take part in a pair: 'warn' (InvalidBoxWarning), 'skip', or 'raise'
+    (InvalidBoxError).
+
+Closed boxes: touching faces, edges and corners overlap. Returns a (K, 2)
+uint32 array. The GIL is released during the search.)doc");
+
+    py::class_<Finder>(m, "PairFinder", R"doc(A pair finder kept between calls (frames): it reuses its memory.
+
+Same arguments and results as find_pairs. Calls on one PairFinder from
+several threads run one at a time.)doc")
+        .def(py::init<>())
+        .def(
+            "find_pairs",
+            [](Finder& f, py::handle boxes, py::handle other, const std::string& algorithm, long threads, bool sorted,
+               std::optional<std::uint64_t> max_pairs, const std::string& invalid) {
+                return f.find(boxes, other, make_options(algorithm, threads, sorted, max_pairs), parse_invalid(invalid));
+            },
+            py::arg("boxes"), py::arg("other") = py::none(), py::arg("algorithm") = "auto", py::arg("threads") = 0,
+            py::arg("sorted") = false, py::arg("max_pairs") = py::none(), py::arg("invalid") = "warn",
+            "Every overlapping pair, as broadphase.find_pairs, reusing this finder's memory.")
+        .def_property_readonly("last_algorithm", &Finder::last_algorithm, "The algorithm the last call used.");
+
+    m.def(
+        "algorithms", []() {
+            std::vector<std::string> v;
+            for (bp::Algorithm a : bp::concrete_algorithms) v.push_back(bp::to_string(a));
+            return v;
+        },
+        "The algorithm names find_pairs accepts (besides 'auto').");
+    m.def("_time_cpp_find_pairs", &time_cpp_find_pairs, py::arg("rows"), py::arg("threads"), py::arg("variant"),
+          "Benchmark hook (python/bench/overhead.py): (milliseconds, pairs) of one C++ call equivalent to a Python one.");
+    m.def("default_threads", &bp::default_threads, "The thread count threads=0 stands for.");
+}
+
+}  // namespace broadphase_python

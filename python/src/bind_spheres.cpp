@@ -1,0 +1,70 @@
+// find_sphere_pairs: every pair of touching spheres.
+
+#include "bindings.hpp"
+#include "numpy_boxes.hpp"
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <broadphase/spheres.hpp>
+
+namespace broadphase_python {
+namespace {
+
+template <class T>
+py::array sphere_pairs(const Rows& centers, const Rows& radii, const bp::Options& o, OnInvalid on_invalid) {
+    const T* c = data_of<T>(centers);
+    const T* r = data_of<T>(radii);
+    const bool one = radii.n == 1 && centers.n != 1;
+    const std::size_t n = centers.n;
+    std::vector<bp::Pair> out;
+    bp::Report rep;
+    {
+        py::gil_scoped_release nogil;
+        const bp::SphereView<T> spheres = one ? bp::sphere_rows<T>(c, r[0], n) : bp::sphere_rows<T>(c, r, n);
+        bp::SpherePairFinder finder;
+        rep = finder.find_pairs(spheres, out, o);
+    }
+    rep.pairs = out.size();
+    check_report(rep, on_invalid, "centers/radii", "", &out, "sphere(s)", "a NaN coordinate, or a radius not >= 0");
+    return pairs_array(std::move(out));
+}
+
+}  // namespace
+
+void bind_spheres(py::module_& m) {
+    m.def(
+        "find_sphere_pairs",
+        [](py::handle centers, py::handle radii, const std::string& algorithm, long threads, bool sorted,
+           std::optional<std::uint64_t> max_pairs, const std::string& invalid) {
+            const bp::Options o = make_options(algorithm, threads, sorted, max_pairs);
+            const OnInvalid on_invalid = parse_invalid(invalid);
+            Rows c = rows_of(centers, "centers", 3, "x, y, z");
+            py::array ra = numeric_array(radii, "radii");
+            const bool dbl = c.is_double || !is_float32(ra);
+            if (dbl && !c.is_double) c = rows_of(centers, "centers", 3, "x, y, z", true);
+            Rows r = vector_of(ra, "radii", c.n, dbl);
+            return dbl ? sphere_pairs<double>(c, r, o, on_invalid) : sphere_pairs<float>(c, r, o, on_invalid);
+        },
+        py::arg("centers"), py::arg("radii"), py::arg("algorithm") = "auto", py::arg("threads") = 0, py::arg("sorted") = false,
+        py::arg("max_pairs") = py::none(), py::arg("invalid") = "warn",
+        R"doc(Every pair of touching spheres (i, j), i < j, exactly once.
+
+centers: (N, 3) array; radii: one number or an (N,) array (float32 when
+both are float32, else float64).
+A pair is kept iff |ci - cj|^2 <= (ri + rj)^2, evaluated in float64 from
+the input values (touching spheres count). With algorithm='auto' (default),
+spheres whose radii are within 2x of the mean go to a grid of its own
+(cells one diameter wide, each sphere in one cell, each candidate tested
+exactly once: no box pairs); other inputs, or a named algorithm, take the
+box path: the broad phase on the spheres' boxes (center -+ radius) in
+float32, rounded outwards from float64 input so that no pair is lost, then
+the exact test on each box pair. A sphere with a NaN coordinate or a
+negative radius is invalid (see find_pairs' invalid). max_pairs bounds the
+pairs (on the box path, the box pairs). Other arguments as in find_pairs.
+Returns a (K, 2) uint32 array.)doc");
+}
+
+}  // namespace broadphase_python
