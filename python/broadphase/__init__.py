@@ -21,6 +21,7 @@ broadphase alone never imports it, mpi4py or MPI.
 """
 
 from ._core import (  # noqa: F401
+    __version__,
     Index,
     InvalidBoxError,
     InvalidBoxWarning,
@@ -33,8 +34,6 @@ from ._core import (  # noqa: F401
     find_pairs,
     find_sphere_pairs,
 )
-
-__version__ = "0.1.0"
 
 __all__ = [
     "Index",
