@@ -21,7 +21,8 @@
 // both, lies in exactly one instance cell of each, one nested in the other,
 // and the pair is reported exactly there: at a node holding an instance of
 // one box and reached (or held) by the other, iff p is in that node's cell,
-// i.e. on every axis one of the two boxes starts in the cell (see owns()).
+// i.e. on every axis one of the two boxes starts in the cell (owns_pair,
+// detail/grid_rules.hpp).
 // Each instance carries its start bits, so the test is one OR and compare.
 // No per-box unique sets, no limit on how many boxes share a place.
 //
@@ -49,6 +50,7 @@
 
 #include "../boxes.hpp"
 #include "buffers.hpp"
+#include "grid_rules.hpp"
 #include "parallel.hpp"
 #include "radix_sort.hpp"
 #include "simd.hpp"
@@ -279,7 +281,7 @@ public:
             for (std::uint32_t i = nd.begin; i + 1 < nd.end; ++i) {
                 const std::uint32_t fi = flags_[i], idi = ids_[i];
                 scan_overlaps_padded(v, i + 1, nd.end, box_at(v, i), [&](std::size_t j) {
-                    if (((fi | flags_[j]) & all_flags) != all_flags) return;
+                    if (!owns_pair(fi, flags_[j], all_flags)) return;
                     const std::uint32_t idj = ids_[j];
                     if (idi < idj) sink(idi, idj);
                     else sink(idj, idi);
@@ -462,11 +464,8 @@ private:
 
     /// The monotone map: clamp((x - origin) * scale, 0, 2^30 - 64), truncated.
     std::uint32_t quantize(T x, int k) const {
-        T t = (x - origin_[k]) * scale_;
         const T lim = T(1073741760);  // 2^30 - 64: exact in float
-        if (!(t > T(0))) t = T(0);
-        if (t > lim) t = lim;
-        return static_cast<std::uint32_t>(t);
+        return clamped_cell<std::uint32_t>(x, origin_[k], scale_, T(0), lim);
     }
 
     void quantize_all(const View& v) {
@@ -940,7 +939,7 @@ private:
         for (int k = 0; k < D; ++k)
             if ((lo[k] >> shift) == nd.cell[k]) f |= 1u << k;
         scan_overlaps_padded(v, nd.begin, nd.end, b, [&](std::size_t j) {
-            if (((f | flags[j]) & all_flags) == all_flags) emit(ids[j]);
+            if (owns_pair(f, flags[j], all_flags)) emit(ids[j]);
         });
     }
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "../boxes.hpp"
+#include "grid_rules.hpp"
 #include "simd.hpp"
 
 namespace broadphase {
@@ -63,7 +64,7 @@ struct RecordProbe {
     explicit RecordProbe(const BoxRecord<T>& rec) : r(&rec) {}
     bool overlaps(const BoxRecord<T>& b) const {
         for (int k = 0; k < 3; ++k)
-            if (r->hi[k] < b.lo[k] || b.hi[k] < r->lo[k]) return false;
+            if (!intervals_overlap(r->lo[k], r->hi[k], b.lo[k], b.hi[k])) return false;
         return true;
     }
 };

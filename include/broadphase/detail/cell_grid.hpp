@@ -30,6 +30,7 @@
 #include "../boxes.hpp"
 #include "box_record.hpp"
 #include "buffers.hpp"
+#include "grid_rules.hpp"
 #include "parallel.hpp"
 #include "radix_sort.hpp"
 #include "simd.hpp"
@@ -216,7 +217,7 @@ private:
         return ((a ^ b) & ((std::uint64_t(1) << flag_shift) - 1)) == 0;
     }
     bool owns(std::uint64_t a, std::uint64_t b) const {
-        return (((a | b) >> flag_shift) & all_flags_) == all_flags_;
+        return owns_pair(a, b, all_flags_, flag_shift);
     }
 
     /// Cell span of q on the grid axes; returns the number of cells.
@@ -236,10 +237,7 @@ private:
     void for_each_cell(const int* lo, const int* hi, F&& f) const {
         int c[3] = {lo[0], naxes_ > 1 ? lo[1] : 0, naxes_ > 2 ? lo[2] : 0};
         for (;;) {
-            std::uint32_t flags = 0;
-            for (int a = 0; a < naxes_; ++a)
-                if (c[a] == lo[a]) flags |= 1u << a;
-            f(c, flags);
+            f(c, start_flags(c[0] == lo[0], c[1] == lo[1], c[2] == lo[2]) & all_flags_);
             int a = 0;
             for (; a < naxes_; ++a) {
                 if (c[a] < hi[a]) {
@@ -334,8 +332,7 @@ private:
             for (std::uint32_t y = 0; y <= dy; ++y)
                 for (std::uint32_t x = 0; x <= dx; ++x) {
                     const std::uint64_t k = key + x + (std::uint64_t(y) << coord_bits) + (std::uint64_t(z) << (2 * coord_bits));
-                    const std::uint32_t flags = (x == 0 ? 1u : 0u) | (y == 0 ? 2u : 0u) | (z == 0 ? 4u : 0u);
-                    f(k, flags & all_flags_);
+                    f(k, start_flags(x == 0, y == 0, z == 0) & all_flags_);
                 }
     }
 

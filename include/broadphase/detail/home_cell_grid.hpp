@@ -31,6 +31,7 @@
 
 #include "../boxes.hpp"
 #include "buffers.hpp"
+#include "grid_rules.hpp"
 #include "parallel.hpp"
 #include "radix_sort.hpp"
 #include "simd.hpp"
@@ -262,10 +263,7 @@ private:
     /// Clamped cell coordinate of x on axis k, in [1, dim - 2]: monotone and
     /// never more than one apart for points less than h apart.
     std::size_t coord(double x, int k) const {
-        double t = (x - origin_[k]) * inv_h_[k];
-        t = t > 0 ? t : 0;  // (also -inf)
-        t = t < limit_[k] ? t : limit_[k];
-        return static_cast<std::size_t>(t) + 1;
+        return clamped_cell<std::size_t>(x, origin_[k], inv_h_[k], 0.0, limit_[k]) + 1;
     }
 
     /// Home cell of box i, or large_cell when it is larger than h on some

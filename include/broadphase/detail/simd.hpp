@@ -18,6 +18,7 @@
 
 #include "../boxes.hpp"
 #include "../simd.hpp"
+#include "grid_rules.hpp"
 
 #if !defined(BROADPHASE_NO_SIMD)
 #include <immintrin.h>
@@ -107,13 +108,11 @@ BROADPHASE_SIMD_INLINE BasicBox<T, D> box_at(const SoaView<T, D>& v, std::size_t
     return b;
 }
 
-/// trunc(clamp((x - o) * s, -lim, lim)): see the array form below.
+/// trunc(clamp((x - o) * s, -lim, lim)), the grids' clamped_cell
+/// (detail/grid_rules.hpp): see the array form below.
 template <class T>
 inline std::int32_t scale_clamp_trunc(T x, T o, T s, T lim) {
-    T t = (x - o) * s;
-    t = t > -lim ? t : -lim;
-    t = t < lim ? t : lim;
-    return static_cast<std::int32_t>(t);
+    return clamped_cell<std::int32_t>(x, o, s, -lim, lim);
 }
 
 namespace simd {
