@@ -140,7 +140,7 @@ import json, sys
 print("%-18s %-4s %10s %10s %11s %10s %12s %9s %8s" % ("scene", "dev", "median_ms", "min_ms", "transfer_ms", "upload_ms", "pairs", "entries", "verified"))
 for line in open(sys.argv[1]):
     r = json.loads(line)
-    gpu = r.get("algorithm") == "gpu"
+    gpu = r.get("algorithm") in ("cuda", "gpu")  # gpu: the former name
     name = r["scene"] + (" sorted" if r.get("sorted") else "")
     print("%-18s %-4s %10.3f %10.3f %11s %10s %12d %9s %8s" % (name, "gpu" if gpu else "cpu", r["median_ms"], r["min_ms"],
           "%.3f" % r["transfer_ms"] if gpu else "-", "%.3f" % r["upload_ms"] if gpu else "-", r["pairs"],
@@ -151,7 +151,7 @@ with open(sys.argv[2], "w") as f:
     f.write(",".join(cols) + "\n")
     for line in open(sys.argv[1]):
         r = json.loads(line)
-        if r.get("algorithm") != "gpu":
+        if r.get("algorithm") not in ("cuda", "gpu"):
             r["device"] = "cpu"
         r["scene"] = r["scene"].replace("build/gpu/scenes/", "").replace(".npy", "")
         f.write(",".join("" if r.get(c) is None else str(r.get(c)).lower() if isinstance(r.get(c), bool) else str(r.get(c)) for c in cols) + "\n")

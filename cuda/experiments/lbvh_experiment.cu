@@ -1,6 +1,6 @@
 // Experiment (not part of the library; built only with
 // -DBROADPHASE_CUDA_EXPERIMENTS=ON): an LBVH (Karras 2012) pair finder,
-// timed against the backend's grid (broadphase::gpu::PairFinder) on the
+// timed against the backend's grid (broadphase::cuda::PairFinder) on the
 // same device boxes, pairs compared exactly. Issue 7 asks whether an LBVH
 // path measures better on mixed sizes; docs/cuda.md has the answer.
 //
@@ -22,8 +22,8 @@
 #include <string>
 #include <vector>
 
-#include <broadphase/scenes.hpp>
-#include <broadphase_cuda/gpu.hpp>
+#include <broadphase_scenes/scenes.hpp>
+#include <broadphase/cuda/pair_finder.hpp>
 
 namespace {
 
@@ -51,7 +51,7 @@ __device__ __forceinline__ float unordered(unsigned u) {
     return __uint_as_float((u & 0x80000000u) ? (u & 0x7FFFFFFFu) : ~u);
 }
 
-__global__ void load_kernel(broadphase::gpu::DeviceBoxes d, std::uint32_t n, Box32* box, unsigned* bounds) {
+__global__ void load_kernel(broadphase::cuda::DeviceBoxes d, std::uint32_t n, Box32* box, unsigned* bounds) {
     const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     Box32 b;
@@ -244,7 +244,7 @@ struct Lbvh {
         temp_bytes = bytes;
     }
 
-    void run(const broadphase::gpu::DeviceBoxes& d) {
+    void run(const broadphase::cuda::DeviceBoxes& d) {
         const std::uint32_t n = static_cast<std::uint32_t>(d.n);
         ensure(n);
         const unsigned init[6] = {~0u, ~0u, ~0u, 0u, 0u, 0u};
@@ -318,7 +318,7 @@ double median(std::vector<double> v) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (!broadphase::gpu::available()) {
+    if (!broadphase::cuda::available()) {
         std::printf("no CUDA device\n");
         return 0;
     }
@@ -330,9 +330,9 @@ int main(int argc, char** argv) {
         broadphase::Boxes boxes;
         if (name.rfind("mixed:", 0) == 0) boxes = mixed_scene(std::stoull(name.substr(6)), 11);
         else if (!broadphase::scenes::make_scene(name, boxes)) continue;
-        broadphase::gpu::DeviceBoxSet set;
+        broadphase::cuda::DeviceBoxSet set;
         set.upload(boxes);
-        broadphase::gpu::PairFinder grid;
+        broadphase::cuda::PairFinder grid;
         Lbvh lbvh;
         std::vector<double> tg, tl;
         for (int f = 0; f < 21; ++f) {

@@ -1,5 +1,5 @@
-// The CUDA backend's real kernels through the public API (broadphase_cuda/
-// gpu.hpp), against the CPU: the scalar reference on random, adversarial,
+// The CUDA backend's real kernels through the public API
+// (broadphase/cuda/pair_finder.hpp), against the CPU: the scalar reference on random, adversarial,
 // hand-written and tiny scenes; the CPU library (BruteForce up to 50,000
 // boxes, else the automatic PairFinder, itself checked against brute force
 // by the core tests) on every built-in scene. Every test skips when no CUDA
@@ -12,7 +12,7 @@
 
 #include <broadphase/broadphase.hpp>
 #include <broadphase_scenes/scenes.hpp>
-#include <broadphase_cuda/gpu.hpp>
+#include <broadphase/cuda/pair_finder.hpp>
 
 #include "differential.hpp"
 #include "test_scenes.hpp"
@@ -21,11 +21,11 @@ namespace bptest {
 namespace {
 
 using broadphase::Boxes;
-namespace bg = broadphase::gpu;
+namespace bc = broadphase::cuda;
 
 #define BPTEST_NEED_GPU()                                                    \
     do {                                                                     \
-        if (!bg::available()) GTEST_SKIP() << "no CUDA device";              \
+        if (!bc::available()) GTEST_SKIP() << "no CUDA device";              \
     } while (0)
 
 Options sorted_options() {
@@ -55,7 +55,7 @@ std::vector<Pair> cpu_cross(const Boxes& a, const Boxes& b) {
 }
 
 /// Self pairs on the GPU, sorted and unsorted, twice (same order), against want.
-void check_gpu_self(bg::PairFinder& finder, const Boxes& boxes, const std::vector<Pair>& want) {
+void check_gpu_self(bc::PairFinder& finder, const Boxes& boxes, const std::vector<Pair>& want) {
     std::vector<Pair> sorted{junk_pair()};
     const Report r = finder.find_pairs(boxes, sorted, sorted_options());
     ASSERT_EQ(r.status, Status::ok) << status_string(r.status) << ": " << finder.last_error();
@@ -71,7 +71,7 @@ void check_gpu_self(bg::PairFinder& finder, const Boxes& boxes, const std::vecto
     EXPECT_TRUE(identical_pairs(plain, again)) << "unsorted order is the same on every run";
 }
 
-void check_gpu_cross(bg::PairFinder& finder, const Boxes& a, const Boxes& b, const std::vector<Pair>& want) {
+void check_gpu_cross(bc::PairFinder& finder, const Boxes& a, const Boxes& b, const std::vector<Pair>& want) {
     std::vector<Pair> sorted{junk_pair()};
     const Report r = finder.find_pairs(a, b, sorted, sorted_options());
     ASSERT_EQ(r.status, Status::ok) << status_string(r.status) << ": " << finder.last_error();
@@ -85,7 +85,7 @@ void check_gpu_cross(bg::PairFinder& finder, const Boxes& a, const Boxes& b, con
 }
 
 void check_gpu_index(const Boxes& built, const Boxes& queries, const std::vector<Pair>& want) {
-    bg::Index index;
+    bc::Index index;
     const Report rb = index.build(built);
     EXPECT_TRUE(rb.ok());
     EXPECT_EQ(rb.invalid_a, ref_invalid(built));
@@ -99,13 +99,13 @@ void check_gpu_index(const Boxes& built, const Boxes& queries, const std::vector
 
 TEST(Gpu, DeviceIsNamed) {
     BPTEST_NEED_GPU();
-    EXPECT_FALSE(bg::device_name().empty());
-    std::printf("device: %s\n", bg::device_name().c_str());
+    EXPECT_FALSE(bc::device_name().empty());
+    std::printf("device: %s\n", bc::device_name().c_str());
 }
 
 TEST(Gpu, RandomScenesSelfAndCross) {
     BPTEST_NEED_GPU();
-    bg::PairFinder finder;
+    bc::PairFinder finder;
     for (std::size_t n : kSizes) {
         for (std::uint64_t seed = 0; seed < seeds_for(n); ++seed) {
             SCOPED_TRACE(case_name(n, seed));
@@ -121,7 +121,7 @@ TEST(Gpu, RandomScenesSelfAndCross) {
     TEST(GpuAdversarial, Name) {                                   \
         BPTEST_NEED_GPU();                                         \
         const ScenePair s = scene();                               \
-        bg::PairFinder finder;                                     \
+        bc::PairFinder finder;                                     \
         {                                                          \
             SCOPED_TRACE("a");                                     \
             check_gpu_self(finder, s.a, ref_self(s.a));            \
@@ -145,7 +145,7 @@ BPTEST_GPU_SCENE(IdenticalBoxes, identical_scene)
 
 TEST(Gpu, HandCasesAndTinySets) {
     BPTEST_NEED_GPU();
-    bg::PairFinder finder;
+    bc::PairFinder finder;
     for (const HandCase& c : hand_cases()) {
         SCOPED_TRACE(c.name);
         const Boxes boxes = boxes_of(c.boxes);
@@ -171,7 +171,7 @@ TEST_P(GpuBuiltinScene, SelfTwoSetsAndIndexMatchTheCpu) {
     BPTEST_NEED_GPU();
     Boxes boxes;
     ASSERT_TRUE(broadphase::scenes::make_scene(GetParam(), boxes));
-    bg::PairFinder finder;
+    bc::PairFinder finder;
     {
         SCOPED_TRACE("self");
         check_gpu_self(finder, boxes, cpu_self(boxes));
@@ -203,9 +203,9 @@ TEST(Gpu, DevicePointersGiveTheSamePairs) {
     BPTEST_NEED_GPU();
     Boxes boxes;
     ASSERT_TRUE(broadphase::scenes::make_scene("mixed20k", boxes));
-    bg::DeviceBoxSet set;
+    bc::DeviceBoxSet set;
     set.upload(boxes);
-    bg::PairFinder finder;
+    bc::PairFinder finder;
     std::vector<Pair> from_host, from_device;
     ASSERT_TRUE(finder.find_pairs(boxes, from_host).ok());
     ASSERT_TRUE(finder.find_pairs(set.view(), from_device).ok());
@@ -222,7 +222,7 @@ TEST(Gpu, DevicePointersGiveTheSamePairs) {
 TEST(Gpu, BudgetKeepsAPrefixAndReports) {
     BPTEST_NEED_GPU();
     const Boxes boxes = budget_scene();
-    bg::PairFinder finder;
+    bc::PairFinder finder;
     std::vector<Pair> all, some;
     ASSERT_TRUE(finder.find_pairs(boxes, all).ok());
     ASSERT_GT(all.size(), 10u);
@@ -240,7 +240,7 @@ TEST(Gpu, MemoryCapGivesAClearError) {
     BPTEST_NEED_GPU();
     Boxes boxes;
     ASSERT_TRUE(broadphase::scenes::make_scene("uniform:100000", boxes));
-    bg::PairFinder finder;
+    bc::PairFinder finder;
     finder.set_memory_limit(1 << 20);
     std::vector<Pair> out;
     const Report r = finder.find_pairs(boxes, out);
@@ -257,7 +257,7 @@ TEST(Gpu, NoAllocationAfterWarmUp) {
     BPTEST_NEED_GPU();
     Boxes boxes;
     ASSERT_TRUE(broadphase::scenes::make_scene("dense20k", boxes));
-    bg::PairFinder finder;
+    bc::PairFinder finder;
     std::vector<Pair> out;
     ASSERT_TRUE(finder.find_pairs(boxes, out).ok());
     const std::size_t held = finder.device_bytes();

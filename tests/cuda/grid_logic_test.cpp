@@ -10,7 +10,9 @@
 
 #include <gtest/gtest.h>
 
+#include <broadphase/boxes.hpp>
 #include <broadphase/brute_force.hpp>
+#include <broadphase/detail/grid_rules.hpp>
 #include <broadphase_scenes/scenes.hpp>
 
 #include "differential.hpp"
@@ -70,6 +72,40 @@ TEST(GridLogic, CellCoordinatesAreMonotoneAndClamped) {
     EXPECT_EQ(gd::cell_coord(-inf, 0, 1, 4), 0);
     EXPECT_EQ(gd::cell_coord(inf, 0, 1, 4), 3);
     EXPECT_EQ(gd::cell_coord(5, 0, 1, 1), 0);
+}
+
+// The rules the backend shares with the CPU grids (detail/grid_rules.hpp)
+// agree with the library's own definitions.
+TEST(GridLogic, SharedRulesAgreeWithTheLibrary) {
+    const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+    const float vs[] = {-inf, -1.0f, -0.0f, 0.0f, 1.0f, 2.0f, inf, nan};
+    for (float a : vs)
+        for (float b : vs) {
+            broadphase::Box box;
+            box.min = {a, 0, 0};
+            box.max = {b, 1, 1};
+            const gd::Half lo{a, 0, 0, 0}, hi{b, 1, 1, 0};
+            EXPECT_EQ(gd::box_valid(lo, hi), box.valid()) << a << " " << b;
+            broadphase::Box other;
+            other.min = {0.5f, 0, 0};
+            other.max = {1.5f, 1, 1};
+            gd::Rec r{lo, hi}, s{{0.5f, 0, 0, 0}, {1.5f, 1, 1, 0}};
+            if (box.valid()) {
+                EXPECT_EQ(gd::overlap(r, s), broadphase::overlaps(box, other)) << a << " " << b;
+            }
+        }
+    // The CPU grids' clamped coordinates are the same function.
+    const float xs[] = {-inf, -3e38f, -1.5f, -0.0f, 0.0f, 0.5f, 7.99f, 8.0f, 3e38f, inf, nan};
+    for (float x : xs)
+        EXPECT_EQ(gd::cell_coord(x, -1.0f, 0.5f, 6), broadphase::detail::clamped_cell<int>(x, -1.0f, 0.5f, 0.0f, 5.0f));
+    EXPECT_EQ(gd::cell_coord(nan, 0, 1, 4), 0);
+    // Ownership: on every axis one of the two starts in the cell.
+    EXPECT_TRUE(broadphase::detail::owns_pair(gd::start_flags(true, false, true),
+                                              broadphase::detail::start_flags(false, true, false), 7u));
+    EXPECT_FALSE(broadphase::detail::owns_pair(broadphase::detail::start_flags(true, false, false),
+                                               broadphase::detail::start_flags(false, true, false), 7u));
+    EXPECT_TRUE(broadphase::detail::owns_pair(broadphase::detail::start_flags(true, false, false),
+                                              broadphase::detail::start_flags(false, true, false), 3u));
 }
 
 TEST(GridLogic, EntriesCarryStartFlagsAndDistinctCells) {

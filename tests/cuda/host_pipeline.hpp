@@ -1,5 +1,5 @@
 // The CUDA backend's pipeline run on the CPU: the same per-box and per-entry
-// functions the kernels call (broadphase_cuda/detail/grid_logic.hpp),
+// functions the kernels call (broadphase/cuda/detail/grid_logic.hpp),
 // driven by plain loops, with std::stable_sort standing in for the device
 // radix sort and std::partial_sum for the device scans. Built with the
 // ordinary C++ compiler, so the tests run without a GPU.
@@ -13,10 +13,10 @@
 
 #include <broadphase/boxes.hpp>
 #include <broadphase/pairs.hpp>
-#include <broadphase_cuda/detail/grid_logic.hpp>
+#include <broadphase/cuda/detail/grid_logic.hpp>
 
 namespace bptest {
-namespace gd = broadphase::gpu::detail;
+namespace gd = broadphase::cuda::detail;
 
 struct HostRun {
     std::vector<broadphase::Pair> pairs;      ///< up to the limit, in the device's order

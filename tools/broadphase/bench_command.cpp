@@ -23,7 +23,7 @@
 #include <peers.hpp>
 
 #ifdef BROADPHASE_WITH_CUDA
-#include <broadphase_cuda/gpu.hpp>
+#include <broadphase/cuda/pair_finder.hpp>
 #endif
 
 #include "args.hpp"
@@ -443,21 +443,21 @@ int run_query_bench(const broadphase::Boxes& boxes, const std::string& scene, co
 }
 
 
-// ---------------------------------------------------------------- --device gpu
+// ---------------------------------------------------------------- --device cuda
 
-/// bench --device gpu: the CUDA backend. The boxes are uploaded once (timed
+/// bench --device cuda (or gpu): the CUDA backend. The boxes are uploaded once (timed
 /// as upload_ms); each frame runs from boxes on the device to pairs
 /// compacted there (median/min ms, host clock, synchronised); the pairs'
 /// copy to the host is timed apart (transfer_ms, median over frames).
-int run_gpu_bench(const broadphase::Boxes& boxes, const std::string& scene, int frames, bool sorted, bool verify,
+int run_cuda_bench(const broadphase::Boxes& boxes, const std::string& scene, int frames, bool sorted, bool verify,
                   bool json) {
 #ifndef BROADPHASE_WITH_CUDA
     (void)boxes, (void)scene, (void)frames, (void)sorted, (void)verify, (void)json;
-    throw CliError("--device gpu: this broadphase was built without the CUDA backend (no CUDA compiler at build time)");
+    throw CliError("--device cuda: this broadphase was built without the CUDA backend (no CUDA compiler at build time)");
 #else
-    namespace bg = broadphase::gpu;
-    if (!bg::available()) throw CliError("--device gpu: no CUDA device found");
-    const std::string device = bg::device_name();
+    namespace bc = broadphase::cuda;
+    if (!bc::available()) throw CliError("--device cuda: no CUDA device found");
+    const std::string device = bc::device_name();
     const std::size_t n = boxes.size();
     std::vector<broadphase::Pair> reference;
     const char* oracle = "";
@@ -480,19 +480,19 @@ int run_gpu_bench(const broadphase::Boxes& boxes, const std::string& scene, int 
         check(r, Algorithm::brute_force);
     }
     using clock = std::chrono::steady_clock;
-    bg::DeviceBoxSet set;
+    bc::DeviceBoxSet set;
     std::vector<double> uploads;
     for (int k = 0; k < 3; ++k) {
         const auto t0 = clock::now();
         set.upload(boxes);
         uploads.push_back(std::chrono::duration<double, std::milli>(clock::now() - t0).count());
     }
-    bg::PairFinder finder;
+    bc::PairFinder finder;
     broadphase::Options options;
     options.sorted = sorted;
     auto frame = [&]() {
         const broadphase::Report r = finder.find_pairs_on_device(set.view(), options);
-        if (!r.ok()) throw CliError(std::string("gpu failed: ") + broadphase::to_string(r.status) + ": " + finder.last_error());
+        if (!r.ok()) throw CliError(std::string("cuda failed: ") + broadphase::to_string(r.status) + ": " + finder.last_error());
     };
     frame();  // warm-up: buffers grow once
     std::vector<double> times, transfers;
@@ -506,7 +506,7 @@ int run_gpu_bench(const broadphase::Boxes& boxes, const std::string& scene, int 
         finder.copy_pairs(out);
         transfers.push_back(finder.last_stats().transfer_ms);
     }
-    const bg::FrameStats& st = finder.last_stats();
+    const bc::FrameStats& st = finder.last_stats();
     Result res;
     res.pairs = out.size();
     res.median_ms = median(times);
@@ -521,7 +521,7 @@ int run_gpu_bench(const broadphase::Boxes& boxes, const std::string& scene, int 
     const char* verified = res.verified < 0 ? "null" : res.verified ? "true" : "false";
     if (json) {
         std::printf(
-            "{\"scene\":%s,\"n\":%zu,\"algorithm\":\"gpu\",\"chosen\":\"gpu_grid\",\"pairs\":%llu,\"median_ms\":%.4f,"
+            "{\"scene\":%s,\"n\":%zu,\"algorithm\":\"cuda\",\"chosen\":\"cuda_grid\",\"pairs\":%llu,\"median_ms\":%.4f,"
             "\"min_ms\":%.4f,\"verified\":%s,\"frames\":%d,\"threads\":1,\"device\":%s,\"upload_ms\":%.4f,"
             "\"transfer_ms\":%.4f,\"entries\":%llu,\"levels\":%d,\"key_bits\":%d,\"cell_size\":%.6g,"
             "\"device_mb\":%.1f,\"sorted\":%s,\"oracle\":%s}\n",
@@ -539,7 +539,7 @@ int run_gpu_bench(const broadphase::Boxes& boxes, const std::string& scene, int 
         std::snprintf(min_s, sizeof min_s, "%.3f", res.min_ms);
         std::snprintf(pairs_s, sizeof pairs_s, "%llu", static_cast<unsigned long long>(res.pairs));
         std::snprintf(frames_s, sizeof frames_s, "%d", res.frames);
-        std::printf(row_format, "gpu_grid", median_s, min_s, pairs_s, frames_s,
+        std::printf(row_format, "cuda_grid", median_s, min_s, pairs_s, frames_s,
                     res.verified < 0 ? "-" : res.verified ? "yes" : "NO");
         std::printf("upload %.3f ms (boxes to the device, not in the frame), pair transfer %.3f ms (not in the frame), "
                     "%llu cell entries, %d levels, %d key bits, %.1f MB device memory\n",
@@ -571,13 +571,14 @@ int run_bench(const std::vector<std::string>& args) {
     if (broadphase::motion::is_sequence_name(scene)) return run_motion_bench(p);
     if (p.has("--mode")) throw usage_error("--mode applies to motion sequences (fall:N, brownian:N:F, static-world:N:F)");
     const bool queries = p.has("--queries");
-    const std::string device = p.get("--device", "cpu");
-    if (device != "cpu" && device != "gpu") throw usage_error("--device needs cpu or gpu, not '" + device + "'");
-    const bool gpu = device == "gpu";
-    if (gpu && queries) throw usage_error("--queries runs on the CPU only (the GPU answers batches: see docs/cuda.md)");
-    if (gpu && p.has("--algorithm")) throw usage_error("--algorithm applies to --device cpu; the GPU has one algorithm");
-    if (gpu && p.has("--threads")) throw usage_error("--threads applies to --device cpu");
-    if (!gpu && p.has("--sorted")) throw usage_error("--sorted applies to --device gpu");
+    const std::string device = p.get("--device", "cpu");  // gpu: the former name of cuda
+    if (device != "cpu" && device != "cuda" && device != "gpu")
+        throw usage_error("--device needs cpu or cuda, not '" + device + "'");
+    const bool on_cuda = device != "cpu";
+    if (on_cuda && queries) throw usage_error("--queries runs on the CPU only (the GPU answers batches: see docs/cuda.md)");
+    if (on_cuda && p.has("--algorithm")) throw usage_error("--algorithm applies to --device cpu; the GPU has one algorithm");
+    if (on_cuda && p.has("--threads")) throw usage_error("--threads applies to --device cpu");
+    if (!on_cuda && p.has("--sorted")) throw usage_error("--sorted applies to --device cuda");
     // --frames: timed frames, or with --queries timed passes over every box.
     const int frames =
         static_cast<int>(parse_count("--frames", p.get("--frames", queries ? "5" : "20"), 1, 1000000));
@@ -590,7 +591,7 @@ int run_bench(const std::vector<std::string>& args) {
     const bool with_peers = algorithm_name == "all";
     const bool all = with_peers || algorithm_name == "ours";
     const bool one_peer = broadphase_peers::is_peer_name(algorithm_name);
-    if (one_peer && (queries || gpu))
+    if (one_peer && (queries || on_cuda))
         throw usage_error("--algorithm " + algorithm_name + ": the peers answer all pairs on the CPU only");
     if (one_peer && !broadphase_peers::make_peer(algorithm_name))
         throw CliError("--algorithm " + algorithm_name +
@@ -626,7 +627,7 @@ int run_bench(const std::vector<std::string>& args) {
     if (invalid > 0)
         std::fprintf(stderr, "broadphase: note: %zu invalid boxes (NaN or min > max) take part in no pair\n", invalid);
 
-    if (gpu) return run_gpu_bench(boxes, scene, frames, p.has("--sorted"), verify, json);
+    if (on_cuda) return run_cuda_bench(boxes, scene, frames, p.has("--sorted"), verify, json);
 
     if (queries) {
         std::vector<Algorithm> algorithms;

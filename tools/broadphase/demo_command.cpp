@@ -24,7 +24,7 @@
 #endif
 
 #ifdef BROADPHASE_WITH_CUDA
-#include <broadphase_cuda/gpu.hpp>
+#include <broadphase/cuda/pair_finder.hpp>
 #endif
 
 #include "args.hpp"
@@ -196,8 +196,8 @@ Row challenge5(unsigned threads, std::vector<std::string>& notes) {
     broadphase::Boxes boxes;
     broadphase::scenes::make_scene(name, boxes);
 #ifdef BROADPHASE_WITH_CUDA
-    if (broadphase::gpu::available()) {
-        broadphase::gpu::PairFinder gpu;
+    if (broadphase::cuda::available()) {
+        broadphase::cuda::PairFinder gpu;
         std::vector<Pair> pairs;
         check_ok(gpu.find_pairs(boxes, pairs), "gpu find_pairs");
         std::vector<double> times;
@@ -215,8 +215,8 @@ Row challenge5(unsigned threads, std::vector<std::string>& notes) {
         row.fps = fmt("%.0f", 1000.0 / ms);
         broadphase::sort_pairs(pairs);
         row.checked = pairs == brute_pairs(boxes) ? 1 : 0;
-        notes.push_back("challenge 5 ran on " + broadphase::gpu::device_name() +
-                        " (host boxes to host pairs, copies included; `broadphase bench uniform:80000 --device gpu` "
+        notes.push_back("challenge 5 ran on " + broadphase::cuda::device_name() +
+                        " (host boxes to host pairs, copies included; `broadphase bench uniform:80000 --device cuda` "
                         "times the device part alone)");
         return row;
     }

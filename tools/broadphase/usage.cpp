@@ -12,7 +12,7 @@ Usage:
   broadphase bench SCENE|FILE [--algorithm NAME|all|ours|PEER] [--frames K] [--threads T] [--verify] [--json]
   broadphase bench SCENE|FILE --save-boxes FILE.npy
   broadphase bench SCENE|FILE --queries [--algorithm NAME|all] [--frames K] [--threads T] [--verify] [--json]
-  broadphase bench SCENE|FILE --device gpu [--frames K] [--sorted] [--verify] [--json]
+  broadphase bench SCENE|FILE --device cuda [--frames K] [--sorted] [--verify] [--json]
   broadphase bench SEQUENCE [--mode M[,M...]|all] [--frames K] [--threads T] [--verify] [--json]
   broadphase scenes
   broadphase demo [--particles N] [--steps S] [--model dem|elastic] [--broad-phase spheres|boxes] [--out DIR] [--threads T]
@@ -71,9 +71,9 @@ bench   Times full frames (build + find) on one kept finder: one untimed
         chosen, build_ms, query_p50_ns, query_p90_ns, query_p99_ns,
         query_mean_ns, query_hits, batch_ns_per_query, clock_overhead_ns,
         passes, verified, threads.
-        With --device gpu (builds with the CUDA backend, on a machine with a
-        CUDA device), times the GPU instead (--device cpu, the default, is
-        everything above): the boxes are uploaded once, then each frame
+        With --device cuda (or gpu; builds with the CUDA backend, on a
+        machine with a CUDA device), times the GPU instead (--device
+        cpu, the default, is everything above): the boxes are uploaded once, then each frame
         runs from boxes on the device to pairs compacted there; the
         upload and the pairs' copy to the host are timed apart.
           --sorted              sort the pairs by (i, j) on the device

@@ -1,7 +1,7 @@
 // broadphase's CUDA backend: every overlapping pair among boxes, on an
 // NVIDIA GPU, exactly the pairs the CPU algorithms find.
 //
-//   broadphase::gpu::PairFinder finder;       // keep it: device buffers are reused
+//   broadphase::cuda::PairFinder finder;      // keep it: device buffers are reused
 //   std::vector<broadphase::Pair> pairs;
 //   broadphase::Report r = finder.find_pairs(boxes, pairs);   // host boxes in, host pairs out
 //
@@ -27,7 +27,7 @@
 #include <broadphase/pairs.hpp>
 
 namespace broadphase {
-namespace gpu {
+namespace cuda {
 
 /// A CUDA call failed for a reason other than memory (no device, a launch
 /// error, a driver error). Device memory exhaustion is reported as
@@ -172,5 +172,9 @@ private:
     std::vector<Pair> scratch_;
 };
 
-}  // namespace gpu
+}  // namespace cuda
+
+/// The former name of the namespace, kept for one release.
+namespace gpu = cuda;
+
 }  // namespace broadphase

@@ -1,4 +1,4 @@
-// The CUDA backend: kernels and the host side of broadphase_cuda/gpu.hpp.
+// The CUDA backend: kernels and the host side of broadphase/cuda/pair_finder.hpp.
 //
 // One frame (self pairs, or pairs between two sets taken as one union):
 //   pack        boxes (SoA floats) -> one 32-byte record each; count invalid
@@ -28,11 +28,11 @@
 #include <string>
 #include <utility>
 
-#include "broadphase_cuda/detail/grid_logic.hpp"
-#include "broadphase_cuda/gpu.hpp"
+#include <broadphase/cuda/detail/grid_logic.hpp>
+#include <broadphase/cuda/pair_finder.hpp>
 
 namespace broadphase {
-namespace gpu {
+namespace cuda {
 namespace {
 
 using namespace detail;
@@ -356,9 +356,10 @@ struct PairFinder::Impl {
     DeviceBoxSet upload_a, upload_b;
     ChooseScratch choose_scratch;
 
-    // BROADPHASE_GPU_PROFILE=1: synchronise after each stage and print the
-    // stage times to stderr (for tuning; the frame gets a little slower).
-    bool profile = std::getenv("BROADPHASE_GPU_PROFILE") != nullptr;
+    // BROADPHASE_CUDA_PROFILE=1 (or its former name BROADPHASE_GPU_PROFILE):
+    // synchronise after each stage and print the stage times to stderr (for
+    // tuning; the frame gets a little slower).
+    bool profile = std::getenv("BROADPHASE_CUDA_PROFILE") != nullptr || std::getenv("BROADPHASE_GPU_PROFILE") != nullptr;
     std::chrono::steady_clock::time_point stage_t0;
     std::string stage_log;
     void stage(const char* name) {
@@ -488,7 +489,7 @@ struct PairFinder::Impl {
         }
         stats.device_ms = ms_since(t0);
         stats.device_bytes = held;
-        if (profile) std::fprintf(stderr, "gpu stages (ms):%s | total %.3f\n", stage_log.c_str(), stats.device_ms);
+        if (profile) std::fprintf(stderr, "cuda stages (ms):%s | total %.3f\n", stage_log.c_str(), stats.device_ms);
         return r;
     }
 
@@ -762,5 +763,5 @@ std::size_t Index::query(const Box& q, std::vector<std::uint32_t>& out) {
 PairFinder& Index::finder() { return finder_; }
 std::size_t Index::size() const { return built_.n; }
 
-}  // namespace gpu
+}  // namespace cuda
 }  // namespace broadphase

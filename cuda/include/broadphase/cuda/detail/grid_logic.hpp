@@ -1,16 +1,17 @@
 // The per-box and per-entry logic of the CUDA backend, written once for the
-// device kernels (cuda/src/gpu_pair_finder.cu) and for the host, so that the
+// device kernels (cuda/src/pair_finder.cu) and for the host, so that the
 // CPU tests (tests/cuda/grid_logic_test.cpp) run the same functions through
 // a plain C++ driver and compare the pairs with brute force. No CUDA header
-// is needed: BROADPHASE_GPU_HD expands to __host__ __device__ only under nvcc.
+// is needed: BROADPHASE_HOST_DEVICE expands to __host__ __device__ only
+// under nvcc. The rules the CPU grids share (validity, clamped cell
+// coordinates, start flags and pair ownership, overlap) are not restated
+// here: they come from broadphase/detail/grid_rules.hpp, which both compile.
 //
 // The method (GPU Gems 3, ch. 32, extended to boxes of any size):
 //
 // - Cells are cubes on a multi-level grid: level l has side h * 4^l and
-//   dims[l] cells per axis. Cell coordinates are clamped into the grid (no
-//   world bounds: floor and clamp are monotone, so two overlapping boxes
-//   always share a cell, and far outliers fall into edge cells instead of
-//   stretching the grid).
+//   dims[l] cells per axis. Cell coordinates are clamped into the grid
+//   (clamped_cell: no world bounds, far outliers fall into edge cells).
 // - A box lives at the finest level where it touches at most 2 cells per
 //   axis: it is a *resident* entry in each of those (at most 8) cells. The
 //   top level has at most 2 cells per axis, so every box has a level.
@@ -31,33 +32,32 @@
 //   each query entry against the residents of its cell (found through run
 //   starts computed by a scan).
 // - A pair is reported only in its owner cell, the cell of the max of the
-//   two min corners (per axis): each entry carries, per axis, a bit "my box
-//   starts in this cell", and the pair is owned where on every axis one of
-//   the two starts. Both boxes touch that cell, so each pair is reported
-//   exactly once, with no de-duplication.
+//   two min corners (owns_pair over each entry's start flags), so each pair
+//   is reported exactly once, with no de-duplication.
 //
 // Pair finding is two passes over the same functions: count per entry,
 // exclusive scan, then write at the scanned offsets, so the exact number of
 // pairs is known before anything is written.
 #pragma once
 
-#include <cstdint>
-
-#if defined(__CUDACC__)
-#define BROADPHASE_GPU_HD __host__ __device__ __forceinline__
-#else
-#define BROADPHASE_GPU_HD inline
-#endif
-
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <vector>
 
+#include <broadphase/detail/grid_rules.hpp>
+
 namespace broadphase {
-namespace gpu {
+namespace cuda {
 namespace detail {
+
+using broadphase::detail::clamped_cell;
+using broadphase::detail::intervals_overlap;
+using broadphase::detail::owns_pair;
+using broadphase::detail::start_flags;
+using broadphase::detail::valid_interval;
 
 constexpr int max_levels = 8;
 /// Slots: the 3-D levels below the top, then the top level's three 1-D
@@ -104,24 +104,19 @@ struct GridParams {
 
 // ---- per box -----------------------------------------------------------------
 
-/// True when min <= max on every axis (false for any NaN).
-BROADPHASE_GPU_HD bool box_valid(const Half& lo, const Half& hi) {
-    return lo.x <= hi.x && lo.y <= hi.y && lo.z <= hi.z;
+/// A valid box: valid_interval on every axis (false for any NaN).
+BROADPHASE_HOST_DEVICE bool box_valid(const Half& lo, const Half& hi) {
+    return valid_interval(lo.x, hi.x) && valid_interval(lo.y, hi.y) && valid_interval(lo.z, hi.z);
 }
 
-/// Clamped cell coordinate of x: trunc((x - o) * inv_h) clamped to
-/// [0, dim - 1]. Monotone in x (sub, mul by a positive number, clamp and
-/// truncation are), and never NaN for a non-NaN x (o is finite, inv_h > 0).
-BROADPHASE_GPU_HD int cell_coord(float x, float o, float inv_h, int dim) {
-    float t = (x - o) * inv_h;
-    t = t > 0.0f ? t : 0.0f;
-    const float lim = static_cast<float>(dim - 1);
-    t = t < lim ? t : lim;
-    return static_cast<int>(t);
+/// Cell coordinate of x on an axis of `dim` cells: clamped_cell into
+/// [0, dim - 1] (o is finite and inv_h > 0, see set_geometry).
+BROADPHASE_HOST_DEVICE int cell_coord(float x, float o, float inv_h, int dim) {
+    return clamped_cell<int>(x, o, inv_h, 0.0f, static_cast<float>(dim - 1));
 }
 
 /// The cells of a box at one level: [c0, c1] per axis.
-BROADPHASE_GPU_HD void box_span(const Half& lo, const Half& hi, const GridParams& p, int level, int* c0, int* c1) {
+BROADPHASE_HOST_DEVICE void box_span(const Half& lo, const Half& hi, const GridParams& p, int level, int* c0, int* c1) {
     const float ih = p.inv_h[level];
     c0[0] = cell_coord(lo.x, p.origin[0], ih, p.dims[level][0]);
     c0[1] = cell_coord(lo.y, p.origin[1], ih, p.dims[level][1]);
@@ -133,7 +128,7 @@ BROADPHASE_GPU_HD void box_span(const Half& lo, const Half& hi, const GridParams
 
 /// The finest level at which a valid box touches at most 2 cells per axis.
 /// The top level has at most 2 cells per axis, so there always is one.
-BROADPHASE_GPU_HD int box_level(const Half& lo, const Half& hi, const GridParams& p) {
+BROADPHASE_HOST_DEVICE int box_level(const Half& lo, const Half& hi, const GridParams& p) {
     int c0[3], c1[3];
     for (int l = 0; l + 1 < p.levels; ++l) {
         box_span(lo, hi, p, l, c0, c1);
@@ -142,18 +137,18 @@ BROADPHASE_GPU_HD int box_level(const Half& lo, const Half& hi, const GridParams
     return p.levels - 1;
 }
 
-BROADPHASE_GPU_HD std::uint32_t span_cells(const int* c0, const int* c1) {
+BROADPHASE_HOST_DEVICE std::uint32_t span_cells(const int* c0, const int* c1) {
     return static_cast<std::uint32_t>(c1[0] - c0[0] + 1) * static_cast<std::uint32_t>(c1[1] - c0[1] + 1) *
            static_cast<std::uint32_t>(c1[2] - c0[2] + 1);
 }
 
 /// Number of slots: one per level with a single level; else the levels
 /// below the top, plus three top groups.
-BROADPHASE_GPU_HD int slot_count(const GridParams& p) { return p.levels < 2 ? 1 : p.levels + 2; }
+BROADPHASE_HOST_DEVICE int slot_count(const GridParams& p) { return p.levels < 2 ? 1 : p.levels + 2; }
 
 /// A valid box's slot: its level below the top; at the top (two levels or
 /// more), top + its thinnest axis in level-0 cells (ties: the lower axis).
-BROADPHASE_GPU_HD int box_slot(const Half& lo, const Half& hi, const GridParams& p) {
+BROADPHASE_HOST_DEVICE int box_slot(const Half& lo, const Half& hi, const GridParams& p) {
     const int level = box_level(lo, hi, p);
     const int top = p.levels - 1;
     if (p.levels < 2 || level < top) return level;
@@ -170,7 +165,7 @@ BROADPHASE_GPU_HD int box_slot(const Half& lo, const Half& hi, const GridParams&
 /// and, for every occupied top group it queries, one per level-0 cell it
 /// touches on that group's axis. `occupied`: bit s set when slot s holds
 /// residents.
-BROADPHASE_GPU_HD std::uint32_t count_entries(const Half& lo, const Half& hi, int slot, const GridParams& p,
+BROADPHASE_HOST_DEVICE std::uint32_t count_entries(const Half& lo, const Half& hi, int slot, const GridParams& p,
                                               std::uint32_t occupied) {
     int c0[3], c1[3];
     const int top = p.levels - 1;
@@ -197,7 +192,7 @@ BROADPHASE_GPU_HD std::uint32_t count_entries(const Half& lo, const Half& hi, in
 }
 
 /// The key of a cell: (rank, z, y, x), then the query bit.
-BROADPHASE_GPU_HD std::uint32_t cell_key(const GridParams& p, int slot, int x, int y, int z, std::uint32_t query) {
+BROADPHASE_HOST_DEVICE std::uint32_t cell_key(const GridParams& p, int slot, int x, int y, int z, std::uint32_t query) {
     const std::uint32_t cell = static_cast<std::uint32_t>(x) | (static_cast<std::uint32_t>(y) << p.shift_y) |
                                (static_cast<std::uint32_t>(z) << p.shift_z);
     const std::uint32_t ranked = p.level_bits > 0
@@ -211,7 +206,7 @@ BROADPHASE_GPU_HD std::uint32_t cell_key(const GridParams& p, int slot, int x, i
 /// values[]: value = (index << 3) | flags, flag bit k set when the box's
 /// min lies in this cell on axis k (always set on the axes a 1-D group
 /// does not grid).
-BROADPHASE_GPU_HD void write_entries(const Half& lo, const Half& hi, std::uint32_t index, int slot,
+BROADPHASE_HOST_DEVICE void write_entries(const Half& lo, const Half& hi, std::uint32_t index, int slot,
                                      const GridParams& p, std::uint32_t* keys, std::uint32_t* values) {
     std::uint32_t at = 0;
     int c0[3], c1[3];
@@ -226,8 +221,7 @@ BROADPHASE_GPU_HD void write_entries(const Half& lo, const Half& hi, std::uint32
             for (int z = c0[2]; z <= c1[2]; ++z)
                 for (int y = c0[1]; y <= c1[1]; ++y)
                     for (int x = c0[0]; x <= c1[0]; ++x) {
-                        const std::uint32_t flags =
-                            (x == c0[0] ? 1u : 0u) | (y == c0[1] ? 2u : 0u) | (z == c0[2] ? 4u : 0u);
+                        const std::uint32_t flags = start_flags(x == c0[0], y == c0[1], z == c0[2]);
                         keys[at] = cell_key(p, l, x, y, z, query);
                         values[at] = (index << flag_bits) | flags;
                         ++at;
@@ -242,10 +236,11 @@ BROADPHASE_GPU_HD void write_entries(const Half& lo, const Half& hi, std::uint32
         const bool own = slot >= top && g == slot - top;
         if (!own && (g < first_group || p.slot_rank[top + g] < 0)) continue;
         const std::uint32_t query = own ? 0u : 1u;
-        const std::uint32_t other = 7u & ~(1u << g);
         for (int c = c0[g]; c <= c1[g]; ++c) {
+            // A 1-D group grids one axis: on the others every box starts in its cell.
+            const bool first = c == c0[g];
             keys[at] = cell_key(p, top + g, g == 0 ? c : 0, g == 1 ? c : 0, g == 2 ? c : 0, query);
-            values[at] = (index << flag_bits) | other | (c == c0[g] ? 1u << g : 0u);
+            values[at] = (index << flag_bits) | start_flags(g != 0 || first, g != 1 || first, g != 2 || first);
             ++at;
         }
     }
@@ -262,18 +257,18 @@ struct PairOut {
     std::uint64_t limit;
 };
 
-BROADPHASE_GPU_HD bool overlap(const Rec& r, const Rec& s) {
-    return !(r.hi.x < s.lo.x || s.hi.x < r.lo.x) && !(r.hi.y < s.lo.y || s.hi.y < r.lo.y) &&
-           !(r.hi.z < s.lo.z || s.hi.z < r.lo.z);
+BROADPHASE_HOST_DEVICE bool overlap(const Rec& r, const Rec& s) {
+    return intervals_overlap(r.lo.x, r.hi.x, s.lo.x, s.hi.x) && intervals_overlap(r.lo.y, r.hi.y, s.lo.y, s.hi.y) &&
+           intervals_overlap(r.lo.z, r.hi.z, s.lo.z, s.hi.z);
 }
 
 /// Tests entry records r and s sharing a cell; counts (and writes, with an
 /// output) the pair if it is owned here, crosses the sets in two-set mode,
 /// and overlaps.
-BROADPHASE_GPU_HD void test_pair(const Rec& r, const Rec& s, const GridParams& p, std::uint32_t& count,
+BROADPHASE_HOST_DEVICE void test_pair(const Rec& r, const Rec& s, const GridParams& p, std::uint32_t& count,
                                  const PairOut* out, std::uint64_t base) {
     const std::uint32_t vr = r.lo.w, vs = s.lo.w;
-    if (((vr | vs) & 7u) != 7u) return;
+    if (!owns_pair(vr, vs, 7u)) return;
     const std::uint32_t ir = vr >> flag_bits, is = vs >> flag_bits;
     std::uint32_t a, b;
     if (p.cross) {
@@ -301,7 +296,7 @@ BROADPHASE_GPU_HD void test_pair(const Rec& r, const Rec& s, const GridParams& p
 /// its cell. run_excl[i] is the number of key runs starting before i and
 /// run_start[r] where run r starts (needed only with query entries).
 /// Returns the count; with `out`, also writes them from position `base`.
-BROADPHASE_GPU_HD std::uint32_t entry_pairs(const Rec* recs, std::uint32_t m, std::uint32_t i,
+BROADPHASE_HOST_DEVICE std::uint32_t entry_pairs(const Rec* recs, std::uint32_t m, std::uint32_t i,
                                             const std::uint64_t* run_excl, const std::uint32_t* run_start,
                                             const GridParams& p, const PairOut* out, std::uint64_t base) {
     const Rec r = recs[i];
@@ -325,13 +320,13 @@ BROADPHASE_GPU_HD std::uint32_t entry_pairs(const Rec* recs, std::uint32_t m, st
 }
 
 /// Position in the boxes of sample element t of m (n boxes).
-BROADPHASE_GPU_HD std::uint32_t sample_index(std::uint32_t t, std::uint32_t m, std::uint32_t n) {
+BROADPHASE_HOST_DEVICE std::uint32_t sample_index(std::uint32_t t, std::uint32_t m, std::uint32_t n) {
     return static_cast<std::uint32_t>(static_cast<std::uint64_t>(t) * n / m);
 }
 
 /// The occupied-slot mask count_entries takes: bit s set when slot s
 /// holds residents.
-BROADPHASE_GPU_HD std::uint32_t occupied_slots(const GridParams& p, const std::uint32_t* residents_per_slot) {
+BROADPHASE_HOST_DEVICE std::uint32_t occupied_slots(const GridParams& p, const std::uint32_t* residents_per_slot) {
     std::uint32_t mask = 0;
     for (int s = 0; s < slot_count(p); ++s)
         if (residents_per_slot[s] > 0) mask |= 1u << s;
@@ -528,5 +523,5 @@ inline void finish_key_layout(GridParams& p, const std::uint32_t* residents_per_
 }
 
 }  // namespace detail
-}  // namespace gpu
+}  // namespace cuda
 }  // namespace broadphase
