@@ -4,6 +4,7 @@
 #   CONSUMER_DIR  the consumer project's sources
 #   GENERATOR, CXX_COMPILER, BUILD_TYPE, CONFIG: passed on to the consumer
 #   EXPECT_CLI    ON when the CLI should have been installed too
+#   CONSUMER_ARG  optional: one more -D argument for the consumer's configure
 
 foreach(var BUILD_DIR WORK_DIR CONSUMER_DIR)
   if(NOT DEFINED ${var} OR "${${var}}" STREQUAL "")
@@ -57,6 +58,9 @@ if(CXX_COMPILER)
 endif()
 if(BUILD_TYPE)
   list(APPEND configure_args "-DCMAKE_BUILD_TYPE=${BUILD_TYPE}")
+endif()
+if(CONSUMER_ARG)
+  list(APPEND configure_args "${CONSUMER_ARG}")
 endif()
 run_step("configure the consumer" "${CMAKE_COMMAND}" ${configure_args})
 
