@@ -109,7 +109,7 @@ ScenePair tiny_and_huge_scene() {
 ScenePair far_outliers_scene() {
     // Teapot in a stadium: most boxes in a small cube, a few at 9000, 1e6,
     // 1e20, and at the ends of the float range.
-    ScenePair s{bs::seed_scene(1500, 20, 20, 20, 41), bs::seed_scene(500, 20, 20, 20, 42)};
+    ScenePair s{bs::clouds_with_outliers(1500, 20, 20, 20, 41), bs::clouds_with_outliers(500, 20, 20, 20, 42)};
     for (Boxes* set : {&s.a, &s.b}) {
         set->push_back(bs::cube(1e6, 1e6, 1e6, -1, 1));
         set->push_back(bs::cube(-1e6, 1e6, 0, -1, 1));
