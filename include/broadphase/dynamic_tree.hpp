@@ -321,28 +321,29 @@ private:
     /// root_hit(box, t) -> bool is the pruning test on the root's box;
     /// pair_hit(kids, t[2], h[2]) the pruning test on both children of an
     /// internal node at once, read from its Kids record (one cache line), t
-    /// their entries (0 for queries without one); leaf(id) -> bool runs on
-    /// each leaf whose fat box passed (it tests the tight box and acts) and
-    /// returns false to stop the walk. A child whose entry is beyond `bound`
-    /// is dropped, and a stacked one is checked again when popped: the
-    /// first-hit queries lower the bound from their leaf as they find hits,
-    /// the every-hit queries pass +inf. The pruning tests must be
-    /// conservative: a node's entry no greater than that of any leaf below
-    /// it. Returns false when a leaf stopped it. The stack holds at most one
-    /// entry per level (on the call stack below 60 levels).
+    /// their entries (0 for queries without one); leaf(id, bound) -> bool runs
+    /// on each leaf whose fat box passed (it tests the tight box and acts)
+    /// and returns false to stop the walk. A child whose entry is beyond the
+    /// bound (+inf at the start) is dropped, and a stacked one is checked
+    /// again when popped: the first-hit queries lower the bound from their
+    /// leaf as they find hits, the every-hit queries leave it. The pruning
+    /// tests must be conservative: a node's entry no greater than that of
+    /// any leaf below it. Returns false when a leaf stopped it. The stack
+    /// holds at most one entry per level (on the call stack below 60 levels).
     template <class RootHit, class PairHit, class Leaf>
-    bool walk(RootHit&& root_hit, PairHit&& pair_hit, Leaf&& leaf, const T& bound) const;
+    bool walk(RootHit&& root_hit, PairHit&& pair_hit, Leaf&& leaf) const;
     template <class PairHit, class Leaf, class Stack>
-    bool walk_with(PairHit& pair_hit, Leaf& leaf, const T& bound, Stack& stack) const;
+    bool walk_with(PairHit& pair_hit, Leaf& leaf, Stack& stack) const;
 
     /// walk() for the every-hit queries whose pruning is a test of one box,
-    /// node_hit(box) -> bool (no entry, no bound).
+    /// node_hit(box) -> bool (no entry, the bound left at +inf), and whose
+    /// leaf(id) -> bool needs no bound.
     template <class NodeHit, class Leaf>
     bool walk_all(NodeHit&& node_hit, Leaf&& leaf) const;
 
     /// walk() for the first-hit queries: the leaf with the smallest entry t
     /// (leaf_hit(box, t), the exact test on a tight box), ties to the
-    /// smallest id; the bound is the best t so far.
+    /// smallest id; the leaf sets the bound to the best t so far.
     template <class RootHit, class PairHit, class LeafHit>
     Hit walk_nearest(RootHit&& root_hit, PairHit&& pair_hit, LeafHit&& leaf_hit) const;
 

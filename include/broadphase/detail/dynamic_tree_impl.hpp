@@ -426,8 +426,7 @@ inline bool BasicDynamicTree<T, D>::for_each_ray_hit(const vec_type& origin, con
                         leaf);
     auto fast_root = [&](const box_type& b, T& t) { return fast.hit(b, t); };
     auto fast_pair = [&](const Kids& k, T (&t)[2], bool (&h)[2]) { fast.hit2(k.lo, k.hi, t, h); };
-    const T no_bound = std::numeric_limits<T>::infinity();
-    return walk(fast_root, fast_pair, leaf, no_bound);
+    return walk(fast_root, fast_pair, [&](std::uint32_t i, T&) { return leaf(i); });
 }
 
 template <class T, int D>
@@ -578,24 +577,30 @@ inline bool BasicDynamicTree<T, D>::cast_ok(const box_type& m, const vec_type& d
 
 template <class T, int D>
 template <class RootHit, class PairHit, class Leaf>
-inline bool BasicDynamicTree<T, D>::walk(RootHit&& root_hit, PairHit&& pair_hit, Leaf&& leaf, const T& bound) const {
+inline bool BasicDynamicTree<T, D>::walk(RootHit&& root_hit, PairHit&& pair_hit, Leaf&& leaf) const {
     if (root_ == null) return true;
     {
         T t = T(0);
         if (!root_hit(nodes_[root_].box, t)) return true;
     }
-    if (nodes_[root_].height == 0) return leaf(root_);
+    if (nodes_[root_].height == 0) {
+        T bound = std::numeric_limits<T>::infinity();
+        return leaf(root_, bound);
+    }
     if (height() < 60) {
         detail::FixedStack<Entry, 60> stack;
-        return walk_with(pair_hit, leaf, bound, stack);
+        return walk_with(pair_hit, leaf, stack);
     }
     detail::SmallStack<Entry> stack;
-    return walk_with(pair_hit, leaf, bound, stack);
+    return walk_with(pair_hit, leaf, stack);
 }
 
 template <class T, int D>
 template <class PairHit, class Leaf, class Stack>
-inline bool BasicDynamicTree<T, D>::walk_with(PairHit& pair_hit, Leaf& leaf, const T& bound, Stack& stack) const {
+inline bool BasicDynamicTree<T, D>::walk_with(PairHit& pair_hit, Leaf& leaf, Stack& stack) const {
+    // A local the leaves lower through a reference: it stays in a register
+    // once the leaf is inlined.
+    T bound = std::numeric_limits<T>::infinity();
     std::uint32_t i = root_;
     for (;;) {
         const Kids& k = kids_[i];
@@ -610,11 +615,11 @@ inline bool BasicDynamicTree<T, D>::walk_with(PairHit& pair_hit, Leaf& leaf, con
         h[1] = h[1] && t[1] <= bound;
         if (h[0] && k.leaf[0]) {
             h[0] = false;
-            if (!leaf(k.child[0])) return false;
+            if (!leaf(k.child[0], bound)) return false;
         }
         if (h[1] && k.leaf[1]) {
             h[1] = false;
-            if (!leaf(k.child[1])) return false;
+            if (!leaf(k.child[1], bound)) return false;
         }
         // A leaf may have lowered the bound: the checks below see it.
         if (h[0] && h[1]) {
@@ -650,8 +655,7 @@ inline bool BasicDynamicTree<T, D>::walk_all(NodeHit&& node_hit, Leaf&& leaf) co
         h[0] = node_hit(kid_box(k, 0));
         h[1] = node_hit(kid_box(k, 1));
     };
-    const T no_bound = std::numeric_limits<T>::infinity();
-    return walk(root, pair, leaf, no_bound);
+    return walk(root, pair, [&](std::uint32_t i, T&) { return leaf(i); });
 }
 
 template <class T, int D>
@@ -659,17 +663,16 @@ template <class RootHit, class PairHit, class LeafHit>
 inline auto BasicDynamicTree<T, D>::walk_nearest(RootHit&& root_hit, PairHit&& pair_hit, LeafHit&& leaf_hit) const
     -> Hit {
     Hit best;
-    T best_t = std::numeric_limits<T>::infinity();
-    auto keep_best = [&](std::uint32_t i) {
+    auto keep_best = [&](std::uint32_t i, T& bound) {
         T t = T(0);
-        if (leaf_hit(tight_[i], t) && (t < best_t || (t == best_t && (best.proxy == null || i < best.proxy)))) {
+        if (leaf_hit(tight_[i], t) && (t < bound || (t == bound && (best.proxy == null || i < best.proxy)))) {
             best.proxy = i;
             best.t = t;
-            best_t = t;
+            bound = t;
         }
         return true;
     };
-    walk(root_hit, pair_hit, keep_best, best_t);
+    walk(root_hit, pair_hit, keep_best);
     return best;
 }
 
