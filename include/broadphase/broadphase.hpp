@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "adaptive_grid.hpp"
@@ -193,13 +194,22 @@ public:
         return dispatch(*this, [&](const auto& a) { return a.query(q, out); });
     }
 
-    /// Calls f(index) for each built box overlapping q.
+    /// Calls f(index) for each built box overlapping the closed box q
+    /// (touching counts; nothing for an invalid q), in no particular order;
+    /// f's return value is ignored. The same query as the dynamic tree's and
+    /// the Scene's for_each_overlap().
     template <class F>
-    void for_each_hit(const BasicBox<T, D>& q, F&& f) const {
+    void for_each_overlap(const BasicBox<T, D>& q, F&& f) const {
         dispatch(*this, [&](const auto& a) {
-            a.for_each_hit(q, f);
+            a.for_each_overlap(q, f);
             return 0;
         });
+    }
+
+    /// The former name of for_each_overlap(), kept for one release.
+    template <class F>
+    [[deprecated("use for_each_overlap")]] void for_each_hit(const BasicBox<T, D>& q, F&& f) const {
+        for_each_overlap(q, std::forward<F>(f));
     }
 
     /// Pairs (query index, built index) for every query box into `out`

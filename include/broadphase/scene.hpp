@@ -82,15 +82,17 @@ enum class UpdateMode : std::uint8_t {
     sweep_and_prune,    ///< sorted endpoints on every axis kept across updates, fixed by insertion sort
 };
 
-/// The name of a mode, as the CLI spells it ("multi-box-pruning").
+/// The name of a mode: the enumerator's name ("multi_box_pruning"), spelt as
+/// the Algorithm names are; Python and the CLI use these names (the CLI
+/// also accepts them with hyphens).
 inline const char* to_string(UpdateMode m) {
     switch (m) {
         case UpdateMode::automatic: return "automatic";
         case UpdateMode::incremental: return "incremental";
         case UpdateMode::rebuild: return "rebuild";
         case UpdateMode::tree: return "tree";
-        case UpdateMode::multi_box_pruning: return "multi-box-pruning";
-        case UpdateMode::sweep_and_prune: return "sweep-and-prune";
+        case UpdateMode::multi_box_pruning: return "multi_box_pruning";
+        case UpdateMode::sweep_and_prune: return "sweep_and_prune";
     }
     return "?";
 }
@@ -681,7 +683,7 @@ private:
         bool alive = false;
     };
 
-    Id object_of(std::uint32_t proxy) const { return static_cast<Id>(tree_.user_data(proxy)); }
+    Id object_of(std::uint32_t proxy) const { return static_cast<Id>(tree_.user_value(proxy)); }
     Hit hit_of(const typename Tree::Hit& h) const {
         Hit out;
         if (h.proxy != Tree::null) out.id = object_of(h.proxy), out.t = h.t;

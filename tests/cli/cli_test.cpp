@@ -1133,7 +1133,7 @@ TEST_F(Cli, BenchMotionSequencesVerifyEveryMode) {
         ASSERT_GE(modes.size(), 2u) << r.out;
         EXPECT_EQ(modes[0], "incremental");
         EXPECT_EQ(modes[1], "rebuild");
-        for (const char* m : {"tree", "multi-box-pruning", "sweep-and-prune", "automatic", "fat-pairs"})
+        for (const char* m : {"tree", "multi_box_pruning", "sweep_and_prune", "automatic", "fat-pairs"})
             EXPECT_NE(std::find(modes.begin(), modes.end(), m), modes.end()) << m;
     }
 }
@@ -1158,6 +1158,19 @@ TEST_F(Cli, BenchMotionDefaultModesAndTable) {
 
     const RunResult l = run({"scenes"});
     for (const char* name : {"fall:N", "brownian:N:F", "static-world:N:F"}) EXPECT_NE(l.out.find(name), std::string::npos);
+
+    // Update modes are named as in C++ and Python (sweep_and_prune); the
+    // hyphen spelling is the same mode, asked for once.
+    const RunResult h = run({"bench", "brownian:300:0.5", "--frames", "1", "--json", "--mode",
+                             "sweep-and-prune,multi-box-pruning,sweep_and_prune"});
+    ASSERT_EQ(h.status, 0) << h.err;
+    const std::vector<std::string> hl = lines_of(h.out);
+    ASSERT_EQ(hl.size(), 2u) << h.out;
+    std::map<std::string, std::string> first, second;
+    ASSERT_TRUE(parse_flat_json(hl[0], first)) << hl[0];
+    ASSERT_TRUE(parse_flat_json(hl[1], second)) << hl[1];
+    EXPECT_EQ(first["mode"], "sweep_and_prune");
+    EXPECT_EQ(second["mode"], "multi_box_pruning");
 }
 
 TEST_F(Cli, BenchMotionRejectsBadNames) {

@@ -3,7 +3,7 @@
 // An "ops" object wraps one way of calling the library (an algorithm class,
 // the find_pairs front door, an Index) behind the same method names:
 //   self, self_stream, cross, cross_stream                 (pair finders)
-//   build, query, for_each_hit, query_batch, batch_stream  (indexes)
+//   build, query, for_each_overlap, query_batch, batch_stream  (indexes)
 // The check_* templates run one query several ways (plain, sorted, twice for
 // determinism, streamed) and compare the full pair sets with the scalar
 // reference of reference.hpp and with the library's BruteForce. They put the
@@ -141,7 +141,7 @@ public:
     virtual ~BasicIndexSubject() = default;
     virtual Report build(const boxes_type& b) = 0;
     virtual std::size_t query(const box_type& q, std::vector<std::uint32_t>& out) const = 0;
-    virtual void for_each_hit(const box_type& q, const HitCallback& f) const = 0;
+    virtual void for_each_overlap(const box_type& q, const HitCallback& f) const = 0;
     virtual Report query_batch(const boxes_type& q, std::vector<Pair>& out, const Options& o) const = 0;
     virtual Report batch_stream(const boxes_type& q, const PairCallback& f) const = 0;
 };
@@ -177,7 +177,7 @@ public:
     std::size_t query(const box_type& q, std::vector<std::uint32_t>& out) const override {
         return ops_.query(q, out);
     }
-    void for_each_hit(const box_type& q, const HitCallback& f) const override { ops_.for_each_hit(q, f); }
+    void for_each_overlap(const box_type& q, const HitCallback& f) const override { ops_.for_each_overlap(q, f); }
     Report query_batch(const boxes_type& q, std::vector<Pair>& out, const Options& o) const override {
         return ops_.query_batch(q, out, o);
     }
@@ -306,11 +306,11 @@ void check_index(BasicIndexSubject<T, D>& ops, const broadphase::BasicBoxes<T, D
         const std::size_t count = ops.query(q, got);
         EXPECT_EQ(count, got.size()) << "query(box " << i << ") return value";
         std::vector<std::uint32_t> hits;
-        ops.for_each_hit(q, [&](std::uint32_t j) { hits.push_back(j); });
+        ops.for_each_overlap(q, [&](std::uint32_t j) { hits.push_back(j); });
         const ::testing::AssertionResult by_query = same_index_set(got, want);
         const ::testing::AssertionResult by_hits = same_index_set(hits, want);
         EXPECT_TRUE(by_query) << "query(box " << i << ")";
-        EXPECT_TRUE(by_hits) << "for_each_hit(box " << i << ")";
+        EXPECT_TRUE(by_hits) << "for_each_overlap(box " << i << ")";
         if (!by_query || !by_hits) break;  // keep the log short: one failing box is enough
     }
 
@@ -350,7 +350,7 @@ void check_pairs(Ops& ops, const broadphase::BasicBoxes<T, D>& a, const broadpha
     });
 }
 
-/// Builds over `built`, then single queries (query and for_each_hit) with up
+/// Builds over `built`, then single queries (query and for_each_overlap) with up
 /// to `max_single` of the query boxes, then the whole batch (plain, again,
 /// sorted, streamed). Query pairs are (query index, built index).
 template <class Ops, class T, int D>
@@ -456,7 +456,7 @@ struct DirectOps {
     }
     Report build(const boxes_type& b) { return algo.build(b); }
     std::size_t query(const box_type& q, std::vector<std::uint32_t>& out) const { return algo.query(q, out); }
-    void for_each_hit(const box_type& q, const HitCallback& f) const { algo.for_each_hit(q, f); }
+    void for_each_overlap(const box_type& q, const HitCallback& f) const { algo.for_each_overlap(q, f); }
     Report query_batch(const boxes_type& q, std::vector<Pair>& out, const Options& o) const {
         return algo.query_batch(q, out, o);
     }
@@ -525,7 +525,7 @@ struct IndexOps {
         return r;
     }
     std::size_t query(const box_type& q, std::vector<std::uint32_t>& out) const { return index.query(q, out); }
-    void for_each_hit(const box_type& q, const HitCallback& f) const { index.for_each_hit(q, f); }
+    void for_each_overlap(const box_type& q, const HitCallback& f) const { index.for_each_overlap(q, f); }
     Report query_batch(const boxes_type& q, std::vector<Pair>& out, const Options& o) const {
         return index.query_batch(q, out, o);
     }

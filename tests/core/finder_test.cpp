@@ -74,7 +74,7 @@ TEST(IndexApi, HasStreamingBatchQuery) {
     EXPECT_TRUE((has_for_each_batch_hit<broadphase::BruteForce, Boxes>::value));
     EXPECT_TRUE((has_for_each_batch_hit<broadphase::Index, Boxes>::value))
         << "broadphase::BasicIndex has no for_each_batch_hit(queries, f): a batch can only be collected into "
-           "a vector (query_batch) or streamed one box at a time (for_each_hit)";
+           "a vector (query_batch) or streamed one box at a time (for_each_overlap)";
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // Differential tests of every way of querying: the four algorithm classes
-// build/query/for_each_hit/query_batch/for_each_batch_hit and Index with
+// build/query/for_each_overlap/query_batch/for_each_batch_hit and Index with
 // automatic and each algorithm (index_subjects()), against the scalar
 // reference and the library's BruteForce, over random, adversarial and
 // hand-written scenes, budgets, early stops, determinism and the Index life
@@ -232,6 +232,33 @@ TEST_P(IndexTest, ConcurrentConstQueries) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Differential, IndexTest, ::testing::ValuesIn(index_subjects()), ParamName());
+
+// for_each_hit, the former name of for_each_overlap, still answers the same
+// (kept one release, marked deprecated) on the Index and an algorithm class.
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
+TEST(IndexDeprecatedName, ForEachHitForwardsToForEachOverlap) {
+    const Boxes built = random_scene<float, 3>(500, 21, RandomKind::mixed);
+    const Boxes queries = random_scene<float, 3>(50, 22, RandomKind::mixed);
+    broadphase::Index index;
+    ASSERT_TRUE(index.build(built).ok());
+    broadphase::UniformGrid grid;
+    ASSERT_TRUE(grid.build(built).ok());
+    for (std::size_t q = 0; q < queries.size(); ++q) {
+        std::vector<std::uint32_t> by_new, by_old, grid_new, grid_old;
+        index.for_each_overlap(queries[q], [&](std::uint32_t i) { by_new.push_back(i); });
+        index.for_each_hit(queries[q], [&](std::uint32_t i) { by_old.push_back(i); });
+        grid.for_each_overlap(queries[q], [&](std::uint32_t i) { grid_new.push_back(i); });
+        grid.for_each_hit(queries[q], [&](std::uint32_t i) { grid_old.push_back(i); });
+        EXPECT_EQ(by_new, by_old) << "query " << q;
+        EXPECT_EQ(grid_new, grid_old) << "query " << q;
+    }
+}
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 }  // namespace
 }  // namespace bptest

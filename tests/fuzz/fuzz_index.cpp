@@ -1,6 +1,6 @@
 // Fuzz target: Index queries against the scalar reference. A set of up to
 // 250 boxes is built with every algorithm (and `automatic`); up to 60 query
-// boxes are asked one by one (query and for_each_hit) and as a batch
+// boxes are asked one by one (query and for_each_overlap) and as a batch
 // (query_batch under decoded Options, for_each_batch_hit), float and double,
 // 3-D and 2-D.
 #include <algorithm>
@@ -41,7 +41,7 @@ void run(FuzzedDataProvider& in) {
             std::sort(hits.begin(), hits.end());
             BPFUZZ_CHECK(hits == want);
             each.clear();
-            index.for_each_hit(queries[q], [&](std::uint32_t i) { each.push_back(i); });
+            index.for_each_overlap(queries[q], [&](std::uint32_t i) { each.push_back(i); });
             std::sort(each.begin(), each.end());
             BPFUZZ_CHECK(each == want);
         }

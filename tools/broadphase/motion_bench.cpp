@@ -35,8 +35,8 @@ const SceneModeName scene_modes[] = {
     {"incremental", UpdateMode::incremental},
     {"rebuild", UpdateMode::rebuild},
     {"tree", UpdateMode::tree},
-    {"multi-box-pruning", UpdateMode::multi_box_pruning},
-    {"sweep-and-prune", UpdateMode::sweep_and_prune},
+    {"multi_box_pruning", UpdateMode::multi_box_pruning},
+    {"sweep_and_prune", UpdateMode::sweep_and_prune},
     {"automatic", UpdateMode::automatic},
     {"fat-pairs", UpdateMode::automatic, true},
 };
@@ -167,6 +167,17 @@ void split_modes(const std::string& text, std::vector<std::string>& out) {
     }
 }
 
+/// The table's spelling of a --mode name given with '-' or '_' between
+/// words ("sweep-and-prune" is sweep_and_prune); other names unchanged.
+std::string scene_mode_name(const std::string& n) {
+    auto same = [](char a, char b) { return a == b || ((a == '-' || a == '_') && (b == '-' || b == '_')); };
+    for (const SceneModeName& m : scene_modes) {
+        const std::string name = m.name;
+        if (n.size() == name.size() && std::equal(n.begin(), n.end(), name.begin(), same)) return name;
+    }
+    return n;
+}
+
 std::string known_modes() {
     std::string s;
     for (const SceneModeName& m : scene_modes) s += std::string(s.empty() ? "" : ", ") + m.name;
@@ -192,7 +203,7 @@ std::vector<Slot> make_slots(const std::string& mode_option, unsigned threads, s
                 wanted.push_back(b);
             }
         } else {
-            wanted.push_back(n);
+            wanted.push_back(scene_mode_name(n));
         }
     }
     std::vector<Slot> slots;

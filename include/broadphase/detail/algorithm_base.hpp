@@ -12,6 +12,7 @@
 #pragma once
 
 #include <new>
+#include <utility>
 #include <vector>
 
 #include "../boxes.hpp"
@@ -100,16 +101,24 @@ public:
     /// overlaps nothing. Safe to call from many threads at once.
     std::size_t query(const box_type& q, std::vector<std::uint32_t>& out) const {
         out.clear();
-        for_each_hit(q, [&](std::uint32_t i) { out.push_back(i); });
+        for_each_overlap(q, [&](std::uint32_t i) { out.push_back(i); });
         return out.size();
     }
 
-    /// Calls f(index) for every built box overlapping q.
+    /// Calls f(index) for every built box overlapping the closed box q
+    /// (touching counts; nothing for an invalid q), in no particular order;
+    /// f's return value is ignored. Safe to call from many threads at once.
     template <class F>
-    void for_each_hit(const box_type& q, F&& f) const {
+    void for_each_overlap(const box_type& q, F&& f) const {
         if (!built_ || !q.valid()) return;
         if (built_set_.identity()) derived().query_impl(q, [&](std::uint32_t i) { f(i); });
         else derived().query_impl(q, [&](std::uint32_t i) { f(built_set_.original(i)); });
+    }
+
+    /// The former name of for_each_overlap(), kept for one release.
+    template <class F>
+    [[deprecated("use for_each_overlap")]] void for_each_hit(const box_type& q, F&& f) const {
+        for_each_overlap(q, std::forward<F>(f));
     }
 
     /// Pairs (query index, built index) for a batch of query boxes, replacing
