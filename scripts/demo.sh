@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The demo: builds the `broadphase` CLI (Release, build/release) and runs
 # `broadphase demo`: the seed article's five challenges with this library,
-# each answer checked against brute force (challenge 5 on the GPU when the
+# each answer checked against brute force (the 80,000-box challenge on the GPU when the
 # CUDA backend is built and a device is present), in one table beside the
-# seed's published figures; then the particle simulation (100,000 spheres
+# adaptive-grid article's published figures; then the particle simulation (100,000 spheres
 # falling into a pile), rendered to PNG frames, an animation (when ffmpeg is
 # installed) and a plot, in particles-out/ (named at the end).
 # Installs cmake, g++, make, GoogleTest, Google Benchmark and libpng with

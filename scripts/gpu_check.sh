@@ -2,7 +2,7 @@
 # The CUDA backend on a machine with an NVIDIA GPU, in one go: configure and
 # build (Release, build/gpu), run the GPU tests (every built-in and
 # adversarial scene against the CPU), then benchmark with
-# `broadphase bench SCENE --device gpu --json` (80k = seed challenge 5,
+# `broadphase bench SCENE --device gpu --json` (80k = the adaptive-grid article's fifth challenge,
 # 1M and 10M boxes, and the other built-in scenes), plus the CPU's
 # automatic choice on all cores for comparison.
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The long hard-limit runs of tests/core/limits_test.cpp (issue 17), left out
+# The long hard-limit runs of tests/core/limits_test.cpp, left out
 # of ctest: every algorithm streams the pairs of 100,000 identical boxes
 # (4,999,950,000 pairs, more than 2^32) through PairFinder::for_each_pair,
 # and two sets of 65,537 identical boxes (4,295,098,369 pairs) through the

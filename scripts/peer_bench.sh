@@ -18,7 +18,7 @@
 # optional: without one, its columns stay empty).
 # Environment:
 #   BUILD_DIR    the build to use (build/release); configured and the CLI built
-#   SCENES       the scenes (default: the seed's scenes, then every real-data
+#   SCENES       the scenes (default: the adaptive-grid article's scenes, then every real-data
 #                scene `broadphase scenes` lists, at REAL_N boxes)
 #   REAL_N       size of the real-data scenes (100000)
 #   FRAMES       timed frames per algorithm (10; each stops after 2 s, at least 1)

@@ -74,7 +74,7 @@ fi
 
 bp_ensure_deps gnuplot-nox
 bp_log "plot -> $png"
-# One line per algorithm and thread count; the seed's library (001) as
+# One line per algorithm and thread count; the adaptive-grid article's library as
 # points: its published figures (20k boxes, one thread, FX8150 and Xeon;
 # 40k, seven threads) and those measured on this kind of machine quoted in
 # the project's issues (40k and 1M boxes, two threads).
@@ -109,7 +109,7 @@ set title "broadphase on $bp_machine: ms per frame against N, log-log (scripts/s
 set format x "%.0e"
 set xrange [5000:20000000]
 plot $plot_lines \
-  "$series/seed_published.dat" using 1:2:3:4 with yerrorbars pt 7 ps 1.5 lc rgb "black" title "seed 001 as published (20k: 1 thread, FX8150/Xeon; 40k: 7 threads)", \
-  "$series/seed_here.dat" using 1:2:3:4 with yerrorbars pt 5 ps 1.5 lc rgb "red" title "seed 001 on this machine, 2 threads (figures in issue 4)"
+  "$series/seed_published.dat" using 1:2:3:4 with yerrorbars pt 7 ps 1.5 lc rgb "black" title "adaptive-grid article, as published (20k: 1 thread, FX8150/Xeon; 40k: 7 threads)", \
+  "$series/seed_here.dat" using 1:2:3:4 with yerrorbars pt 5 ps 1.5 lc rgb "red" title "the article's library on this machine, 2 threads"
 EOF
 bp_log "wrote $csv and $png"

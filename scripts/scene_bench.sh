@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Motion benchmarks of the incremental Scene (issue 5): the issue's table,
+# Motion benchmarks of the incremental Scene: the table in docs/scene.md,
 # every motion sequence at 100,000 boxes in every mode of `broadphase bench`
 # (the Scene's update modes, and Bullet's btDbvtBroadphase when the CLI was
 # built with Bullet), each frame checked (--verify):

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Scene soak (issue 17): builds tests/soak/scene_soak.cpp (Release) and
+# The Scene soak: builds tests/soak/scene_soak.cpp (Release) and
 # runs it: random add/remove/move/set_type/set_filter sequences through
 # update() in every update mode (each alone and mixed, exact and fat pairs,
 # one and two threads), checked against brute force every K updates

@@ -1,8 +1,8 @@
 // Experiment (not part of the library; built only with
 // -DBROADPHASE_CUDA_EXPERIMENTS=ON): an LBVH (Karras 2012) pair finder,
 // timed against the backend's grid (broadphase::cuda::PairFinder) on the
-// same device boxes, pairs compared exactly. Issue 7 asks whether an LBVH
-// path measures better on mixed sizes; docs/cuda.md has the answer.
+// same device boxes, pairs compared exactly: does an LBVH
+// path measure better on mixed sizes? docs/cuda.md has the answer.
 //
 // LBVH frame: centre bounds (atomics on ordered floats), 30-bit Morton codes,
 // CUB radix sort, Karras's radix tree (one thread per internal node, ties
