@@ -159,7 +159,7 @@ Row challenge2() {
         for (std::size_t i = 0; i < n; ++i) {
             std::uint32_t count = 0;
             const auto t0 = clock_type::now();
-            index.for_each_hit(queries[i], [&](std::uint32_t) { ++count; });
+            index.for_each_overlap(queries[i], [&](std::uint32_t) { ++count; });
             sink = count;
             const auto t1 = clock_type::now();
             samples.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() - clock_ns);
@@ -171,7 +171,7 @@ Row challenge2() {
     std::vector<std::uint32_t> got;
     for (std::size_t i = 0; i < n && equal; ++i) {
         got.clear();
-        index.for_each_hit(queries[i], [&](std::uint32_t h) { got.push_back(h); });
+        index.for_each_overlap(queries[i], [&](std::uint32_t h) { got.push_back(h); });
         std::sort(got.begin(), got.end());
         std::vector<std::uint32_t> want;
         for (std::size_t j = 0; j < n; ++j)

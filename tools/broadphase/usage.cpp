@@ -53,7 +53,7 @@ bench   Times full frames (build + find) on one kept finder: one untimed
           --save-boxes FILE     write the scene's boxes to FILE (.npy, (N, 6)
                                 float32) and time nothing
         With --queries, times an Index instead: built over the boxes, then
-        each box queried against it, one for_each_hit call per box.
+        each box queried against it, one for_each_overlap call per box.
           build ms      median of up to K rebuilds after an untimed build
           p50/p90/p99   per-query nanoseconds, hits included: every query
                         timed on its own with steady_clock, minus the clock
@@ -89,9 +89,10 @@ bench   Times full frames (build + find) on one kept finder: one untimed
         the begin/end events; for Bullet, setAabb per move +
         calculateOverlappingPairs.
           --mode M,M            Scene update modes: incremental, rebuild,
-                                tree, multi-box-pruning, sweep-and-prune,
-                                automatic, fat-pairs (automatic with fat-box
-                                pairs: a superset, checked like Bullet's); with
+                                tree, multi_box_pruning, sweep_and_prune
+                                ('-' for '_' also works), automatic,
+                                fat-pairs (automatic with fat-box pairs: a
+                                superset, checked like Bullet's); with
                                 Bullet built in: bullet-dbvt, bullet-sap
                                 (Bullet's pair cache: fat pairs, a superset,
                                 not exact). "all": every mode (bullet-sap
