@@ -323,7 +323,7 @@ public:
 
     /// Share of live objects changed up to which UpdateMode::automatic stays
     /// incremental: measured crossover of multi box pruning against a
-    /// rebuild (README, "Scenes for physics engines").
+    /// rebuild (docs/scene.md).
     static constexpr double kIncrementalShare = 0.25;
 
 private:

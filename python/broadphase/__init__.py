@@ -13,7 +13,7 @@ Functions: find_pairs, find_sphere_pairs, algorithms, default_threads,
 builtin_scene. Classes: PairFinder (memory kept between frames), Index (box
 queries against a built set), Scene (objects kept between frames, contact
 events, ray casts). Errors: InvalidBoxError, PairBudgetError; warning:
-InvalidBoxWarning. See the README's "Python" section.
+InvalidBoxWarning. See docs/python.md.
 
 Distributed over MPI ranks (mpi4py): ``import broadphase.mpi`` (find_pairs,
 DistributedPairFinder); built when CMake finds MPI and mpi4py. Importing

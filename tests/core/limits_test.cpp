@@ -240,7 +240,7 @@ void check_budgeted(const std::vector<Pair>& got, const Report& r, const std::ve
     ASSERT_EQ(r.status, over ? Status::pair_budget_exceeded : Status::ok) << status_string(r.status);
     ASSERT_EQ(got.size(), std::min(total, budget));
     ASSERT_EQ(r.pairs, got.size()) << "Report::pairs";
-    // README: "the output holds the first max_pairs pairs" (those of the
+    // The documented budget rule: the output holds the first max_pairs pairs (those of the
     // unbudgeted call, which the caller checked equal to the truth as a set:
     // so these are true pairs, each once).
     ASSERT_TRUE(std::equal(got.begin(), got.end(), full.begin())) << "not the first pairs of the unbudgeted call";
@@ -837,7 +837,7 @@ TEST(Limits, CoincidentBoxesPastTheGridsOnePassSort) {
 // 6. The 2^32 - 2 box ceiling, by computation
 
 TEST(Limits, CeilingIs2To32Minus2) {
-    static_assert(broadphase::max_boxes == 4294967294ull, "README: 2^32 - 2 boxes");
+    static_assert(broadphase::max_boxes == 4294967294ull, "docs/guarantees.md: 2^32 - 2 boxes");
     static_assert(broadphase::fits_indices(0) && broadphase::fits_indices(broadphase::max_boxes), "");
     static_assert(!broadphase::fits_indices(broadphase::max_boxes + 1), "2^32 - 1: the sentinel");
     static_assert(!broadphase::fits_indices(k2To32) && !broadphase::fits_indices(~std::uint64_t(0)), "");

@@ -30,6 +30,7 @@
 #include "commands.hpp"
 #include "errors.hpp"
 #include "files.hpp"
+#include "json.hpp"
 #include "particles_bench.hpp"
 #include "motion_bench.hpp"
 #include "timing.hpp"
@@ -84,23 +85,6 @@ Result time_frames(broadphase::PairFinder& finder, const broadphase::Boxes& boxe
     res.min_ms = *std::min_element(times.begin(), times.end());
     res.frames = static_cast<int>(times.size());
     return res;
-}
-
-std::string json_string(const std::string& s) {
-    std::string out = "\"";
-    for (char c : s) {
-        if (c == '"' || c == '\\') {
-            out += '\\';
-            out += c;
-        } else if (static_cast<unsigned char>(c) < 0x20) {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
-            out += buf;
-        } else {
-            out += c;
-        }
-    }
-    return out + "\"";
 }
 
 std::string display_name(const Result& r) {

@@ -16,6 +16,8 @@
 #include <broadphase/scene.hpp>
 
 #include "errors.hpp"
+#include "json.hpp"
+#include "timing.hpp"
 
 namespace broadphase_cli {
 namespace {
@@ -51,19 +53,6 @@ constexpr std::size_t brute_force_oracle_limit = 20000;
 /// O(N^2) (measured: 856 s for 100,000 boxes on the 2-core EPYC). Asked for
 /// by name it runs at any size.
 constexpr std::size_t bullet_sap_all_limit = 30000;
-
-using clock_type = std::chrono::steady_clock;
-
-double ms_between(clock_type::time_point t0, clock_type::time_point t1) {
-    return std::chrono::duration<double, std::milli>(t1 - t0).count();
-}
-
-double median_of(std::vector<double> v) {
-    if (v.empty()) return 0;
-    std::sort(v.begin(), v.end());
-    const std::size_t m = v.size() / 2;
-    return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
-}
 
 /// A Scene in one update mode. Objects are added in the sequence's order to
 /// a fresh scene, so the scene's ids are the sequence's indices.
@@ -223,22 +212,13 @@ std::vector<Slot> make_slots(const std::string& mode_option, unsigned threads, s
             if (std::find(built.begin(), built.end(), n) == built.end())
                 throw usage_error("--mode " + n +
                                   ": this broadphase was built without Bullet (install libbullet-dev and "
-                                  "reconfigure; see README)");
+                                  "reconfigure; see docs/peers.md)");
             s.runner = make_bullet_runner(n);
         }
         if (!s.runner) throw usage_error("--mode: unknown mode '" + n + "' (known: " + known_modes() + ")");
         slots.push_back(std::move(s));
     }
     return slots;
-}
-
-std::string json_text(const std::string& s) {
-    std::string out = "\"";
-    for (char c : s) {
-        if (c == '"' || c == '\\') out += '\\';
-        if (static_cast<unsigned char>(c) >= 0x20) out += c;
-    }
-    return out + "\"";
 }
 
 const char* kind_name(motion::Kind k) {
@@ -293,7 +273,7 @@ int run_motion_bench(const ParsedArgs& p) {
     for (Slot& s : slots) {
         const auto t0 = clock_type::now();
         s.runner->setup(seq);
-        s.setup_ms = ms_between(t0, clock_type::now());
+        s.setup_ms = elapsed_ms(t0, clock_type::now());
         if (!verify) continue;
         if (s.scene && s.runner->exact()) {
             const broadphase::Scene& sc = s.scene->scene();
@@ -325,7 +305,7 @@ int run_motion_bench(const ParsedArgs& p) {
             s.runner->frame(moves);
             const auto t1 = clock_type::now();
             if (timed) {
-                s.times.push_back(ms_between(t0, t1));
+                s.times.push_back(elapsed_ms(t0, t1));
                 s.pairs += double(s.runner->pairs());
                 if (s.scene) {
                     s.begun += double(s.scene->scene().begun().size());
@@ -351,7 +331,7 @@ int run_motion_bench(const ParsedArgs& p) {
     }
     bool any_bullet = false, any_fat = false;
     for (const Slot& s : slots) {
-        const double med = median_of(s.times);
+        const double med = median(s.times);
         const double mn = *std::min_element(s.times.begin(), s.times.end());
         double mean = 0;
         for (double t : s.times) mean += t;
@@ -369,10 +349,10 @@ int run_motion_bench(const ParsedArgs& p) {
                 "\"mode\":%s,\"exact\":%s,\"frames\":%d,\"warmup\":%d,\"median_ms\":%.4f,\"min_ms\":%.4f,"
                 "\"mean_ms\":%.4f,\"setup_ms\":%.3f,\"pairs\":%.1f,%s,\"moved\":%.1f,\"verified\":%s,"
                 "\"covers_exact\":%s,\"oracle\":%s,\"threads\":%lld}\n",
-                json_text(name).c_str(), kind_name(spec.kind), spec.n, spec.fraction, objects, seq.static_count(),
-                json_text(s.runner->name()).c_str(), exact ? "true" : "false", frames, warmup_frames, med, mn, mean,
+                json_string(name).c_str(), kind_name(spec.kind), spec.n, spec.fraction, objects, seq.static_count(),
+                json_string(s.runner->name()).c_str(), exact ? "true" : "false", frames, warmup_frames, med, mn, mean,
                 s.setup_ms, s.pairs / nf, events, moved / nf, verified, covers,
-                verify ? json_text(oracle->name()).c_str() : "null", exact || s.scene ? threads : 1LL);
+                verify ? json_string(oracle->name()).c_str() : "null", exact || s.scene ? threads : 1LL);
         } else {
             char a[32], b[32], c[32], d[32], e[32] = "-", g[32] = "-";
             std::snprintf(a, sizeof a, "%.3f", med);

@@ -24,6 +24,7 @@
 
 #include "args.hpp"
 #include "files.hpp"
+#include "json.hpp"
 #include "mpi_commands.hpp"
 #include "timing.hpp"
 
@@ -93,23 +94,6 @@ struct RankRow {
 const char* const field_names[RankRow::count] = {
     "boxes", "valid", "ghosts", "held", "pairs_found", "pairs_owned", "pairs_out", "bytes_sent", "bytes_received",
     "ms_partition", "ms_exchange", "ms_find", "ms_delivery", "ms_total"};
-
-std::string json_string(const std::string& s) {
-    std::string out = "\"";
-    for (char c : s) {
-        if (c == '"' || c == '\\') {
-            out += '\\';
-            out += c;
-        } else if (static_cast<unsigned char>(c) < 0x20) {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
-            out += buf;
-        } else {
-            out += c;
-        }
-    }
-    return out + "\"";
-}
 
 std::string number(double v, bool integer) {
     if (!std::isfinite(v)) return "null";
