@@ -29,6 +29,7 @@
 // BasicBox. boxes.hpp includes this header at its end (after BasicBox), so
 // `#include <broadphase/boxes.hpp>` alone also gives every test here.
 #include "boxes.hpp"
+#include "detail/grid_rules.hpp"
 
 namespace broadphase {
 
@@ -45,6 +46,22 @@ using nondeduced_t = typename nondeduced<X>::type;
 /// size_t, the library's D an int): a braced list works as a point.
 template <class T, int D>
 using vec_of = nondeduced_t<std::array<T, static_cast<std::size_t>(D)>>;
+
+/// One axis of a slab test: narrows [t0, t1] to the times t with
+/// lo <= t*d <= hi and returns false when nothing is left. A zero d keeps
+/// [t0, t1] when lo <= 0 <= hi and empties it otherwise. A NaN in lo, hi or
+/// d constrains nothing (every comparison with it is false). The ray and the
+/// box cast below are this test on each axis, with their own lo and hi.
+template <class T>
+inline bool clip_slab(T lo, T hi, T d, T& t0, T& t1) {
+    if (d == T(0)) return !(lo > T(0) || hi < T(0));
+    T a = lo / d;
+    T c = hi / d;
+    if (d < T(0)) std::swap(a, c);
+    if (a > t0) t0 = a;
+    if (c < t1) t1 = c;
+    return !(t0 > t1);
+}
 }  // namespace detail
 
 // ---------------------------------------------------------------------------
@@ -59,7 +76,7 @@ using vec_of = nondeduced_t<std::array<T, static_cast<std::size_t>(D)>>;
 template <class T, int D>
 inline bool overlaps(const BasicBox<T, D>& a, const BasicBox<T, D>& b) {
     for (int k = 0; k < D; ++k)
-        if (a.max[k] < b.min[k] || b.max[k] < a.min[k]) return false;
+        if (!detail::intervals_overlap(a.min[k], a.max[k], b.min[k], b.max[k])) return false;
     return true;
 }
 
@@ -128,19 +145,8 @@ template <class T, int D>
 inline bool ray_hits_box(const detail::vec_of<T, D>& origin, const detail::vec_of<T, D>& direction,
                          detail::nondeduced_t<T> max_t, const BasicBox<T, D>& b, T& t_out) {
     T t0 = T(0), t1 = max_t;
-    for (int k = 0; k < D; ++k) {
-        const T d = direction[k];
-        if (d == T(0)) {
-            if (origin[k] < b.min[k] || b.max[k] < origin[k]) return false;
-            continue;
-        }
-        T a = (b.min[k] - origin[k]) / d;
-        T c = (b.max[k] - origin[k]) / d;
-        if (d < T(0)) std::swap(a, c);
-        if (a > t0) t0 = a;
-        if (c < t1) t1 = c;
-        if (t0 > t1) return false;
-    }
+    for (int k = 0; k < D; ++k)
+        if (!detail::clip_slab(T(b.min[k] - origin[k]), T(b.max[k] - origin[k]), direction[k], t0, t1)) return false;
     t_out = t0;
     return true;
 }
@@ -164,17 +170,7 @@ inline bool box_cast_hits_box(const BasicBox<T, D>& moving, const detail::vec_of
         T hi = b.max[k] - moving.min[k];
         if (lo != lo) lo = T(0);
         if (hi != hi) hi = T(0);
-        const T d = v[k];
-        if (d == T(0)) {
-            if (lo > T(0) || hi < T(0)) return false;
-            continue;
-        }
-        T a = lo / d;
-        T c = hi / d;
-        if (d < T(0)) std::swap(a, c);
-        if (a > t0) t0 = a;
-        if (c < t1) t1 = c;
-        if (t0 > t1) return false;
+        if (!detail::clip_slab(lo, hi, v[k], t0, t1)) return false;
     }
     t_out = t0;
     return true;
