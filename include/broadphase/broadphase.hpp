@@ -221,8 +221,14 @@ public:
     /// Streams (query index, built index) pairs of a batch to f(q, i); f may
     /// return false to stop.
     template <class F>
-    Report for_each_batch_hit(const BasicBoxes<T, D>& queries, F&& f) const {
-        return dispatch(*this, [&](const auto& a) { return a.for_each_batch_hit(queries, f); });
+    Report for_each_overlap_batch(const BasicBoxes<T, D>& queries, F&& f) const {
+        return dispatch(*this, [&](const auto& a) { return a.for_each_overlap_batch(queries, f); });
+    }
+
+    /// The former name of for_each_overlap_batch(), kept for one release.
+    template <class F>
+    [[deprecated("use for_each_overlap_batch")]] Report for_each_batch_hit(const BasicBoxes<T, D>& queries, F&& f) const {
+        return for_each_overlap_batch(queries, std::forward<F>(f));
     }
 
     /// The algorithm the index was built with.

@@ -146,7 +146,7 @@ private:
         std::vector<std::vector<std::uint32_t>> b_hits(gap_query.size());
         std::vector<char> looked_up(gap_query.size(), 0);
         bool over = false;
-        bp::Report exact = f_->for_each_batch_hit(a, [&](std::uint32_t i, std::uint32_t h) {
+        bp::Report exact = f_->for_each_overlap_batch(a, [&](std::uint32_t i, std::uint32_t h) {
             const std::uint32_t g = gap_of[i];
             if (g != none) {
                 std::vector<std::uint32_t>& v = b_hits[g];

@@ -460,7 +460,7 @@ struct DirectOps {
     Report query_batch(const boxes_type& q, std::vector<Pair>& out, const Options& o) const {
         return algo.query_batch(q, out, o);
     }
-    Report batch_stream(const boxes_type& q, const PairCallback& f) const { return algo.for_each_batch_hit(q, f); }
+    Report batch_stream(const boxes_type& q, const PairCallback& f) const { return algo.for_each_overlap_batch(q, f); }
 };
 
 /// A PairFinder with Options::algorithm fixed, kept for streaming. With
@@ -501,13 +501,13 @@ using FrontDoorOps = PairFinderOps<T, D, true>;
 template <class T, int D>
 using FinderOps = PairFinderOps<T, D, false>;
 
-/// Whether X has for_each_batch_hit(const B&, f) (the algorithm classes and
+/// Whether X has for_each_overlap_batch(const B&, f) (the algorithm classes and
 /// the Index do; IndexApi checks it).
 template <class X, class B, class = void>
-struct has_for_each_batch_hit : std::false_type {};
+struct has_for_each_overlap_batch : std::false_type {};
 template <class X, class B>
-struct has_for_each_batch_hit<X, B,
-                              std::void_t<decltype(std::declval<const X&>().for_each_batch_hit(
+struct has_for_each_overlap_batch<X, B,
+                              std::void_t<decltype(std::declval<const X&>().for_each_overlap_batch(
                                   std::declval<const B&>(), std::declval<PairCallback&>()))>> : std::true_type {};
 
 /// An Index built with one algorithm (or automatic).
@@ -529,7 +529,7 @@ struct IndexOps {
     Report query_batch(const boxes_type& q, std::vector<Pair>& out, const Options& o) const {
         return index.query_batch(q, out, o);
     }
-    Report batch_stream(const boxes_type& q, const PairCallback& f) const { return index.for_each_batch_hit(q, f); }
+    Report batch_stream(const boxes_type& q, const PairCallback& f) const { return index.for_each_overlap_batch(q, f); }
 };
 
 // ---------------------------------------------------------------------------

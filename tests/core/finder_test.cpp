@@ -69,11 +69,11 @@ INSTANTIATE_TEST_SUITE_P(Differential, FinderTest,
 // API shape
 
 TEST(IndexApi, HasStreamingBatchQuery) {
-    // Every algorithm class streams a batch through for_each_batch_hit(queries, f);
+    // Every algorithm class streams a batch through for_each_overlap_batch(queries, f);
     // the Index, which wraps them, should too.
-    EXPECT_TRUE((has_for_each_batch_hit<broadphase::BruteForce, Boxes>::value));
-    EXPECT_TRUE((has_for_each_batch_hit<broadphase::Index, Boxes>::value))
-        << "broadphase::BasicIndex has no for_each_batch_hit(queries, f): a batch can only be collected into "
+    EXPECT_TRUE((has_for_each_overlap_batch<broadphase::BruteForce, Boxes>::value));
+    EXPECT_TRUE((has_for_each_overlap_batch<broadphase::Index, Boxes>::value))
+        << "broadphase::BasicIndex has no for_each_overlap_batch(queries, f): a batch can only be collected into "
            "a vector (query_batch) or streamed one box at a time (for_each_overlap)";
 }
 

@@ -1,5 +1,5 @@
 // Differential tests of every way of querying: the four algorithm classes
-// build/query/for_each_overlap/query_batch/for_each_batch_hit and Index with
+// build/query/for_each_overlap/query_batch/for_each_overlap_batch and Index with
 // automatic and each algorithm (index_subjects()), against the scalar
 // reference and the library's BruteForce, over random, adversarial and
 // hand-written scenes, budgets, early stops, determinism and the Index life
@@ -255,6 +255,26 @@ TEST(IndexDeprecatedName, ForEachHitForwardsToForEachOverlap) {
         EXPECT_EQ(by_new, by_old) << "query " << q;
         EXPECT_EQ(grid_new, grid_old) << "query " << q;
     }
+}
+
+// for_each_batch_hit, the former name of for_each_overlap_batch, likewise.
+TEST(IndexDeprecatedName, ForEachBatchHitForwardsToForEachOverlapBatch) {
+    const Boxes built = random_scene<float, 3>(500, 23, RandomKind::mixed);
+    const Boxes queries = random_scene<float, 3>(50, 24, RandomKind::mixed);
+    broadphase::Index index;
+    ASSERT_TRUE(index.build(built).ok());
+    broadphase::UniformGrid grid;
+    ASSERT_TRUE(grid.build(built).ok());
+    using Hits = std::vector<std::pair<std::uint32_t, std::uint32_t>>;
+    Hits by_new, by_old, grid_new, grid_old;
+    auto into = [](Hits& h) { return [&h](std::uint32_t q, std::uint32_t i) { h.emplace_back(q, i); return true; }; };
+    EXPECT_TRUE(index.for_each_overlap_batch(queries, into(by_new)).ok());
+    EXPECT_TRUE(index.for_each_batch_hit(queries, into(by_old)).ok());
+    EXPECT_TRUE(grid.for_each_overlap_batch(queries, into(grid_new)).ok());
+    EXPECT_TRUE(grid.for_each_batch_hit(queries, into(grid_old)).ok());
+    EXPECT_FALSE(by_new.empty());
+    EXPECT_EQ(by_new, by_old);
+    EXPECT_EQ(grid_new, grid_old);
 }
 #if defined(__GNUC__) || defined(__clang__)
 #pragma GCC diagnostic pop

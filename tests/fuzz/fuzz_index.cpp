@@ -1,7 +1,7 @@
 // Fuzz target: Index queries against the scalar reference. A set of up to
 // 250 boxes is built with every algorithm (and `automatic`); up to 60 query
 // boxes are asked one by one (query and for_each_overlap) and as a batch
-// (query_batch under decoded Options, for_each_batch_hit), float and double,
+// (query_batch under decoded Options, for_each_overlap_batch), float and double,
 // 3-D and 2-D.
 #include <algorithm>
 #include <cstdint>
@@ -59,7 +59,7 @@ void run(FuzzedDataProvider& in) {
 
         std::vector<Pair> streamed;
         const broadphase::Report rs =
-            index.for_each_batch_hit(queries, [&](std::uint32_t q, std::uint32_t i) { streamed.push_back({q, i}); });
+            index.for_each_overlap_batch(queries, [&](std::uint32_t q, std::uint32_t i) { streamed.push_back({q, i}); });
         bpfuzz::check_pairs(rs, streamed, ref_batch, broadphase::no_budget, false);
     }
 }

@@ -136,9 +136,16 @@ public:
     /// Streams (query index, built index) pairs of a batch to f, at most
     /// max_pairs of them, on the calling thread.
     template <class F>
-    Report for_each_batch_hit(const boxes_type& queries, F&& f, std::uint64_t max_pairs = no_budget) const {
+    Report for_each_overlap_batch(const boxes_type& queries, F&& f, std::uint64_t max_pairs = no_budget) const {
         CallbackSink<std::remove_reference_t<F>> sink(f, max_pairs);
         return run_batch(queries, sink, 1);
+    }
+
+    /// The former name of for_each_overlap_batch(), kept for one release.
+    template <class F>
+    [[deprecated("use for_each_overlap_batch")]] Report for_each_batch_hit(const boxes_type& queries, F&& f,
+                                                                          std::uint64_t max_pairs = no_budget) const {
+        return for_each_overlap_batch(queries, std::forward<F>(f), max_pairs);
     }
 
 protected:
