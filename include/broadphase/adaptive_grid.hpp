@@ -99,4 +99,9 @@ private:
 /// Adaptive grid over 3-D float boxes.
 using AdaptiveGrid = BasicAdaptiveGrid<float, 3>;
 
+#define BROADPHASE_INSTANTIATE_ADAPTIVE_GRID(E, T, D)                \
+    E template class detail::AlgorithmBase<BasicAdaptiveGrid<T, D>, T, D>; \
+    E template class BasicAdaptiveGrid<T, D>;
+BROADPHASE_DECLARE_EXTERN(BROADPHASE_INSTANTIATE_ADAPTIVE_GRID)
+
 }  // namespace broadphase

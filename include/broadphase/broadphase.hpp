@@ -258,4 +258,9 @@ private:
 
 using Index = BasicIndex<float, 3>;
 
+#define BROADPHASE_INSTANTIATE_PAIR_FINDER(E, T, D) \
+    E template class BasicPairFinder<T, D>;          \
+    E template class BasicIndex<T, D>;
+BROADPHASE_DECLARE_EXTERN(BROADPHASE_INSTANTIATE_PAIR_FINDER)
+
 }  // namespace broadphase

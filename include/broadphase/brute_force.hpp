@@ -92,4 +92,9 @@ class BasicBruteForce : public detail::AlgorithmBase<BasicBruteForce<T, D>, T, D
 /// Brute force over 3-D float boxes.
 using BruteForce = BasicBruteForce<float, 3>;
 
+#define BROADPHASE_INSTANTIATE_BRUTE_FORCE(E, T, D)                 \
+    E template class detail::AlgorithmBase<BasicBruteForce<T, D>, T, D>; \
+    E template class BasicBruteForce<T, D>;
+BROADPHASE_DECLARE_EXTERN(BROADPHASE_INSTANTIATE_BRUTE_FORCE)
+
 }  // namespace broadphase

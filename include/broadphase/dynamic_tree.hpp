@@ -53,6 +53,7 @@
 #include <vector>
 
 #include "boxes.hpp"
+#include "detail/extern_templates.hpp"
 #include "geometry.hpp"
 
 namespace broadphase {
@@ -436,3 +437,8 @@ using DynamicTree = BasicDynamicTree<float, 3>;
 }  // namespace broadphase
 
 #include "detail/dynamic_tree_impl.hpp"
+
+namespace broadphase {
+#define BROADPHASE_INSTANTIATE_DYNAMIC_TREE(E, T, D) E template class BasicDynamicTree<T, D>;
+BROADPHASE_DECLARE_EXTERN(BROADPHASE_INSTANTIATE_DYNAMIC_TREE)
+}  // namespace broadphase

@@ -35,4 +35,9 @@ using BasicHybridGrid = detail::GridAlgorithm<T, D, HybridGridPolicy>;
 /// Hybrid grid over 3-D float boxes.
 using HybridGrid = BasicHybridGrid<float, 3>;
 
+#define BROADPHASE_INSTANTIATE_HYBRID_GRID(E, T, D)                  \
+    E template class detail::AlgorithmBase<BasicHybridGrid<T, D>, T, D>; \
+    E template class detail::GridAlgorithm<T, D, HybridGridPolicy>;
+BROADPHASE_DECLARE_EXTERN(BROADPHASE_INSTANTIATE_HYBRID_GRID)
+
 }  // namespace broadphase

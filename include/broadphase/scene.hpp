@@ -45,6 +45,7 @@
 #include <vector>
 
 #include "boxes.hpp"
+#include "detail/extern_templates.hpp"
 #include "broadphase.hpp"
 #include "detail/radix_sort.hpp"
 #include "detail/scene/incremental_sweep.hpp"
@@ -760,5 +761,8 @@ private:
 
 /// A scene of 3-D float boxes.
 using Scene = BasicScene<float, 3>;
+
+#define BROADPHASE_INSTANTIATE_SCENE(E, T, D) E template class BasicScene<T, D>;
+BROADPHASE_DECLARE_EXTERN(BROADPHASE_INSTANTIATE_SCENE)
 
 }  // namespace broadphase

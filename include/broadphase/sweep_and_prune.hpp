@@ -207,4 +207,9 @@ private:
 /// Sweep and prune over 3-D float boxes.
 using SweepAndPrune = BasicSweepAndPrune<float, 3>;
 
+#define BROADPHASE_INSTANTIATE_SWEEP_AND_PRUNE(E, T, D)                \
+    E template class detail::AlgorithmBase<BasicSweepAndPrune<T, D>, T, D>; \
+    E template class BasicSweepAndPrune<T, D>;
+BROADPHASE_DECLARE_EXTERN(BROADPHASE_INSTANTIATE_SWEEP_AND_PRUNE)
+
 }  // namespace broadphase

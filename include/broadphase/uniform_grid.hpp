@@ -39,4 +39,9 @@ using BasicUniformGrid = detail::GridAlgorithm<T, D, UniformGridPolicy>;
 /// Uniform grid over 3-D float boxes.
 using UniformGrid = BasicUniformGrid<float, 3>;
 
+#define BROADPHASE_INSTANTIATE_UNIFORM_GRID(E, T, D)                  \
+    E template class detail::AlgorithmBase<BasicUniformGrid<T, D>, T, D>; \
+    E template class detail::GridAlgorithm<T, D, UniformGridPolicy>;
+BROADPHASE_DECLARE_EXTERN(BROADPHASE_INSTANTIATE_UNIFORM_GRID)
+
 }  // namespace broadphase

@@ -19,6 +19,7 @@
 #include "../options.hpp"
 #include "../pairs.hpp"
 #include "buffers.hpp"
+#include "extern_templates.hpp"
 #include "parallel.hpp"
 #include "working_set.hpp"
 
