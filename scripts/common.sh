@@ -5,7 +5,8 @@
 #   bp_ensure_deps PKG...   installs the Debian packages that are missing
 #   bp_configure_release    configures build/release (Release, CLI, tests, bench)
 #   bp_python               the Python the module is built for (/usr/bin/python3)
-#   bp_log MESSAGE          a visible progress line on stderr
+#   bp_log MESSAGE          a visible progress line on stderr, with the seconds
+#                           since the script started
 #   bp_machine_name         this machine as a file name: amd-epyc-2core
 #   bp_results_setup        where the benchmark scripts file their results:
 #                           sets bp_machine and bp_results
@@ -13,7 +14,7 @@
 bp_repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bp_jobs="${JOBS:-$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)}"
 
-bp_log() { printf '\n==> %s\n' "$*" >&2; }
+bp_log() { printf '\n==> [%s s] %s\n' "$SECONDS" "$*" >&2; }
 
 # What each package provides, so that a tool already on PATH (installed some
 # other way) counts as present.
