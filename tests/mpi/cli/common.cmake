@@ -2,7 +2,7 @@
 # caller (tests/mpi/cli/CMakeLists.txt): CLI (broadphase), MPI_CLI
 # (broadphase-mpi), MAKE_INPUTS, MPIEXEC, NP_FLAG, PRE, POST (mpiexec's
 # flags, possibly empty), WORK (a fresh directory for this test).
-cmake_minimum_required(VERSION 3.16)
+cmake_minimum_required(VERSION 3.20)
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
 execute_process(COMMAND ${MAKE_INPUTS} ${WORK} RESULT_VARIABLE rc)
