@@ -1,5 +1,6 @@
-// Uses an installed broadphase through find_package: a few boxes, every
-// algorithm, the count and the pairs themselves checked.
+// Uses an installed broadphase through find_package (consumer/), or through
+// pkg-config alone (package_library_only): a few boxes, every algorithm, the
+// count and the pairs themselves checked, and the package's version.
 #include <broadphase/broadphase.hpp>
 
 #include <cstdio>

@@ -1,0 +1,215 @@
+# cmake -P script run by ctest (package_library_only; see CMakeLists.txt
+# here): the library needs nothing but a compiler and CMake.
+#   1. The source tree configures with its defaults while every optional
+#      dependency is hidden from CMake (GoogleTest, Google Benchmark, Python
+#      and pybind11, MPI, libpng, FCL, the CUDA compiler): each part that
+#      needs one turns itself off with a line saying what to install.
+#   2. An explicit -DBROADPHASE_BUILD_TESTS=ON without GoogleTest is an
+#      error that names the package, not a quietly smaller build.
+#   3. The same build folder, library only (no CLI, examples or compiled
+#      templates: nothing to compile), builds and installs into a scratch
+#      prefix: the headers, the CMake package and broadphase.pc, whose flags
+#      are the exported target's.
+#   4. A one-file program compiles with `pkg-config --cflags --libs
+#      broadphase` alone and runs (skipped, with a message, without
+#      pkg-config: Debian's pkgconf).
+# Arguments (-D):
+#   SOURCE_DIR    the broadphase source tree
+#   WORK_DIR      scratch folder (emptied first)
+#   CONSUMER      the one-file program (tests/package/consumer/main.cpp)
+#   GENERATOR, CXX_COMPILER: for the configure and the program
+#   PKG_CONFIG    optional: the pkg-config program (empty: as if none were
+#                 installed); found on PATH when not given
+
+foreach(var SOURCE_DIR WORK_DIR CONSUMER)
+  if(NOT DEFINED ${var} OR "${${var}}" STREQUAL "")
+    message(FATAL_ERROR "library_only.cmake: -D${var}=... is required")
+  endif()
+endforeach()
+
+set(build "${WORK_DIR}/build")
+set(prefix "${WORK_DIR}/prefix")
+file(REMOVE_RECURSE "${WORK_DIR}")
+file(MAKE_DIRECTORY "${WORK_DIR}")
+
+function(fail what)
+  message(FATAL_ERROR "library-only test: ${what}")
+endfunction()
+
+# run_step(WHAT OUT_VAR command...): runs the command, fails on a non-zero
+# exit, and gives back its output (stdout and stderr).
+function(run_step what out_var)
+  message(STATUS "library-only test: ${what}")
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  if(NOT rc EQUAL 0)
+    fail("${what} failed (${rc}):\n${out}")
+  endif()
+  set(${out_var} "${out}" PARENT_SCOPE)
+endfunction()
+
+# The version, from the one place it is written.
+file(STRINGS "${SOURCE_DIR}/include/broadphase/version.hpp" lines
+  REGEX "^#define BROADPHASE_VERSION_(MAJOR|MINOR|PATCH) +[0-9]+ *$")
+set(version "")
+foreach(part MAJOR MINOR PATCH)
+  if(NOT lines MATCHES "BROADPHASE_VERSION_${part} +([0-9]+)")
+    fail("version.hpp: no #define BROADPHASE_VERSION_${part} N")
+  endif()
+  list(APPEND version "${CMAKE_MATCH_1}")
+endforeach()
+list(JOIN version "." version)
+
+# Every dependency of an optional part hidden: find_package gives up on
+# these names, and CUDACXX names a CUDA compiler that does not exist (the
+# top CMakeLists.txt then looks no further, and check_language finds none).
+set(configure
+  "${CMAKE_COMMAND}" -E env "CUDACXX=${WORK_DIR}/no-such-nvcc"
+  "${CMAKE_COMMAND}" --no-warn-unused-cli
+  -DCMAKE_DISABLE_FIND_PACKAGE_GTest=ON
+  -DCMAKE_DISABLE_FIND_PACKAGE_benchmark=ON
+  -DCMAKE_DISABLE_FIND_PACKAGE_Python3=ON
+  -DCMAKE_DISABLE_FIND_PACKAGE_pybind11=ON
+  -DCMAKE_DISABLE_FIND_PACKAGE_MPI=ON
+  -DCMAKE_DISABLE_FIND_PACKAGE_PNG=ON
+  -DCMAKE_DISABLE_FIND_PACKAGE_fcl=ON)
+if(GENERATOR)
+  list(APPEND configure -G "${GENERATOR}")
+endif()
+if(CXX_COMPILER)
+  list(APPEND configure "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}")
+endif()
+
+# 1. The defaults, nothing found: configures, each optional part says why
+#    it is off and what to install, and no test is registered.
+run_step("configure with the defaults, dependencies hidden" out
+  ${configure} -S "${SOURCE_DIR}" -B "${build}")
+message("${out}")
+foreach(expected
+    "Tests off: GoogleTest was not found \\(Debian: apt-get install libgtest-dev\\)"
+    "Benchmarks off: Google Benchmark was not found \\(Debian: apt-get install libbenchmark-dev\\)"
+    "Python module off: [^\n]*pybind11-dev"
+    "MPI not found \\(apt-get install libopenmpi-dev openmpi-bin\\)"
+    "No CUDA compiler found"
+    "libpng not found[^\n]*libpng-dev")
+  if(NOT out MATCHES "${expected}")
+    fail("the configure did not say '${expected}'")
+  endif()
+endforeach()
+if(EXISTS "${build}/CTestTestfile.cmake")
+  fail("tests were registered in ${build} although GoogleTest was hidden")
+endif()
+# The cache keeps AUTO: installing GoogleTest and configuring again turns
+# the tests on.
+file(STRINGS "${build}/CMakeCache.txt" tests_entry REGEX "^BROADPHASE_BUILD_TESTS:")
+if(NOT tests_entry STREQUAL "BROADPHASE_BUILD_TESTS:STRING=AUTO")
+  fail("the cache says '${tests_entry}', expected BROADPHASE_BUILD_TESTS:STRING=AUTO")
+endif()
+
+# 2. Asked for explicitly, missing tests are an error naming the package.
+message(STATUS "library-only test: -DBROADPHASE_BUILD_TESTS=ON without GoogleTest must fail")
+execute_process(COMMAND ${configure} -S "${SOURCE_DIR}" -B "${WORK_DIR}/explicit"
+    -DBROADPHASE_BUILD_TESTS=ON -DBROADPHASE_BUILD_TOOLS=OFF -DBROADPHASE_BUILD_EXAMPLES=OFF
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+if(rc EQUAL 0)
+  fail("-DBROADPHASE_BUILD_TESTS=ON configured without GoogleTest:\n${out}")
+endif()
+string(REGEX REPLACE "[ \n]+" " " flat "${out}")  # CMake wraps the error's lines
+if(NOT flat MATCHES "BROADPHASE_BUILD_TESTS=ON but GoogleTest was not found[^-]*apt-get install libgtest-dev")
+  fail("-DBROADPHASE_BUILD_TESTS=ON failed without naming libgtest-dev:\n${out}")
+endif()
+
+# 3. Library only: the same folder, then build (nothing to compile) and install.
+run_step("configure the library only" out
+  ${configure} -S "${SOURCE_DIR}" -B "${build}"
+  -DBROADPHASE_BUILD_TOOLS=OFF -DBROADPHASE_BUILD_EXAMPLES=OFF -DBROADPHASE_COMPILED=OFF)
+run_step("build" out "${CMAKE_COMMAND}" --build "${build}")
+run_step("install into ${prefix}" out "${CMAKE_COMMAND}" --install "${build}" --prefix "${prefix}")
+
+file(GLOB targets_file "${prefix}/lib*/cmake/broadphase/broadphaseTargets.cmake")
+foreach(path
+    "${prefix}/include/broadphase/broadphase.hpp"
+    "${prefix}/include/broadphase/version.hpp"
+    "${prefix}/include/broadphase/detail"
+    "${targets_file}")
+  if(NOT EXISTS "${path}")
+    fail("${path} was not installed")
+  endif()
+endforeach()
+get_filename_component(cmake_dir "${targets_file}" DIRECTORY)
+foreach(name broadphaseConfig.cmake broadphaseConfigVersion.cmake)
+  if(NOT EXISTS "${cmake_dir}/${name}")
+    fail("${cmake_dir}/${name} was not installed")
+  endif()
+endforeach()
+if(EXISTS "${prefix}/bin")
+  fail("${prefix}/bin was installed by a library-only build")
+endif()
+
+# broadphase.pc: this prefix, the header's version, and the flags the
+# exported target carries (BROADPHASE_THREADS=1 with threads, or neither).
+set(pc_dir "${prefix}/share/pkgconfig")
+if(NOT EXISTS "${pc_dir}/broadphase.pc")
+  fail("${pc_dir}/broadphase.pc was not installed")
+endif()
+file(READ "${pc_dir}/broadphase.pc" pc)
+message(STATUS "broadphase.pc:\n${pc}")
+string(FIND "${pc}" "\nprefix=${prefix}\n" at)
+if(at EQUAL -1)
+  fail("broadphase.pc's prefix is not ${prefix}")
+endif()
+if(NOT pc MATCHES "\nVersion: ${version}\n")
+  fail("broadphase.pc's Version is not ${version} (version.hpp)")
+endif()
+if(NOT pc MATCHES "\nCflags: -I\\\${includedir}")
+  fail("broadphase.pc's Cflags do not start with -I\${includedir}")
+endif()
+file(READ "${targets_file}" targets)
+set(target_threads OFF)
+if(targets MATCHES "BROADPHASE_THREADS=1")
+  set(target_threads ON)
+endif()
+set(pc_threads OFF)
+if(pc MATCHES "\nCflags:[^\n]* -DBROADPHASE_THREADS=1")
+  set(pc_threads ON)
+endif()
+if(NOT target_threads STREQUAL pc_threads)
+  fail("threads: broadphase::broadphase defines BROADPHASE_THREADS=1: ${target_threads}, broadphase.pc: ${pc_threads}")
+endif()
+
+# 4. A program built with pkg-config's flags alone.
+if(DEFINED PKG_CONFIG)
+  set(pkg_config "${PKG_CONFIG}")
+else()
+  find_program(pkg_config NAMES pkg-config pkgconf)
+endif()
+if(NOT pkg_config)
+  message(STATUS "library-only test: pkg-config not found (Debian: apt-get install pkgconf): "
+    "the pkg-config consumer is skipped; the rest passed")
+  return()
+endif()
+set(pc_env "${CMAKE_COMMAND}" -E env "PKG_CONFIG_PATH=${pc_dir}")
+run_step("pkg-config --modversion broadphase" pc_version ${pc_env} "${pkg_config}" --modversion broadphase)
+string(STRIP "${pc_version}" pc_version)
+if(NOT pc_version STREQUAL version)
+  fail("pkg-config --modversion broadphase says '${pc_version}', version.hpp ${version}")
+endif()
+run_step("pkg-config --cflags --libs broadphase" flags ${pc_env} "${pkg_config}" --cflags --libs broadphase)
+string(STRIP "${flags}" flags)
+message(STATUS "pkg-config --cflags --libs broadphase: ${flags}")
+string(FIND " ${flags} " " -I${prefix}/include " at)
+if(at EQUAL -1)
+  fail("pkg-config --cflags does not name ${prefix}/include")
+endif()
+separate_arguments(flags UNIX_COMMAND "${flags}")
+set(cxx "${CXX_COMPILER}")
+if(NOT cxx)
+  set(cxx c++)
+endif()
+set(exe "${WORK_DIR}/pkgconfig_consumer")
+# -std=c++17 as the file says for compilers older than g++ 11; the
+# package's version, which the program checks against version.hpp.
+run_step("compile ${CONSUMER} with pkg-config's flags" out
+  "${cxx}" -std=c++17 "-DBROADPHASE_PACKAGE_VERSION=\"${pc_version}\"" "${CONSUMER}" -o "${exe}" ${flags})
+run_step("run it" out "${exe}")
+message(STATUS "${out}")
+message(STATUS "library-only test: passed")
