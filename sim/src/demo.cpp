@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
 #include <stdexcept>
 #include <system_error>
 
@@ -82,7 +83,14 @@ RunResult run_particles(const RunSettings& settings, std::FILE* log) {
         ++res.frames;
         render_total_ms += seconds_since(t0) * 1e3;
     };
-    if (pictures) write_frame();
+    std::unique_ptr<ParticleWriter> particle_writer;
+    if (!settings.particle_formats.empty())
+        particle_writer = std::make_unique<ParticleWriter>(res.out_dir, settings.particle_formats);
+    auto on_frame = [&]() {
+        if (pictures) write_frame();
+        if (particle_writer) particle_writer->write(sim);
+    };
+    on_frame();
 
     const bool report = log && settings.progress;
     const bool tty = report && isatty(fileno(log));  // a terminal: one line redrawn; else a line every 5 s
@@ -92,7 +100,7 @@ RunResult run_particles(const RunSettings& settings, std::FILE* log) {
         records.push_back(StepRecord{st.broad_ms, st.total_ms, st.box_pairs, st.contacts});
         res.max_box_pairs = std::max(res.max_box_pairs, st.box_pairs);
         res.max_contacts = std::max(res.max_contacts, st.contacts);
-        if (pictures && (s + 1) % per_frame == 0) write_frame();
+        if ((s + 1) % per_frame == 0) on_frame();
         const double elapsed = seconds_since(t_start);
         if (report && (elapsed - last_report >= (tty ? 1.0 : 5.0) || s + 1 == steps)) {
             last_report = elapsed;
@@ -103,6 +111,11 @@ RunResult run_particles(const RunSettings& settings, std::FILE* log) {
         }
     }
     if (tty) std::fprintf(log, "\n");
+    if (particle_writer) {
+        particle_writer->close();
+        res.particle_files = particle_writer->paths();
+        res.particle_frames = particle_writer->frames();
+    }
     res.steps = steps;
     res.simulated_s = sim.time();
     res.last_contacts = sim.contacts().size();

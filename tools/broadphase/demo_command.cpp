@@ -263,6 +263,7 @@ int run_demo(const std::vector<std::string>& args) {
                                            {"--out", "-o", true},
                                            {"--threads", "", true},
                                            {"--size", "", true},
+                                           {"--export", "", true},
                                            {"--no-challenges", "", false},
                                            {"--no-simulation", "", false},
                                            {"--no-animation", "", false}});
@@ -281,6 +282,8 @@ int run_demo(const std::vector<std::string>& args) {
     if (p.has("--seconds")) run.seconds = static_cast<double>(parse_count("--seconds", p.get("--seconds"), 1, 3600));
     run.out_dir = p.get("--out", "particles-out");
     run.animation = !p.has("--no-animation");
+    if (p.has("--export") && !particles::parse_particle_formats(p.get("--export"), run.particle_formats))
+        throw usage_error("--export needs xyz, vtu or xyz,vtu, not '" + p.get("--export") + "'");
     if (p.has("--size")) {
         const std::string s = p.get("--size");
         const std::size_t x = s.find('x');
@@ -384,6 +387,12 @@ int run_demo(const std::vector<std::string>& args) {
         if (!r.animation.empty()) std::printf("  animation   %s\n", r.animation.substr(r.out_dir.size() + 1).c_str());
         if (!r.plot.empty()) std::printf("  plot        %s\n", r.plot.substr(r.out_dir.size() + 1).c_str());
         std::printf("  every step  steps.csv\n");
+        for (const std::string& path : r.particle_files) {
+            const bool pvd = path.size() > 4 && path.compare(path.size() - 4, 4, ".pvd") == 0;
+            std::printf("  %s  %s (%d frames%s)\n", pvd ? "ParaView " : "OVITO    ",
+                        path.substr(r.out_dir.size() + 1).c_str(), r.particle_frames,
+                        pvd ? ": particles_0000.vtu ..., open the .pvd" : ", extended XYZ");
+        }
     }
     std::printf("\ndemo finished in %.1f s\n", elapsed_ms(t_start, clock_type::now()) / 1000.0);
     return status;

@@ -16,6 +16,7 @@ Usage:
   broadphase bench SEQUENCE [--mode M[,M...]|all] [--frames K] [--threads T] [--verify] [--json]
   broadphase scenes
   broadphase demo [--particles N] [--steps S] [--model dem|elastic] [--broad-phase spheres|boxes] [--out DIR] [--threads T]
+                  [--export xyz|vtu|xyz,vtu]
   broadphase --help | --version
 
 pairs   With one file, every overlapping pair (i, j), i < j, within it; with
@@ -127,6 +128,11 @@ demo    The main job: the five challenges of the article "Simple Fast
           --threads T           threads for the all-thread challenges and
                                 the simulation's broad phase; 0 (default) = all
           --size WxH            frame size (default 960x540)
+          --export xyz|vtu|xyz,vtu  also write the particles at every frame,
+                                into DIR: particles.xyz (extended XYZ, all
+                                frames: OVITO, ASE), particles_NNNN.vtu
+                                and particles.pvd (VTK XML: ParaView opens
+                                the .pvd as a time series)
           --no-challenges, --no-simulation, --no-animation
         bench particles:N[:dem|:elastic][:spheres|:boxes] times the simulation's
         steps (from the falling cloud; --frames K steps, default 100): steps

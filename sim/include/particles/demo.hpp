@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "particles/export.hpp"
 #include "particles/render.hpp"
 #include "particles/simulation.hpp"
 
@@ -21,6 +22,8 @@ struct RunSettings {
     bool pictures = true;         ///< frames, animation and plot (needs libpng)
     bool animation = true;        ///< ffmpeg, when on PATH
     bool progress = true;         ///< a progress line on `log`
+    /// Particle files for OVITO and ParaView, one frame per picture (export.hpp); none by default.
+    std::vector<ParticleFormat> particle_formats;
 };
 
 struct RunResult {
@@ -36,14 +39,18 @@ struct RunResult {
     std::string animation;         ///< path, or "" (none made)
     std::string plot;              ///< path, or ""
     std::string last_frame;        ///< path, or ""
+    std::vector<std::string> particle_files;  ///< particles.xyz and/or particles.pvd, as asked
+    int particle_frames = 0;       ///< frames written to them
     std::vector<std::string> notes;  ///< what was skipped and why
 };
 
 /// Runs the simulation as `settings` says, writing into settings.out_dir
 /// (created): frame_0000.png ... (one per frame_dt of simulated time, the
-/// starting state first), particles.mp4 (or .gif), plot.png, steps.csv.
+/// starting state first), particles.mp4 (or .gif), plot.png, steps.csv,
+/// and with settings.particle_formats the particles at the same instants
+/// (particles.xyz; particles_0000.vtu ... and particles.pvd).
 /// Progress lines go to `log` (null: none). Throws std::runtime_error when
-/// the folder cannot be made or a PNG cannot be written.
+/// the folder cannot be made or a PNG or particle file cannot be written.
 RunResult run_particles(const RunSettings& settings, std::FILE* log);
 
 }  // namespace particles
