@@ -68,8 +68,11 @@ bp_tsan_deps=("${bp_clang_deps[@]}" libomp-dev)
 # Optional: Bullet, for the bullet-dbvt and bullet-sap peers of `broadphase bench SEQUENCE`
 # (scripts/scene_bench.sh installs it; nothing else needs it, and the build leaves the peers out without it).
 bp_optional_deps=(libbullet-dev)
-# The Python module (python/) and its tests; python3-scipy only for its benchmark.
-bp_python_deps=(pybind11-dev python3-dev python3-numpy python3-pytest python3-hypothesis)
+# The Python module (python/) and its tests; python3-meshio reads the demo's
+# particle files back (tests/sim; python3-ase, when present, reads the XYZ
+# file too: not installed here, it pulls in matplotlib and sympy);
+# python3-scipy only for its benchmark.
+bp_python_deps=(pybind11-dev python3-dev python3-numpy python3-pytest python3-hypothesis python3-meshio)
 bp_python_bench_deps=(python3-scipy)
 # The MPI component (include/broadphase/mpi/, CMake target broadphase::mpi)
 # and its tests (tests/mpi/, ctest -L mpi: mpirun with 1 to 7 ranks): Open
