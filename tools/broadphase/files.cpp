@@ -40,6 +40,9 @@ FileType type_of_format(const std::string& format) {
     throw usage_error("--format takes npy, npz, csv or txt, not '" + format + "'");
 }
 
+/// The dialect of a text type: commas for csv, whitespace for txt.
+TextDialect dialect_of(FileType type) { return type == FileType::csv ? TextDialect::csv : TextDialect::whitespace; }
+
 /// A path and, for FILE.npz:NAME, the array named after the colon.
 struct Target {
     std::string file, array;
@@ -152,8 +155,7 @@ LoadedBoxes load_boxes(const std::string& path, const FileOptions& options) {
     switch (type) {
         case FileType::npy: return read_npy_boxes(in, name);
         case FileType::npz: return read_npz(in, name, array);
-        case FileType::csv: return read_text_boxes(in, name, TextDialect::csv);
-        default: return read_text_boxes(in, name, TextDialect::whitespace);
+        default: return read_text_boxes(in, name, dialect_of(type));
     }
 }
 
@@ -161,7 +163,7 @@ LoadedBoxes load_box_slice(const std::string& path, std::uint64_t part, std::uin
                            std::uint64_t* total_rows) {
     if (parts == 0 || part >= parts) throw CliError(path + ": no such slice");
     check_file_extension(path);
-    if (file_type(path, "") == FileType::npy && !is_std_stream(path)) {
+    if (file_type(path, "") == FileType::npy) {
         FilePtr in = open_box_file(path);
         return read_npy_box_slice(in.get(), path, part, parts, total_rows);
     }
@@ -231,7 +233,7 @@ void save_pairs(const std::string& path, const std::vector<broadphase::Pair>& pa
     const FileType type = file_type(path, format);
     save_file(path, [&](std::FILE* out) {
         if (type == FileType::npy) return write_npy_pairs(out, pairs);
-        return write_text_pairs(out, pairs, type == FileType::csv ? TextDialect::csv : TextDialect::whitespace);
+        return write_text_pairs(out, pairs, dialect_of(type));
     });
 }
 
@@ -242,7 +244,7 @@ void save_boxes(const std::string& path, const broadphase::Boxes& boxes, const s
                           ": boxes are written as .npy, .csv or .txt (for '-', name one with --format)");
     save_file(path, [&](std::FILE* out) {
         if (type == FileType::npy) return write_npy_boxes(out, boxes);
-        return write_text_boxes(out, boxes, type == FileType::csv ? TextDialect::csv : TextDialect::whitespace);
+        return write_text_boxes(out, boxes, dialect_of(type));
     });
 }
 
