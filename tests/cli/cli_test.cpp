@@ -304,9 +304,12 @@ protected:
     /// A path in the test's directory.
     std::string path(const std::string& name) const { return (dir_ / name).string(); }
 
-    RunResult run(const std::vector<std::string>& args) const {
+    /// Runs the tool with `args`, its stdin from the file `input` when given
+    /// (else the test's own stdin); stdout and stderr captured byte for byte.
+    RunResult run(const std::vector<std::string>& args, const std::string& input = "") const {
         std::string cmd = shell_quote(BROADPHASE_CLI_PATH);
         for (const std::string& a : args) cmd += " " + shell_quote(a);
+        if (!input.empty()) cmd += " <" + shell_quote(input);
         const fs::path out = dir_ / "_stdout.txt", err = dir_ / "_stderr.txt";
         cmd += " >" + shell_quote(out.string()) + " 2>" + shell_quote(err.string());
         const int raw = std::system(cmd.c_str());
@@ -663,7 +666,7 @@ TEST_F(Cli, MalformedInputFailsWithOneLineAndWritesNothing) {
     cases.push_back({"missing csv", "missing.csv", nullptr, 0, {}, ""});
     cases.push_back({"directory", "dir.csv", nullptr, 0, {}, ""});
     fs::create_directories(dir_ / "dir.csv");
-    cases.push_back({"unknown extension", "boxes.txt", "0,0,0,1,1,1\n", 12, {}, ""});
+    cases.push_back({"unknown extension", "boxes.xyz", "0,0,0,1,1,1\n", 12, {}, ""});
     cases.push_back({"bad second file", "good.npy", nullptr, 0, {}, "letters.csv"});
     cases.push_back({"unknown option", "good.npy", nullptr, 0, {"--fast"}, "--fast"});
     cases.push_back({"unknown short option", "good.npy", nullptr, 0, {"-x"}, "-x"});
@@ -731,7 +734,7 @@ TEST_F(Cli, FailureLeavesAnExistingOutputUntouched) {
 
 TEST_F(Cli, UnwritableOutputFailsWithOneLine) {
     write_file(path("a.npy"), npy_file(random_rows(10, 21)));
-    for (const std::string& out : {path("no_such_dir/out.npy"), path("out.txt"), path("out")}) {
+    for (const std::string& out : {path("no_such_dir/out.npy"), path("out.xyz"), path("out"), path("out.npz")}) {
         SCOPED_TRACE(out);
         const RunResult r = run({"pairs", path("a.npy"), "-o", out});
         EXPECT_NE(r.status, 0);
@@ -897,9 +900,20 @@ TEST_F(Cli, BenchSaveBoxesWritesTheScene) {
     r = run({"pairs", path("u.npy"), "-o", path("p.npy"), "--sorted"});
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_EQ(read_npy_pairs(path("p.npy")), sorted(brute(scene)));
-    r = run({"bench", "uniform:2000", "--save-boxes", path("u.csv")});
-    EXPECT_EQ(r.status, 2);
-    EXPECT_EQ(count_lines(r.err), 1u) << r.err;
+    // As text: each value's shortest decimal, read back as the same float.
+    for (const char* name : {"u.csv", "u.txt"}) {
+        r = run({"bench", "uniform:2000", "--save-boxes", path(name)});
+        ASSERT_EQ(r.status, 0) << r.err;
+        r = run({"pairs", path(name), "-o", path("p.npy"), "--sorted"});
+        ASSERT_EQ(r.status, 0) << r.err;
+        EXPECT_EQ(read_npy_pairs(path("p.npy")), sorted(brute(scene))) << name;
+    }
+    for (const char* name : {"u.npz", "u.xyz"}) {
+        r = run({"bench", "uniform:2000", "--save-boxes", path(name)});
+        EXPECT_EQ(r.status, 2) << name;
+        EXPECT_EQ(count_lines(r.err), 1u) << r.err;
+        EXPECT_FALSE(fs::exists(path(name)));
+    }
 }
 
 TEST_F(Cli, BenchRejectsBadArguments) {
@@ -1199,6 +1213,414 @@ TEST_F(Cli, BenchMotionRejectsBadNames) {
         EXPECT_NE(b.status, -1);
         EXPECT_EQ(count_lines(b.err), 1u) << b.err;
         EXPECT_EQ(b.out, "");
+    }
+}
+
+// ---------------------------------------------------------------- stdin, stdout, text, .npz
+
+/// Parses "i j" (or "i,j" with sep ',') lines into pairs.
+std::vector<Pair> parse_text_pairs(const std::string& text, char sep) {
+    std::vector<Pair> pairs;
+    for (const std::string& line : lines_of(text)) {
+        unsigned long a = 0, b = 0;
+        char extra = 0;
+        const std::string format = std::string("%lu") + sep + "%lu%c";
+        if (std::sscanf(line.c_str(), format.c_str(), &a, &b, &extra) != 2) {
+            ADD_FAILURE() << "bad pair line '" << line << "'";
+            continue;
+        }
+        pairs.push_back(Pair{std::uint32_t(a), std::uint32_t(b)});
+    }
+    return pairs;
+}
+
+/// Rows as np.savetxt writes them by default: '%.18e', one space between.
+std::string savetxt_file(const std::vector<double>& rows, const std::string& header = "") {
+    std::string out = header.empty() ? "" : "# " + header + "\n";
+    for (std::size_t i = 0; i < rows.size(); i += 6) {
+        for (int c = 0; c < 6; ++c) {
+            char buf[64];
+            std::snprintf(buf, sizeof buf, "%.18e", rows[i + c]);
+            out += (c ? " " : "") + std::string(buf);
+        }
+        out += '\n';
+    }
+    return out;
+}
+
+/// CRC-32 as zip computes it (written here apart from the tool's).
+std::uint32_t crc32_of(const std::string& bytes) {
+    std::uint32_t crc = 0xFFFFFFFFu;
+    for (unsigned char byte : bytes) {
+        crc ^= byte;
+        for (int k = 0; k < 8; ++k) crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+    }
+    return ~crc;
+}
+
+/// `bytes` as a deflate stream of stored (uncompressed) blocks: method 8
+/// without a compressor.
+std::string deflate_stored_blocks(const std::string& bytes) {
+    std::string out;
+    std::size_t at = 0;
+    do {
+        const std::size_t n = std::min<std::size_t>(bytes.size() - at, 65535);
+        out += static_cast<char>(at + n == bytes.size() ? 1 : 0);  // BFINAL, BTYPE 00
+        append_le(out, n, 2);
+        append_le(out, ~n & 0xFFFF, 2);
+        out += bytes.substr(at, n);
+        at += n;
+    } while (at < bytes.size());
+    return out;
+}
+
+struct ZipEntry {
+    std::string name, data;
+    bool deflate = false;
+};
+
+/// A zip archive as np.savez writes one: a local header and the data per
+/// entry, then the central directory and its end record.
+std::string zip_file(const std::vector<ZipEntry>& entries, const std::string& comment = "") {
+    std::string out, dir;
+    for (const ZipEntry& e : entries) {
+        const std::string stored = e.deflate ? deflate_stored_blocks(e.data) : e.data;
+        const std::uint32_t crc = crc32_of(e.data);
+        const std::size_t offset = out.size();
+        auto common = [&](std::string& h) {
+            append_le(h, 20, 2);                 // version needed
+            append_le(h, 0, 2);                  // flags
+            append_le(h, e.deflate ? 8 : 0, 2);  // method
+            append_le(h, 0, 4);                  // time, date
+            append_le(h, crc, 4);
+            append_le(h, stored.size(), 4);
+            append_le(h, e.data.size(), 4);
+            append_le(h, e.name.size(), 2);
+            append_le(h, 0, 2);  // extra
+        };
+        append_le(out, 0x04034b50, 4);
+        common(out);
+        out += e.name + stored;
+        append_le(dir, 0x02014b50, 4);
+        append_le(dir, 20, 2);  // version made by
+        common(dir);
+        append_le(dir, 0, 2);  // comment
+        append_le(dir, 0, 2);  // disk
+        append_le(dir, 0, 2);  // internal attributes
+        append_le(dir, 0, 4);  // external attributes
+        append_le(dir, offset, 4);
+        dir += e.name;
+    }
+    const std::size_t dir_at = out.size();
+    out += dir;
+    append_le(out, 0x06054b50, 4);
+    append_le(out, 0, 4);  // disks
+    append_le(out, entries.size(), 2);
+    append_le(out, entries.size(), 2);
+    append_le(out, dir.size(), 4);
+    append_le(out, dir_at, 4);
+    append_le(out, comment.size(), 2);
+    return out + comment;
+}
+
+/// A python3 that imports numpy, or "" (then the numpy parts are skipped).
+std::string python_with_numpy() {
+    for (const char* py : {"python3", "/usr/bin/python3"})
+        if (std::system((std::string(py) + " -c 'import numpy' >/dev/null 2>&1").c_str()) == 0) return py;
+    return "";
+}
+
+TEST_F(Cli, StdinAndStdoutRoundTrip) {
+    const std::vector<double> rows = random_rows(300, 31);
+    const std::vector<Pair> expected = brute(boxes_of(rows));
+    write_file(path("a.npy"), npy_file(rows));
+    write_file(path("a.csv"), csv_file(rows, true));
+    write_file(path("a.txt"), savetxt_file(rows));
+
+    // npy in, csv out, both through the standard streams: the pairs alone
+    // on stdout, the summary on stderr.
+    RunResult r = run({"pairs", "-", "--format", "npy", "-o", "-", "--output-format", "csv", "--sorted"}, path("a.npy"));
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(parse_text_pairs(r.out, ','), expected);
+    EXPECT_NE(r.err.find("pairs ("), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("<stdout>"), std::string::npos) << r.err;
+
+    // csv in, npy out: the bytes on stdout are the .npy file.
+    r = run({"pairs", "-", "--format", "csv", "-o", "-", "--output-format", "npy"}, path("a.csv"));
+    ASSERT_EQ(r.status, 0) << r.err;
+    write_file(path("out.npy"), r.out);
+    EXPECT_EQ(sorted(read_npy_pairs(path("out.npy"))), expected);
+
+    // txt both ways, one --format for both.
+    r = run({"pairs", "-", "-o", "-", "--format", "txt", "--sorted"}, path("a.txt"));
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(parse_text_pairs(r.out, ' '), expected);
+
+    // A named file keeps its extension's format; --format applies to '-'.
+    r = run({"pairs", path("a.npy"), "-o", "-", "--format", "csv", "--sorted"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(parse_text_pairs(r.out, ','), expected);
+
+    // Pairs between stdin and a file.
+    const std::vector<double> other = random_rows(80, 32);
+    write_file(path("b.csv"), csv_file(other, false));
+    r = run({"pairs", path("b.csv"), "-", "--format", "npy", "-o", path("out.csv"), "--sorted"}, path("a.npy"));
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(read_csv_pairs(path("out.csv")), brute(boxes_of(other), boxes_of(rows)));
+
+    // A file with no known extension takes --format too.
+    write_file(path("boxes.bin"), npy_file(rows));
+    r = run({"pairs", path("boxes.bin"), "--format", "npy", "-o", path("out.npy")});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(sorted(read_npy_pairs(path("out.npy"))), expected);
+}
+
+TEST_F(Cli, StdinAndStdoutMistakesAreUsageErrors) {
+    write_file(path("a.npy"), npy_file(random_rows(20, 33)));
+    const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+        {{"pairs", "-", "-o", path("out.npy")}, "--format"},
+        {{"pairs", path("a.npy"), "-o", "-"}, "--format"},
+        {{"pairs", "-", "-", "--format", "npy", "-o", path("out.npy")}, "only one input can be stdin"},
+        {{"pairs", "-", "--format", "npy5", "-o", path("out.npy")}, "npy5"},
+        {{"pairs", path("a.npy"), "-o", "-", "--format", "npz"}, "not .npz"},
+        {{"pairs", path("a.npy"), "-o", path("out.bin")}, "out.bin"},
+        {{"bench", "-", "--frames", "1"}, "--format"},
+        {{"bench", "uniform:100", "--save-boxes", "-"}, "--format"},
+    };
+    for (const auto& c : cases) {
+        SCOPED_TRACE(c.first[1] + " " + c.second);
+        const RunResult r = run(c.first, path("a.npy"));
+        EXPECT_EQ(r.status, 2) << r.err;
+        EXPECT_EQ(count_lines(r.err), 1u) << r.err;
+        EXPECT_NE(r.err.find(c.second), std::string::npos) << r.err;
+        EXPECT_EQ(r.out, "");
+        EXPECT_FALSE(fs::exists(path("out.npy")));
+    }
+}
+
+TEST_F(Cli, BenchReadsStdinAndSavesBoxesToStdout) {
+    broadphase::Boxes scene;
+    ASSERT_TRUE(broadphase::scenes::make_scene("uniform:1000", scene));
+    RunResult r = run({"bench", "uniform:1000", "--save-boxes", "-", "--format", "npy"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    write_file(path("u.npy"), r.out);
+    r = run({"bench", "uniform:1000", "--save-boxes", "-", "--format", "txt"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    write_file(path("u.txt"), r.out);
+    for (const char* name : {"u.npy", "u.txt"}) {
+        SCOPED_TRACE(name);
+        r = run({"pairs", "-", "--format", std::string(name).substr(2), "-o", path("p.npy"), "--sorted"}, path(name));
+        ASSERT_EQ(r.status, 0) << r.err;
+        EXPECT_EQ(read_npy_pairs(path("p.npy")), sorted(brute(scene)));
+        r = run({"bench", "-", "--format", std::string(name).substr(2), "--frames", "1", "--verify", "--json"},
+                path(name));
+        ASSERT_EQ(r.status, 0) << r.err;
+        std::map<std::string, std::string> obj;
+        ASSERT_TRUE(parse_flat_json(r.out, obj)) << r.out;
+        EXPECT_EQ(obj["verified"], "true");
+        EXPECT_EQ(obj["pairs"], std::to_string(brute(scene).size()));
+    }
+}
+
+TEST_F(Cli, TxtAsNumpySavetxtWritesIt) {
+    const std::vector<double> rows = random_rows(200, 34);
+    const std::vector<Pair> expected = brute(boxes_of(rows));
+    // np.savetxt's default: '%.18e', spaces, a "# " header.
+    write_file(path("a.txt"), savetxt_file(rows, "minx miny minz maxx maxy maxz"));
+    RunResult r = run({"pairs", path("a.txt"), "-o", path("out.npy")});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.err, "");
+    EXPECT_EQ(sorted(read_npy_pairs(path("out.npy"))), expected);
+
+    // Runs of spaces and tabs, comment lines, a comment after the numbers,
+    // blank lines, CRLF, and .dat.
+    std::string messy = "# boxes\r\n\r\n   # indented comment\n";
+    for (std::size_t i = 0; i < rows.size(); i += 6) {
+        messy += i % 12 ? "\t" : "  ";
+        for (int c = 0; c < 6; ++c) messy += format_number(rows[i + c]) + (c % 2 ? " \t " : "   ");
+        messy += i % 18 ? "\n" : "# a comment\r\n";
+    }
+    write_file(path("a.dat"), messy);
+    r = run({"pairs", path("a.dat"), "-o", path("out.txt"), "--sorted"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    // Pairs as text: "i j", what np.loadtxt reads back.
+    EXPECT_EQ(parse_text_pairs(read_file(path("out.txt")), ' '), expected);
+
+    // Values that are not all float32 are searched in double.
+    write_file(path("b.txt"),
+               "1.000000000000000000e+00 0 0 2 1 1\n"
+               "2.000000000000000444e+00 0 0 3 1 1\n");
+    r = run({"pairs", path("b.txt"), "-o", path("out.csv")});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(read_file(path("out.csv")), "");  // 2 and its next double up do not touch
+
+    // NaN as np.savetxt writes it: a number, the box skipped with a note.
+    write_file(path("c.txt"), "nan 0 0 1 1 1\n0 0 0 1 1 1\n0.5 0.5 0.5 2 2 2\n");
+    r = run({"pairs", path("c.txt"), "-o", path("out.csv")});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(read_file(path("out.csv")), "1,2\n");
+    EXPECT_NE(r.err.find("1 in " + path("c.txt")), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, TxtErrorsAreTheCsvReadersErrors) {
+    const std::vector<std::pair<std::pair<std::string, std::string>, std::string>> cases = {
+        {{"a.txt", "0 0 0 1 1 1\n\n0 0 0 one 1 1\n"}, "a.txt: line 3: 'one' is not a number (column 4)"},
+        {{"b.txt", "0 0 0 1 1\n"}, "b.txt: line 1: expected 6 whitespace-separated numbers, found 5"},
+        {{"c.txt", "0 0 0 1 1 1\n0 0 0 1 1 1 1\n"}, "c.txt: line 2: expected 6 whitespace-separated numbers, found 7"},
+        {{"d.txt", "0,0,0,1,1,1\n"}, "d.txt: line 1: expected 6 whitespace-separated numbers, found 1"},
+        {{"e.txt", std::string("0 0 0 1 1 1\n0 0 0") + '\0' + " 1 1 1\n"}, "e.txt: line 2: '0?' is not a number"},
+        {{"f.txt", "0 0 0 1 1 1x\n"}, "f.txt: line 1: '1x' is not a number (column 6)"},
+    };
+    for (const auto& c : cases) {
+        SCOPED_TRACE(c.first.first);
+        write_file(path(c.first.first), c.first.second);
+        RunResult r = run({"pairs", path(c.first.first), "-o", path("out.npy")});
+        EXPECT_EQ(r.status, 1);
+        EXPECT_EQ(count_lines(r.err), 1u) << r.err;
+        EXPECT_NE(r.err.find(c.second), std::string::npos) << r.err;
+        // The same from stdin, named <stdin>.
+        r = run({"pairs", "-", "--format", "txt", "-o", path("out.npy")}, path(c.first.first));
+        EXPECT_EQ(r.status, 1);
+        EXPECT_NE(r.err.find("<stdin>" + c.second.substr(c.second.find(':'))), std::string::npos) << r.err;
+        EXPECT_FALSE(fs::exists(path("out.npy")));
+    }
+}
+
+TEST_F(Cli, NpzStoredEntriesByNameOrFirst) {
+    const std::vector<double> rows_a = random_rows(150, 35), rows_b = random_rows(120, 36);
+    const std::string npz = zip_file({{"first.npy", npy_file(rows_a)}, {"second.npy", npy_file(rows_b, true)}},
+                                     "a comment, PK\5\6 inside it");
+    write_file(path("a.npz"), npz);
+    const std::vector<Pair> expected_a = brute(boxes_of(rows_a));
+    const std::vector<Pair> expected_b = brute(boxes64_of(rows_b));
+
+    RunResult r = run({"pairs", path("a.npz"), "-o", path("out.npy")});  // the first array
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(sorted(read_npy_pairs(path("out.npy"))), expected_a);
+    r = run({"pairs", path("a.npz") + ":second", "-o", path("out.npy")});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(sorted(read_npy_pairs(path("out.npy"))), expected_b);
+    r = run({"pairs", path("a.npz"), "--array", "second", "-o", path("out.npy")});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(sorted(read_npy_pairs(path("out.npy"))), expected_b);
+    // Between two arrays of the same archive; and from stdin, piped or not.
+    r = run({"pairs", path("a.npz") + ":first", path("a.npz") + ":second", "-o", path("out.npy")});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(sorted(read_npy_pairs(path("out.npy"))), brute(boxes64_of(rows_a), boxes64_of(rows_b)));  // in double
+    r = run({"pairs", "-", "--format", "npz", "--array", "second", "-o", path("out.npy")}, path("a.npz"));
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(sorted(read_npy_pairs(path("out.npy"))), expected_b);
+    const std::string piped = shell_quote(BROADPHASE_CLI_PATH) + " pairs - --format npz -o " + shell_quote(path("p.csv")) +
+                              " < " + shell_quote(path("a.npz")) + " | cat; cat " + shell_quote(path("a.npz")) + " | " +
+                              shell_quote(BROADPHASE_CLI_PATH) + " pairs - --format npz -o " + shell_quote(path("q.csv")) +
+                              " >/dev/null";
+    ASSERT_EQ(std::system(piped.c_str()), 0);
+    EXPECT_EQ(sorted(read_csv_pairs(path("q.csv"))), expected_a);
+
+    // No such array: the names it holds.
+    r = run({"pairs", path("a.npz") + ":third", "-o", path("out2.npy")});
+    EXPECT_EQ(r.status, 1);
+    EXPECT_EQ(count_lines(r.err), 1u) << r.err;
+    EXPECT_NE(r.err.find("no array 'third'"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("first, second"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(path("out2.npy")));
+}
+
+TEST_F(Cli, NpzDeflatedEntriesNeedZlib) {
+    const std::vector<double> rows = random_rows(3000, 37);  // > 64 KiB: several deflate blocks
+    write_file(path("c.npz"), zip_file({{"arr_0.npy", npy_file(rows, true), true}}));
+    const RunResult r = run({"pairs", path("c.npz"), "-o", path("out.npy")});
+#if BROADPHASE_CLI_ZLIB
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(sorted(read_npy_pairs(path("out.npy"))), brute(boxes64_of(rows)));
+#else
+    EXPECT_EQ(r.status, 1);
+    EXPECT_EQ(count_lines(r.err), 1u) << r.err;
+    EXPECT_NE(r.err.find("compressed .npz needs zlib: rebuild with zlib1g-dev or save with np.savez"),
+              std::string::npos)
+        << r.err;
+#endif
+}
+
+TEST_F(Cli, NpzFromNumpySavezAndSavezCompressed) {
+    const std::string py = python_with_numpy();
+    if (py.empty()) GTEST_SKIP() << "no python3 with numpy: np.savez files not tested";
+    const std::vector<double> rows = random_rows(500, 38);
+    write_file(path("a.npy"), npy_file(rows));
+    write_file(path("b.npy"), npy_file(random_rows(40, 39), true));
+    const std::string script = "import numpy as np; a = np.load('" + path("a.npy") + "'); b = np.load('" +
+                               path("b.npy") + "'); np.savez('" + path("s.npz") + "', a, b); np.savez_compressed('" +
+                               path("c.npz") + "', boxes=a, other=b); np.savetxt('" + path("a.txt") + "', a)";
+    ASSERT_EQ(std::system((py + " -c " + shell_quote(script)).c_str()), 0);
+    const std::vector<Pair> expected = brute(boxes_of(rows));
+    const std::vector<Pair> between = brute(boxes64_of(rows), boxes64_of(random_rows(40, 39)));  // in double
+    for (const std::string& in : {path("s.npz"), path("s.npz") + ":arr_0", path("a.txt")}) {
+        SCOPED_TRACE(in);
+        const RunResult r = run({"pairs", in, "-o", path("out.npy")});
+        ASSERT_EQ(r.status, 0) << r.err;
+        EXPECT_EQ(sorted(read_npy_pairs(path("out.npy"))), expected);
+    }
+    RunResult r = run({"pairs", path("s.npz") + ":arr_0", path("s.npz") + ":arr_1", "-o", path("out.npy")});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(sorted(read_npy_pairs(path("out.npy"))), between);
+    r = run({"pairs", path("c.npz"), "-o", path("out.npy")});
+#if BROADPHASE_CLI_ZLIB
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(sorted(read_npy_pairs(path("out.npy"))), expected);
+    r = run({"pairs", path("c.npz") + ":boxes", path("c.npz") + ":other", "-o", path("out.npy")});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(sorted(read_npy_pairs(path("out.npy"))), between);
+#else
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("compressed .npz needs zlib"), std::string::npos) << r.err;
+#endif
+    // Pairs written as text read back by np.loadtxt.
+    r = run({"pairs", path("a.txt"), "-o", path("p.txt"), "--sorted"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::string check = "import numpy as np; p = np.loadtxt('" + path("p.txt") +
+                              "', dtype=np.uint32, ndmin=2); print(p.shape[0])";
+    const std::string out = path("count.txt");
+    ASSERT_EQ(std::system((py + " -c " + shell_quote(check) + " > " + shell_quote(out)).c_str()), 0);
+    EXPECT_EQ(std::stoul(read_file(out)), expected.size());
+}
+
+TEST_F(Cli, MalformedNpzFailsCleanly) {
+    const std::string entry = npy_file(random_rows(30, 40));
+    const std::string good = zip_file({{"arr_0.npy", entry}});
+    const std::string deflated = zip_file({{"arr_0.npy", entry, true}});
+    std::vector<std::pair<std::string, std::string>> files = {
+        {"empty", ""},
+        {"npy_not_zip", entry},
+        {"no_entries", zip_file({})},
+        {"not_npy_inside", zip_file({{"arr_0.npy", "hello, world"}})},
+        {"short_npy_inside", zip_file({{"arr_0.npy", entry.substr(0, entry.size() - 10)}})},
+        {"trailing_npy_inside", zip_file({{"arr_0.npy", entry + "x"}})},
+        {"bad_crc", [&] { std::string s = good; s[14] ^= 1; s[good.find("PK\1\2") + 16] ^= 1; return s; }()},
+        {"flipped_data", [&] { std::string s = good; s[200] ^= 0x40; return s; }()},
+        {"bad_local_signature", [&] { std::string s = good; s[1] = 'Q'; return s; }()},
+        {"bad_central_signature", [&] { std::string s = good; s[good.find("PK\1\2") + 1] = 'Q'; return s; }()},
+        {"method_bzip2", [&] { std::string s = good; s[good.find("PK\1\2") + 10] = 12; return s; }()},
+        {"encrypted", [&] { std::string s = good; s[good.find("PK\1\2") + 8] = 1; return s; }()},
+        {"offset_past_end", [&] { std::string s = good; s[good.find("PK\1\2") + 45] = 0x7f; return s; }()},
+        {"size_past_end", [&] { std::string s = good; s[good.find("PK\1\2") + 23] = 0x7f; return s; }()},
+        {"directory_past_end", [&] { std::string s = good; s[s.size() - 4] = 0x7f; return s; }()},
+        {"huge_entry_count", [&] { std::string s = good; s[s.size() - 12] = '\xff'; s[s.size() - 11] = '\xff'; return s; }()},
+        {"corrupt_deflate", [&] { std::string s = deflated; s[30 + 9] ^= 0x06; return s; }()},
+    };
+    for (std::size_t n : {10, 22, 30, 100, 200}) files.push_back({"truncated_" + std::to_string(n), good.substr(0, n)});
+    for (std::size_t n : {1, 21, 40}) files.push_back({"cut_end_" + std::to_string(n), good.substr(0, good.size() - n)});
+    for (const auto& f : files) {
+        SCOPED_TRACE(f.first);
+        const std::string file = path(f.first + ".npz");
+        write_file(file, f.second);
+        RunResult r = run({"pairs", file, "-o", path("out.npy")});
+        EXPECT_EQ(r.status, 1) << r.err;
+        EXPECT_EQ(count_lines(r.err), 1u) << r.err;
+        EXPECT_EQ(r.err.rfind("broadphase: " + file, 0), 0u) << r.err;
+        EXPECT_FALSE(fs::exists(path("out.npy")));
+        r = run({"pairs", "-", "--format", "npz", "-o", path("out.npy")}, file);
+        EXPECT_EQ(r.status, 1) << r.err;
+        EXPECT_EQ(r.err.rfind("broadphase: <stdin>", 0), 0u) << r.err;
     }
 }
 

@@ -547,7 +547,9 @@ int run_bench(const std::vector<std::string>& args) {
                                            {"--device", "", true},
                                            {"--sorted", "", false},
                                            {"--mode", "", true},
-                                           {"--save-boxes", "", true}});
+                                           {"--save-boxes", "", true},
+                                           {"--format", "", true},
+                                           {"--array", "", true}});
     if (p.has("--help")) return print_usage();
     if (p.positional.size() != 1) throw usage_error("bench needs one scene name or box file (see broadphase scenes)");
     const std::string scene = p.positional[0];
@@ -586,23 +588,27 @@ int run_bench(const std::vector<std::string>& args) {
     if (is_particles_scene(scene)) return run_particles_bench(scene, p.has("--frames") ? frames : 0, threads, json);
     broadphase::Boxes boxes;
     if (!broadphase::scenes::make_scene(scene, boxes)) {
-        if (!has_box_file_extension(scene))
-            throw usage_error("unknown scene '" + scene + "'; see broadphase scenes, or give a .npy or .csv file");
+        FileOptions files;
+        files.format = p.get("--format");
+        files.array = p.get("--array");
+        if (!has_box_file_extension(scene) && !is_std_stream(scene) && !p.has("--format"))
+            throw usage_error("unknown scene '" + scene +
+                              "'; see broadphase scenes, or give a box file (.npy, .npz, .csv, .txt)");
         // bench is about speed: it times float boxes, as for every scene. A
         // float64 file (or a .csv of values that are not all floats) is rounded
         // to the nearest float here, which can change its pairs; `pairs`
         // answers such files exactly, in double.
-        LoadedBoxes loaded = load_boxes(scene);
+        LoadedBoxes loaded = load_boxes(scene, files);
         if (loaded.is_double())
             std::fprintf(stderr,
                          "broadphase: note: %s holds float64 values; bench times them rounded to float32 "
                          "(broadphase pairs answers in float64)\n",
-                         scene.c_str());
+                         file_label(scene).c_str());
         boxes = std::move(loaded).into<float>();
     }
     // --save-boxes FILE.npy: the scene's boxes, for other programs to time on the same input; nothing is timed.
     if (p.has("--save-boxes")) {
-        save_boxes(p.get("--save-boxes", ""), boxes);
+        save_boxes(p.get("--save-boxes", ""), boxes, p.get("--format"));
         return 0;
     }
     const std::size_t n = boxes.size();

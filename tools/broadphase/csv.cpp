@@ -21,15 +21,30 @@ bool read_line(std::FILE* in, std::string& line) {
     return true;
 }
 
+constexpr const char* blanks = " \t\r";
+
 std::string trim(const std::string& s) {
-    const char* space = " \t\r";
-    const std::size_t b = s.find_first_not_of(space);
+    const std::size_t b = s.find_first_not_of(blanks);
     if (b == std::string::npos) return "";
-    return s.substr(b, s.find_last_not_of(space) - b + 1);
+    return s.substr(b, s.find_last_not_of(blanks) - b + 1);
 }
 
-std::vector<std::string> split_fields(const std::string& line) {
+/// The fields of a line: split at each comma (csv), or at each run of
+/// blanks after cutting a '#' comment (whitespace). Empty for a line with
+/// nothing but blanks (or a comment).
+std::vector<std::string> split_fields(const std::string& line, TextDialect dialect) {
     std::vector<std::string> fields;
+    if (dialect == TextDialect::whitespace) {
+        const std::string text = line.substr(0, line.find('#'));
+        for (std::size_t b = text.find_first_not_of(blanks); b != std::string::npos;
+             b = text.find_first_not_of(blanks, b)) {
+            const std::size_t e = text.find_first_of(blanks, b);
+            fields.push_back(text.substr(b, e == std::string::npos ? std::string::npos : e - b));
+            b = e;
+        }
+        return fields;
+    }
+    if (trim(line).empty()) return fields;
     std::size_t start = 0;
     while (true) {
         const std::size_t comma = line.find(',', start);
@@ -55,16 +70,45 @@ bool is_float_value(double d) {
     return static_cast<double>(static_cast<float>(d)) == d;
 }
 
+/// Output gathered in 64 KiB pieces; false once a write failed.
+class BufferedWriter {
+public:
+    explicit BufferedWriter(std::FILE* out) : out_(out) { buf_.reserve(capacity); }
+    template <class T>
+    void number(T v) {
+        char num[32];
+        buf_.append(num, std::to_chars(num, num + sizeof num, v).ptr);
+    }
+    void put(char c) {
+        buf_ += c;
+        if (buf_.size() > capacity - 64) flush();
+    }
+    bool flush() {
+        ok_ = ok_ && std::fwrite(buf_.data(), 1, buf_.size(), out_) == buf_.size();
+        buf_.clear();
+        return ok_;
+    }
+
+private:
+    static constexpr std::size_t capacity = 1 << 16;
+    std::FILE* out_;
+    std::string buf_;
+    bool ok_ = true;
+};
+
+char separator(TextDialect dialect) { return dialect == TextDialect::csv ? ',' : ' '; }
+
 }  // namespace
 
-LoadedBoxes read_csv_boxes(std::FILE* in, const std::string& name) {
+LoadedBoxes read_text_boxes(std::FILE* in, const std::string& name, TextDialect dialect) {
+    const char* const separated = dialect == TextDialect::csv ? "comma-separated" : "whitespace-separated";
     DoubleBoxes boxes;
     bool all_float = true;  // every value exactly a float: float boxes give the same answers, faster
     std::string line;
     bool first = true;
     for (std::size_t line_no = 1; read_line(in, line); ++line_no) {
-        if (trim(line).empty()) continue;
-        const std::vector<std::string> fields = split_fields(line);
+        const std::vector<std::string> fields = split_fields(line, dialect);
+        if (fields.empty()) continue;
         double v[6];
         if (first) {
             first = false;
@@ -74,7 +118,7 @@ LoadedBoxes read_csv_boxes(std::FILE* in, const std::string& name) {
         }
         const std::string where = name + ": line " + std::to_string(line_no) + ": ";
         if (fields.size() != 6)
-            throw CliError(where + "expected 6 comma-separated numbers, found " + std::to_string(fields.size()) +
+            throw CliError(where + "expected 6 " + separated + " numbers, found " + std::to_string(fields.size()) +
                            " fields");
         for (int c = 0; c < 6; ++c) {
             if (!parse_number(fields[c], v[c]))
@@ -92,21 +136,26 @@ LoadedBoxes read_csv_boxes(std::FILE* in, const std::string& name) {
     return LoadedBoxes(LoadedBoxes(std::move(boxes)).converted<float>());  // exact: every value is a float
 }
 
-bool write_csv_pairs(std::FILE* out, const std::vector<broadphase::Pair>& pairs) {
-    std::string buf;
-    buf.reserve(1 << 16);
-    char num[16];
+bool write_text_pairs(std::FILE* out, const std::vector<broadphase::Pair>& pairs, TextDialect dialect) {
+    BufferedWriter w(out);
     for (const broadphase::Pair& p : pairs) {
-        buf.append(num, std::to_chars(num, num + sizeof num, p.a).ptr);
-        buf += ',';
-        buf.append(num, std::to_chars(num, num + sizeof num, p.b).ptr);
-        buf += '\n';
-        if (buf.size() > (1 << 16) - 32) {
-            if (std::fwrite(buf.data(), 1, buf.size(), out) != buf.size()) return false;
-            buf.clear();
-        }
+        w.number(p.a);
+        w.put(separator(dialect));
+        w.number(p.b);
+        w.put('\n');
     }
-    return std::fwrite(buf.data(), 1, buf.size(), out) == buf.size();
+    return w.flush();
+}
+
+bool write_text_boxes(std::FILE* out, const broadphase::Boxes& boxes, TextDialect dialect) {
+    BufferedWriter w(out);
+    for (std::size_t i = 0; i < boxes.size(); ++i)
+        for (int c = 0; c < 6; ++c) {
+            // The shortest text of the double that is the float: it reads back exactly.
+            w.number(static_cast<double>(c < 3 ? boxes.min(c)[i] : boxes.max(c - 3)[i]));
+            w.put(c < 5 ? separator(dialect) : '\n');
+        }
+    return w.flush();
 }
 
 }  // namespace broadphase_cli

@@ -146,11 +146,11 @@ struct Layout {
 };
 
 /// Reads and checks the preamble and the header, leaving `in` at the first row.
-Layout read_layout(std::FILE* in, const std::string& name) {
+Layout read_layout(ByteSource& in, const std::string& name) {
     auto fail = [&](const std::string& why) { return CliError(name + ": " + why); };
 
     unsigned char pre[12];
-    const std::size_t got = std::fread(pre, 1, 8, in);
+    const std::size_t got = in.read(pre, 8);
     if (got < magic_size || std::memcmp(pre, magic, magic_size) != 0)
         throw fail("not a NumPy .npy file (bad magic string)");
     if (got < 8) throw fail("truncated .npy header");
@@ -158,11 +158,11 @@ Layout read_layout(std::FILE* in, const std::string& name) {
     if (major < 1 || major > 3)
         throw fail("unsupported .npy format version " + std::to_string(major) + "." + std::to_string(minor));
     const std::size_t len_bytes = major == 1 ? 2 : 4;
-    if (std::fread(pre + 8, 1, len_bytes, in) != len_bytes) throw fail("truncated .npy header");
+    if (in.read(pre + 8, len_bytes) != len_bytes) throw fail("truncated .npy header");
     const std::uint32_t header_size = major == 1 ? std::uint32_t(pre[8]) | std::uint32_t(pre[9]) << 8 : load_le32(pre + 8);
     if (header_size > max_header_size) throw fail(".npy header too large");
     std::string text(header_size, '\0');
-    if (std::fread(&text[0], 1, header_size, in) != header_size) throw fail("truncated .npy header");
+    if (in.read(&text[0], header_size) != header_size) throw fail("truncated .npy header");
 
     const Header h = HeaderParser(text, name).parse();
     Layout layout;
@@ -190,7 +190,7 @@ std::string truncated_message(const Layout& layout, std::uint64_t present) {
 /// actually present. `first` is the index of the first row read, for the
 /// message on a short read.
 template <class BoxSet>
-void read_rows(std::FILE* in, const std::string& name, const Layout& layout, std::uint64_t first,
+void read_rows(ByteSource& in, const std::string& name, const Layout& layout, std::uint64_t first,
                std::uint64_t count, BoxSet& boxes) {
     using T = typename BoxSet::scalar;
     static_assert(sizeof(T) == 4 || sizeof(T) == 8, "float or double");
@@ -199,7 +199,7 @@ void read_rows(std::FILE* in, const std::string& name, const Layout& layout, std
     std::vector<unsigned char> buf(chunk_rows * row_bytes);
     for (std::uint64_t done = 0; done < count;) {
         const std::size_t rows = static_cast<std::size_t>(std::min<std::uint64_t>(chunk_rows, count - done));
-        const std::size_t bytes = std::fread(buf.data(), 1, rows * row_bytes, in);
+        const std::size_t bytes = in.read(buf.data(), rows * row_bytes);
         if (bytes != rows * row_bytes)
             throw CliError(name + ": " + truncated_message(layout, (first + done) * row_bytes + bytes));
         for (std::size_t r = 0; r < rows; ++r) {
@@ -224,7 +224,7 @@ void read_rows(std::FILE* in, const std::string& name, const Layout& layout, std
 }
 
 /// Rows [first, first + count) into boxes of the file's precision.
-LoadedBoxes read_loaded_rows(std::FILE* in, const std::string& name, const Layout& layout, std::uint64_t first,
+LoadedBoxes read_loaded_rows(ByteSource& in, const std::string& name, const Layout& layout, std::uint64_t first,
                              std::uint64_t count) {
     if (layout.item == 4) {
         FloatBoxes boxes;
@@ -236,8 +236,9 @@ LoadedBoxes read_loaded_rows(std::FILE* in, const std::string& name, const Layou
     return LoadedBoxes(std::move(boxes));
 }
 
-/// Seeks within `in`; false when the stream cannot (a pipe) or the offset does not fit.
-bool seek_to(std::FILE* in, std::uint64_t offset, int whence) {
+}  // namespace
+
+bool seek_stream(std::FILE* in, std::uint64_t offset, int whence) {
 #if defined(_WIN32)
     return offset <= std::uint64_t(INT64_MAX) && _fseeki64(in, static_cast<__int64>(offset), whence) == 0;
 #else
@@ -246,7 +247,7 @@ bool seek_to(std::FILE* in, std::uint64_t offset, int whence) {
 #endif
 }
 
-bool tell(std::FILE* in, std::uint64_t& offset) {
+bool tell_stream(std::FILE* in, std::uint64_t& offset) {
 #if defined(_WIN32)
     const __int64 at = _ftelli64(in);
 #else
@@ -257,12 +258,17 @@ bool tell(std::FILE* in, std::uint64_t& offset) {
     return true;
 }
 
-}  // namespace
-
-LoadedBoxes read_npy_boxes(std::FILE* in, const std::string& name) {
+LoadedBoxes read_npy_boxes(ByteSource& in, const std::string& name) {
     const Layout layout = read_layout(in, name);
     LoadedBoxes loaded = read_loaded_rows(in, name, layout, 0, layout.n);
-    if (std::fgetc(in) != EOF) throw CliError(name + ": unexpected data after the " + shape_text(layout.shape) + " array");
+    unsigned char extra;
+    if (in.read(&extra, 1) != 0) throw CliError(name + ": unexpected data after the " + shape_text(layout.shape) + " array");
+    return loaded;
+}
+
+LoadedBoxes read_npy_boxes(std::FILE* in, const std::string& name) {
+    FileSource source(in);
+    LoadedBoxes loaded = read_npy_boxes(source, name);
     if (std::ferror(in)) throw CliError(name + ": read error");
     return loaded;
 }
@@ -270,7 +276,8 @@ LoadedBoxes read_npy_boxes(std::FILE* in, const std::string& name) {
 LoadedBoxes read_npy_box_slice(std::FILE* in, const std::string& name, std::uint64_t part, std::uint64_t parts,
                                std::uint64_t* total_rows) {
     if (parts == 0 || part >= parts) throw CliError(name + ": no such slice");
-    const Layout layout = read_layout(in, name);
+    FileSource source(in);
+    const Layout layout = read_layout(source, name);
     if (total_rows) *total_rows = layout.n;
     // n <= 2^32 and parts <= 2^31 (an MPI communicator's size): no overflow.
     const std::uint64_t begin = layout.n * part / parts, end = layout.n * (part + 1) / parts;
@@ -278,18 +285,18 @@ LoadedBoxes read_npy_box_slice(std::FILE* in, const std::string& name, std::uint
     // follows it (read_npy_boxes' checks, with its messages), without
     // reading it; then only the slice's bytes are read.
     std::uint64_t size = 0;
-    if (seek_to(in, 0, SEEK_END) && tell(in, size)) {
+    if (seek_stream(in, 0, SEEK_END) && tell_stream(in, size)) {
         const std::uint64_t needed = layout.n * layout.row_bytes();
         const std::uint64_t present = size > layout.data_at ? size - layout.data_at : 0;
         if (present < needed) throw CliError(name + ": " + truncated_message(layout, present));
         if (present > needed)
             throw CliError(name + ": unexpected data after the " + shape_text(layout.shape) + " array");
-        if (!seek_to(in, layout.data_at + begin * layout.row_bytes(), SEEK_SET)) throw CliError(name + ": read error");
-        return read_loaded_rows(in, name, layout, begin, end - begin);
+        if (!seek_stream(in, layout.data_at + begin * layout.row_bytes(), SEEK_SET)) throw CliError(name + ": read error");
+        return read_loaded_rows(source, name, layout, begin, end - begin);
     }
     // A stream that cannot seek (a pipe): read everything, keep the slice.
     std::clearerr(in);
-    LoadedBoxes all = read_loaded_rows(in, name, layout, 0, layout.n);
+    LoadedBoxes all = read_loaded_rows(source, name, layout, 0, layout.n);
     if (std::fgetc(in) != EOF) throw CliError(name + ": unexpected data after the " + shape_text(layout.shape) + " array");
     if (std::ferror(in)) throw CliError(name + ": read error");
     return all.visit([&](const auto& boxes) {

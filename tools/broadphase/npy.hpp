@@ -19,6 +19,32 @@
 
 namespace broadphase_cli {
 
+/// Bytes read in order from somewhere: an open file, or an entry of a .npz
+/// archive (npz.hpp).
+class ByteSource {
+public:
+    virtual ~ByteSource() = default;
+    /// Reads up to `n` bytes into `dst` and returns how many it read: fewer
+    /// only at the end of the data (or on a read error the caller checks
+    /// afterwards). May throw CliError for data it finds broken.
+    virtual std::size_t read(void* dst, std::size_t n) = 0;
+};
+
+/// The bytes of an open stream from its current position.
+class FileSource : public ByteSource {
+public:
+    explicit FileSource(std::FILE* in) : in_(in) {}
+    std::size_t read(void* dst, std::size_t n) override { return std::fread(dst, 1, n, in_); }
+
+private:
+    std::FILE* in_;
+};
+
+/// Reads boxes from a .npy byte source, as read_npy_boxes(FILE*) does (the
+/// source must end where the array ends). Checks no read error of its own:
+/// the caller checks the stream under the source.
+LoadedBoxes read_npy_boxes(ByteSource& in, const std::string& name);
+
 /// Reads boxes from an open .npy stream: float boxes from '<f4', double
 /// boxes from '<f8', bit for bit. `name` labels the error messages: throws
 /// CliError("name: problem") on any malformed or truncated input.
@@ -31,6 +57,13 @@ LoadedBoxes read_npy_boxes(std::FILE* in, const std::string& name);
 /// read whole. Sets *total_rows to N when given.
 LoadedBoxes read_npy_box_slice(std::FILE* in, const std::string& name, std::uint64_t part, std::uint64_t parts,
                                std::uint64_t* total_rows = nullptr);
+
+/// Seeks within `in` (fseeko: past 2 GiB too); false when the stream cannot
+/// (a pipe) or the offset does not fit.
+bool seek_stream(std::FILE* in, std::uint64_t offset, int whence);
+
+/// The position of `in`; false when the stream has none (a pipe).
+bool tell_stream(std::FILE* in, std::uint64_t& offset);
 
 /// Writes pairs as a (K, 2) '<u4' array. False on a write error.
 bool write_npy_pairs(std::FILE* out, const std::vector<broadphase::Pair>& pairs);

@@ -8,9 +8,9 @@ const char* usage_text() {
     return R"(broadphase: every overlapping pair among axis-aligned boxes
 
 Usage:
-  broadphase pairs A.npy|A.csv [B.npy|B.csv] -o PAIRS.npy|PAIRS.csv [--algorithm NAME] [--sorted] [--threads T]
+  broadphase pairs A [B] -o PAIRS [--format F] [--array NAME] [--algorithm NAME] [--sorted] [--threads T]
   broadphase bench SCENE|FILE [--algorithm NAME|all|ours|PEER] [--frames K] [--threads T] [--verify] [--json]
-  broadphase bench SCENE|FILE --save-boxes FILE.npy
+  broadphase bench SCENE|FILE --save-boxes FILE
   broadphase bench SCENE|FILE --queries [--algorithm NAME|all] [--frames K] [--threads T] [--verify] [--json]
   broadphase bench SCENE|FILE --device cuda [--frames K] [--sorted] [--verify] [--json]
   broadphase bench SEQUENCE [--mode M[,M...]|all] [--frames K] [--threads T] [--verify] [--json]
@@ -21,8 +21,17 @@ Usage:
 
 pairs   With one file, every overlapping pair (i, j), i < j, within it; with
         two, every pair (index in A, index in B) between them. Written to
-        PAIRS, replaced only once everything has succeeded.
-          -o, --output FILE     where the pairs go (.npy or .csv)
+        PAIRS, replaced only once everything has succeeded. A and B are box
+        files (see Box files below), "-" for stdin (one of them at most).
+          -o, --output FILE     where the pairs go (.npy, .csv or .txt), or
+                                "-" for stdout (the summary line then goes
+                                to stderr)
+          --format F            npy, npz, csv or txt: the format of "-" and
+                                of files with no known extension (a known
+                                extension decides)
+          --output-format F     the same for the output alone
+          --array NAME          the array of a .npz input (FILE.npz:NAME
+                                names it too; default: the first)
           -a, --algorithm NAME  auto (default), brute_force, sweep_and_prune,
                                 uniform_grid, hybrid_grid, adaptive_grid
           --sorted              sort the pairs by (i, j); otherwise the order
@@ -52,7 +61,9 @@ bench   Times full frames (build + find) on one kept finder: one untimed
                                 peer's adds peer, and with --verify relation,
                                 missing, extra)
           --save-boxes FILE     write the scene's boxes to FILE (.npy, (N, 6)
-                                float32) and time nothing
+                                float32; .csv or .txt, exact decimals; "-":
+                                stdout, with --format) and time nothing
+          --format F, --array NAME  as for pairs: FILE may be "-" (stdin)
         With --queries, times an Index instead: built over the boxes, then
         each box queried against it, one for_each_overlap call per box.
           build ms      median of up to K rebuilds after an untimed build
@@ -140,10 +151,14 @@ demo    The main job: the five challenges of the article "Simple Fast
         or the box broad phase; the other one is timed on the same states.
 
 Box files: .npy with shape (N, 6), dtype float32 '<f4' or float64 '<f8',
-  C order; or .csv with six numbers per line. Columns: minx miny minz maxx
-  maxy maxz. In a .csv, fields are separated by commas with optional spaces,
-  blank lines are ignored, and a first line of six fields with no number
-  among them is a header and skipped.
+  C order; .npz (np.savez, np.savez_compressed) holding such arrays, read
+  as FILE.npz:NAME or with --array NAME, else its first array; .csv with six
+  numbers per line; or .txt/.dat, six numbers per line separated by spaces
+  or tabs, as np.savetxt writes them ('#' starts a comment). Columns: minx
+  miny minz maxx maxy maxz. In a .csv, fields are separated by commas with
+  optional spaces; in both text formats blank lines are ignored, and a first
+  line of six fields with no number among them is a header and skipped.
+  "-" reads stdin (or writes stdout) in the format --format names.
 Precision: pairs is exact in the input's precision. float32 files are
   searched in float32, float64 files in float64 (never rounded to float32),
   and two files of different precision both in float64. A .csv value is read
@@ -151,8 +166,9 @@ Precision: pairs is exact in the input's precision. float32 files are
   every value in it is exactly a float32 (then float32: the same answer).
   bench times float32: it rounds a float64 file to the nearest float32 (a
   note says so), so its pairs may differ from those of pairs.
-Pair files: .npy with shape (K, 2), dtype uint32 '<u4'; or .csv with one
-  "i,j" line per pair and no header.
+Pair files: .npy with shape (K, 2), dtype uint32 '<u4'; .csv with one
+  "i,j" line per pair and no header; or .txt with one "i j" line per pair
+  (np.loadtxt reads it back).
 Boxes touching on a face, edge or corner overlap. Invalid boxes (NaN, or
   min > max on some axis) take part in no pair; a note on stderr counts them.
 Exit status: 0 success, 1 bad input or failure, 2 bad command line. Every

@@ -14,7 +14,7 @@ set(CASES
   "2|pairs:f32.npy:word.csv:-o:out.npy"      # the second file bad
   "2|pairs:missing.npy:-o:out.npy"           # no such file
   "2|pairs:f32.npy:-o:no_such_dir/out.npy"   # rank 0 cannot write
-  "2|pairs:f32.npy:-o:out.txt"               # a usage error: exit 2
+  "2|pairs:f32.npy:-o:out.xyz"               # a usage error: exit 2
   "2|pairs:f32.npy:-o:out.npy:--algorithm:magic")
 foreach(case IN LISTS CASES)
   string(REPLACE "|" ";" parts "${case}")
