@@ -58,8 +58,9 @@ bp_ensure_deps() {
 # Everything the build, the tests and the benchmarks need (libpng-dev: the
 # demo's pictures and their tests; ffmpeg, for the demo's animation, is used
 # only when present: it is a large package, so it is not installed here;
-# pkgconf: the package test compiles a program with pkg-config's flags).
-bp_deps=(cmake g++ make libgtest-dev libbenchmark-dev libpng-dev pkgconf)
+# pkgconf: the package test compiles a program with pkg-config's flags;
+# zlib1g-dev: the CLI reads np.savez_compressed files with it).
+bp_deps=(cmake g++ make libgtest-dev libbenchmark-dev libpng-dev pkgconf zlib1g-dev)
 # The ThreadSanitizer and fuzzing stages of the tests also need clang, its
 # sanitizer and libFuzzer runtimes (libclang-rt-dev: only recommended by
 # clang, so named here) and LLVM's OpenMP.
