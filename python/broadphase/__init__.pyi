@@ -51,14 +51,18 @@ class _PairOptions(TypedDict, total=False):
 def find_pairs(boxes: ArrayLike, other: Optional[ArrayLike] = None, **options: Unpack[_PairOptions]) -> Pairs:
     """Every overlapping pair of boxes, exactly once.
 
-    boxes: (N, 6) array, rows minx miny minz maxx maxy maxz. float32 and
-    float64 C-contiguous arrays are read in place; other layouts and dtypes
-    are converted once (to float64 unless float32).
-    other: optional second (M, 6) set: pairs (index in boxes, index in other).
+    boxes: (N, 6) array, rows minx miny minz maxx maxy maxz, or (N, 4) for
+    2-D boxes, rows minx miny maxx maxy. float32 and float64 C-contiguous
+    arrays are read in place; other layouts and dtypes are converted once
+    (to float64 unless float32).
+    other: optional second set of the same dimension ((M, 6) or (M, 4);
+    mixing is a ValueError): pairs (index in boxes, index in other).
     Without it: pairs (i, j), i < j, within boxes.
     options: see _PairOptions.
     Closed boxes: touching faces, edges and corners overlap.
-    Returns a (K, 2) uint32 array.
+    Returns a (K, 2) uint32 array: the library's indices are 32-bit (half
+    the memory of int64 pairs); more than 2**32 - 2 boxes in a set is a
+    ValueError.
     """
 
 def find_sphere_pairs(centers: ArrayLike, radii: Union[float, ArrayLike], **options: Unpack[_PairOptions]) -> Pairs:
@@ -90,10 +94,14 @@ class PairFinder:
     @property
     def last_algorithm(self) -> str:
         """The algorithm the last call used."""
+    def __repr__(self) -> str:
+        """'<broadphase.PairFinder last call: 1000 boxes, 3-D float32, 12 pairs, sweep_and_prune>'."""
 
 class Index:
     """A built set of boxes answering box queries (thread-safe queries).
 
+    boxes: (N, 6) rows, or (N, 4) for a 2-D index; queries have the index's
+    dimension (six numbers or four; the other is a ValueError).
     float32 boxes give a float32 index, any other dtype a float64 one.
     Queries are exact in their own precision: float32 queries on a float64
     index widen exactly; float64 queries on a float32 index are never rounded
@@ -109,7 +117,7 @@ class Index:
         invalid: OnInvalid = "warn",
     ) -> None: ...
     def query(self, box: ArrayLike, sorted: bool = False) -> Ids:
-        """Indices of the built boxes overlapping one box (six numbers)."""
+        """Indices of the built boxes overlapping one box (six numbers, four for a 2-D index)."""
     def query_batch(
         self,
         boxes: ArrayLike,
@@ -118,12 +126,17 @@ class Index:
         max_pairs: Optional[int] = None,
         invalid: OnInvalid = "warn",
     ) -> Pairs:
-        """(K, 2) uint32 array of (query index, built index)."""
+        """(K, 2) uint32 array of (query index, built index); boxes (M, 6), or (M, 4) for a 2-D index."""
     def __len__(self) -> int: ...
+    def __repr__(self) -> str:
+        """'<broadphase.Index 1000 boxes, 3-D float32, uniform_grid>'."""
     @property
     def algorithm(self) -> str: ...
     @property
     def dtype(self) -> str: ...
+    @property
+    def dim(self) -> int:
+        """2 (built from (N, 4) boxes) or 3."""
 
 class Scene:
     """Objects kept between frames, with contact events (broadphase::Scene).
@@ -161,6 +174,8 @@ class Scene:
     def contains(self, id: int) -> bool: ...
     def __contains__(self, id: int) -> bool: ...
     def __len__(self) -> int: ...
+    def __repr__(self) -> str:
+        """'<broadphase.Scene 120 objects, float32, update mode automatic>'."""
     def box(self, id: int) -> npt.NDArray[np.floating]: ...
     def type(self, id: int) -> str: ...
     def filter(self, id: int) -> Tuple[int, int, int]: ...

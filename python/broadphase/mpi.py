@@ -259,6 +259,15 @@ class DistributedPairFinder:
         """The communicator."""
         return self._comm
 
+    def __repr__(self):
+        if self._report is None:
+            last = "no call yet"
+        else:
+            r = self._report
+            pairs = "pair" if r.total_pairs == 1 else "pairs"
+            last = f"last call: {r.stats.total_boxes} boxes, {r.total_pairs} {pairs} over all ranks, {r.status}"
+        return f"<broadphase.mpi.DistributedPairFinder rank {self.rank} of {self.size}, {last}>"
+
     @property
     def rank(self) -> int:
         return self._impl.rank

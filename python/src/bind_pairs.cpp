@@ -18,51 +18,66 @@
 namespace broadphase_python {
 namespace {
 
-/// A kept finder per precision, guarded by a mutex (the GIL is released
-/// while it runs).
+/// A kept finder per precision and dimension, guarded by a mutex (the GIL
+/// is released while it runs).
 class Finder {
 public:
     py::array find(py::handle boxes, py::handle other, const bp::Options& o, OnInvalid on_invalid) {
         Rows a = box_rows_of(boxes, "boxes");
         std::optional<Rows> b;
         if (!other.is_none()) {
-            b = box_rows_of(other, "other");
+            b = box_rows_of(other, "other", false, a.any_dim ? 0 : a.dim,
+                            "boxes is " + dim_words(a.dim) + ", and both sets must have the same dimension");
+            if (a.any_dim) a = box_rows_of(boxes, "boxes", false, b->dim);
             if (a.is_double != b->is_double) {  // mixed precision: both float64 (exact)
-                a = box_rows_of(boxes, "boxes", true);
-                b = box_rows_of(other, "other", true);
+                a = box_rows_of(boxes, "boxes", true, a.dim);
+                b = box_rows_of(other, "other", true, a.dim);
             }
         }
-        return a.is_double ? run<double>(a, b, o, on_invalid) : run<float>(a, b, o, on_invalid);
+        if (a.dim == 2) return a.is_double ? run<double, 2>(a, b, o, on_invalid) : run<float, 2>(a, b, o, on_invalid);
+        return a.is_double ? run<double, 3>(a, b, o, on_invalid) : run<float, 3>(a, b, o, on_invalid);
     }
 
     std::string last_algorithm() const { return bp::to_string(last_); }
 
+    std::string repr() const {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (!called_) return "<broadphase.PairFinder, no call yet>";
+        return "<broadphase.PairFinder last call: " + std::to_string(last_n_) + (last_two_sets_ ? " + " + std::to_string(last_m_) : "") +
+               " boxes, " + std::to_string(last_dim_) + "-D " + (last_double_ ? "float64" : "float32") + ", " +
+               std::to_string(last_pairs_) + (last_pairs_ == 1 ? " pair, " : " pairs, ") + bp::to_string(last_) + ">";
+    }
+
 private:
-    template <class T>
+    template <class T, int D>
     struct State {
-        bp::BasicPairFinder<T, 3> finder;
-        bp::BasicBoxes<T, 3> a, b;
+        bp::BasicPairFinder<T, D> finder;
+        bp::BasicBoxes<T, D> a, b;
     };
 
-    template <class T>
-    State<T>& state() {
-        if constexpr (std::is_same_v<T, float>) {
-            if (!f_) f_ = std::make_unique<State<float>>();
-            return *f_;
+    template <class T, int D>
+    State<T, D>& state() {
+        auto make = [](auto& p) -> auto& {
+            if (!p) p = std::make_unique<typename std::decay_t<decltype(p)>::element_type>();
+            return *p;
+        };
+        if constexpr (D == 2) {
+            if constexpr (std::is_same_v<T, float>) return make(f2_);
+            else return make(d2_);
         } else {
-            if (!d_) d_ = std::make_unique<State<double>>();
-            return *d_;
+            if constexpr (std::is_same_v<T, float>) return make(f3_);
+            else return make(d3_);
         }
     }
 
-    template <class T>
+    template <class T, int D>
     py::array run(const Rows& a, const std::optional<Rows>& b, const bp::Options& o, OnInvalid on_invalid) {
         std::vector<bp::Pair> out;
         bp::Report r;
         {
             py::gil_scoped_release nogil;
             std::lock_guard<std::mutex> lock(mutex_);
-            State<T>& s = state<T>();
+            State<T, D>& s = state<T, D>();
             fill_boxes(s.a, data_of<T>(a), a.n, o.threads);
             if (b) {
                 fill_boxes(s.b, data_of<T>(*b), b->n, o.threads);
@@ -71,15 +86,27 @@ private:
                 r = s.finder.find_pairs(s.a, out, o);
             }
             last_ = s.finder.last_algorithm();
+            called_ = true;
+            last_n_ = a.n;
+            last_m_ = b ? b->n : 0;
+            last_two_sets_ = b.has_value();
+            last_dim_ = D;
+            last_double_ = std::is_same_v<T, double>;
+            last_pairs_ = out.size();
         }
         check_report(r, on_invalid, "boxes", "other", &out);
         return pairs_array(std::move(out));
     }
 
-    std::mutex mutex_;
-    std::unique_ptr<State<float>> f_;
-    std::unique_ptr<State<double>> d_;
+    mutable std::mutex mutex_;
+    std::unique_ptr<State<float, 2>> f2_;
+    std::unique_ptr<State<double, 2>> d2_;
+    std::unique_ptr<State<float, 3>> f3_;
+    std::unique_ptr<State<double, 3>> d3_;
     bp::Algorithm last_ = bp::Algorithm::automatic;
+    bool called_ = false, last_two_sets_ = false, last_double_ = false;
+    std::size_t last_n_ = 0, last_m_ = 0, last_pairs_ = 0;
+    int last_dim_ = 3;
 };
 
 /// For python/bench/overhead.py: one C++ call equivalent to a Python one,
@@ -137,11 +164,13 @@ void bind_pairs(py::module_& m) {
         py::arg("sorted") = false, py::arg("max_pairs") = py::none(), py::arg("invalid") = "warn",
         R"doc(Every overlapping pair of boxes, exactly once.
 
-boxes: (N, 6) array, rows minx miny minz maxx maxy maxz. float32 and float64
-    C-contiguous arrays are read in place; other layouts and dtypes are
-    converted once (to float64 unless float32).
-other: optional second (M, 6) set. Without it: pairs (i, j), i < j, within
-    boxes. With it: pairs (index in boxes, index in other).
+boxes: (N, 6) array, rows minx miny minz maxx maxy maxz, or (N, 4) for 2-D
+    boxes, rows minx miny maxx maxy. float32 and float64 C-contiguous arrays
+    are read in place; other layouts and dtypes are converted once (to
+    float64 unless float32).
+other: optional second set, (M, 6) or (M, 4) as boxes (the same dimension,
+    else ValueError). Without it: pairs (i, j), i < j, within boxes. With
+    it: pairs (index in boxes, index in other).
 algorithm: 'auto' (default) or one of algorithms().
 threads: 0 (default) = all cores; 1 = the calling thread only.
 sorted: sort the pairs by (first, second). Without it the order is still
@@ -152,11 +181,15 @@ invalid: what to do about invalid boxes (NaN, or min > max), which never
     (InvalidBoxError).
 
 Closed boxes: touching faces, edges and corners overlap. Returns a (K, 2)
-uint32 array. The GIL is released during the search.)doc");
+uint32 array: the library's indices are 32-bit, which halves the memory of
+the pair list against int64; a set of more than 4294967294 boxes
+(2**32 - 2) is refused with a ValueError. The GIL is released during the
+search.)doc");
 
     py::class_<Finder>(m, "PairFinder", R"doc(A pair finder kept between calls (frames): it reuses its memory.
 
-Same arguments and results as find_pairs. Calls on one PairFinder from
+Same arguments and results as find_pairs (2-D and 3-D boxes, float32 and
+float64: it keeps memory for each it has seen). Calls on one PairFinder from
 several threads run one at a time.)doc")
         .def(py::init<>())
         .def(
@@ -168,7 +201,8 @@ several threads run one at a time.)doc")
             py::arg("boxes"), py::arg("other") = py::none(), py::arg("algorithm") = "auto", py::arg("threads") = 0,
             py::arg("sorted") = false, py::arg("max_pairs") = py::none(), py::arg("invalid") = "warn",
             "Every overlapping pair, as broadphase.find_pairs, reusing this finder's memory.")
-        .def_property_readonly("last_algorithm", &Finder::last_algorithm, "The algorithm the last call used.");
+        .def_property_readonly("last_algorithm", &Finder::last_algorithm, "The algorithm the last call used.")
+        .def("__repr__", &Finder::repr);
 
     m.def(
         "algorithms", []() {

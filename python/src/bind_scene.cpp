@@ -375,7 +375,7 @@ private:
     template <class B>
     static std::vector<B> boxes_of(py::handle boxes) {
         using T = scalar_of<B>;
-        Rows r = box_rows_of(boxes, "boxes", std::is_same_v<T, double>);
+        Rows r = box_rows_of(boxes, "boxes", std::is_same_v<T, double>, 3, "a Scene holds 3-D boxes");
         std::vector<B> out(r.n);
         if (r.is_double) {
             const double* p = data_of<double>(r);
@@ -444,6 +444,12 @@ float64 throughout.)doc")
         .def("contains", &Scene::contains, py::arg("id"))
         .def("__contains__", &Scene::contains)
         .def("__len__", &Scene::size)
+        .def("__repr__",
+             [](const Scene& s) {
+                 const std::size_t n = s.size();
+                 return "<broadphase.Scene " + std::to_string(n) + (n == 1 ? " object, " : " objects, ") + s.dtype() +
+                        ", update mode " + s.update_mode() + ">";
+             })
         .def("box", &Scene::box, py::arg("id"), "The object's box (six numbers). KeyError if id is not live.")
         .def("type", &Scene::type, py::arg("id"))
         .def("filter", &Scene::filter, py::arg("id"), "(category, mask, group)")

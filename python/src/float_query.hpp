@@ -14,6 +14,8 @@
 #include "common.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <cstdint>
 #include <vector>
 
@@ -42,18 +44,40 @@ float float_down(double d);
 /// ([lo, lo]), the other axes rounded inwards in both. An invalid query (NaN,
 /// min > max) stays invalid: rounded inwards its min still exceeds its max.
 /// A query whose values are all floats is unchanged.
-struct FloatQuery {
-    bp::BasicBox<float, 3> a, b;  // b: only when gap
+template <int D>
+struct BasicFloatQuery {
+    bp::BasicBox<float, D> a, b;  // b: only when gap
     bool gap = false;
 };
+using FloatQuery = BasicFloatQuery<3>;
 
-/// The FloatQuery of q (minx miny minz maxx maxy maxz).
-FloatQuery float_query(const double* q);
+/// The FloatQuery of q (minx miny minz maxx maxy maxz; for D = 2 minx miny
+/// maxx maxy).
+template <int D = 3>
+BasicFloatQuery<D> float_query(const double* q) {
+    bool valid = true;
+    for (int k = 0; k < D; ++k) valid = valid && q[k] <= q[D + k];
+    BasicFloatQuery<D> fq;
+    for (int k = 0; k < D; ++k) {
+        const float nan = std::numeric_limits<float>::quiet_NaN();
+        const float lo = std::isnan(q[k]) ? nan : float_up(q[k]);
+        const float hi = std::isnan(q[D + k]) ? nan : float_down(q[D + k]);
+        if (valid && lo > hi) {  // a gap: hi < q.min <= q.max < lo, adjacent floats
+            fq.gap = true;
+            fq.a.min[k] = fq.a.max[k] = lo;
+            fq.b.min[k] = fq.b.max[k] = hi;
+        } else {
+            fq.a.min[k] = fq.b.min[k] = lo;
+            fq.a.max[k] = fq.b.max[k] = hi;
+        }
+    }
+    return fq;
+}
 
 /// The hits of a FloatQuery into `hits` (replaced), in query(a)'s order.
 /// query(box, out) replaces out with the ids a float box hits.
-template <class Query>
-void float_query_hits(const FloatQuery& fq, Query&& query, std::vector<std::uint32_t>& hits) {
+template <int D, class Query>
+void float_query_hits(const BasicFloatQuery<D>& fq, Query&& query, std::vector<std::uint32_t>& hits) {
     query(fq.a, hits);
     if (!fq.gap || hits.empty()) return;
     std::vector<std::uint32_t> other;

@@ -109,15 +109,56 @@ Rows vector_of(py::handle obj, const char* name, std::size_t n, bool want_double
     return r;
 }
 
-std::array<double, 6> box_values_of(py::handle obj, const char* name) {
+namespace {
+
+const char* box_layout(int dim) { return dim == 2 ? "minx, miny, maxx, maxy" : "minx, miny, minz, maxx, maxy, maxz"; }
+
+}  // namespace
+
+std::string dim_words(int dim) { return dim == 2 ? "2-D ((N, 4) rows)" : "3-D ((N, 6) rows)"; }
+
+Rows box_rows_of(py::handle obj, const char* name, bool want_double, int dim, const std::string& why) {
     py::array a = numeric_array(obj, name);
-    if (!((a.ndim() == 1 && a.shape(0) == 6) || (a.ndim() == 2 && a.shape(0) == 1 && a.shape(1) == 6)))
-        raise_value(std::string(name) + " must be one box of six numbers (minx, miny, minz, maxx, maxy, maxz); got shape " +
-                    shape_of(a));
+    const bool empty_1d = a.ndim() == 1 && a.shape(0) == 0;
+    int got = 0;
+    if (a.ndim() == 2 && a.shape(1) == 6) got = 3;
+    if (a.ndim() == 2 && a.shape(1) == 4) got = 2;
+    if (!empty_1d && (got == 0 || (dim != 0 && got != dim))) {
+        std::string msg = std::string(name) + " must have shape ";
+        if (dim == 0)
+            msg += "(N, 6) (minx, miny, minz, maxx, maxy, maxz per row) or (N, 4) (2-D: minx, miny, maxx, maxy per row)";
+        else
+            msg += "(N, " + std::to_string(2 * dim) + ") (" + box_layout(dim) + " per row)";
+        msg += "; got shape " + shape_of(a);
+        if (!why.empty()) msg += ": " + why;
+        raise_value(msg);
+    }
+    // Checked before any conversion: the library's indices are 32-bit.
+    if (!empty_1d && static_cast<std::uint64_t>(a.shape(0)) > bp::max_boxes)
+        raise_value(std::string(name) + " has " + std::to_string(a.shape(0)) + " boxes; at most " +
+                    std::to_string(bp::max_boxes) + " per set (the library's indices and pairs are 32-bit)");
+    Rows r;
+    r.any_dim = empty_1d;
+    r.dim = empty_1d ? (dim ? dim : 3) : got;
+    r.is_double = want_double || !is_float32(a);
+    r.n = empty_1d ? 0 : static_cast<std::size_t>(a.shape(0));
+    if (empty_1d) a = a.attr("reshape")(0, 2 * r.dim);
+    r.array = r.is_double ? contiguous<double>(a) : contiguous<float>(a);
+    return r;
+}
+
+void box_values_into(py::handle obj, const char* name, int dim, double* out, const std::string& why) {
+    py::array a = numeric_array(obj, name);
+    const py::ssize_t want = 2 * dim;
+    const bool ok = (a.ndim() == 1 && a.shape(0) == want) || (a.ndim() == 2 && a.shape(0) == 1 && a.shape(1) == want);
+    if (!ok) {
+        std::string msg = std::string(name) + " must be one box of " + (dim == 2 ? "four" : "six") + " numbers (" +
+                          box_layout(dim) + "); got shape " + shape_of(a);
+        if (!why.empty()) msg += ": " + why;
+        raise_value(msg);
+    }
     py::array_t<double, py::array::c_style | py::array::forcecast> d = contiguous<double>(a);
-    std::array<double, 6> v;
-    std::copy(d.data(), d.data() + 6, v.begin());
-    return v;
+    std::copy(d.data(), d.data() + want, out);
 }
 
 std::array<double, 3> vec_values_of(py::handle obj, const char* name) {

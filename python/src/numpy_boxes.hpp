@@ -1,15 +1,19 @@
 // numpy arrays in and out of broadphase._core, and what it does about
 // invalid boxes; used by every bind_*.cpp.
 //
-// Arrays in: (N, 6) rows minx miny minz maxx maxy maxz. float32 and float64
-// C-contiguous arrays are read in place; anything else (other strides or
+// Arrays in: (N, 6) rows minx miny minz maxx maxy maxz, or (N, 4) rows
+// minx miny maxx maxy for 2-D boxes (BasicBoxes<T, 2>) where a call takes
+// either. float32 and float64 C-contiguous arrays are read in place; anything else (other strides or
 // byte order, integer or other float dtypes, lists) is converted once by
 // numpy, to float64 unless it was float32. The library stores boxes as a
 // struct of arrays, so every call transposes the rows once (O(n), on the
 // call's threads, without the GIL).
 //
 // Arrays out: pairs as (K, 2) uint32 arrays that own the library's output
-// vector (no copy); ids as uint32 arrays.
+// vector (no copy); ids as uint32 arrays. uint32 because the library's
+// indices are 32-bit (bp::Pair is two uint32: half the memory of int64
+// pairs); a set of more than bp::max_boxes boxes is refused with a
+// ValueError before anything is copied.
 //
 // Invalid boxes (NaN, min > max) take part in no pair; invalid= says
 // whether that is silent ('skip'), an InvalidBoxWarning ('warn') or an
@@ -54,6 +58,8 @@ struct Rows {
     py::array array;  // keeps the data alive
     bool is_double = false;
     std::size_t n = 0;  // rows (or elements, for 1-D)
+    int dim = 3;        // boxes: 2 for (N, 4) rows, 3 for (N, 6)
+    bool any_dim = false;  // boxes: an empty 1-D array, which fits either dimension
 };
 
 /// np.asarray(obj), then a check that it holds real numbers.
@@ -76,10 +82,15 @@ py::array contiguous(const py::array& a) {
 /// everything else becomes float64. An empty 1-D array counts as (0, cols).
 Rows rows_of(py::handle obj, const char* name, py::ssize_t cols, const char* layout, bool want_double = false);
 
-/// rows_of for boxes: (N, 6), rows minx miny minz maxx maxy maxz.
-inline Rows box_rows_of(py::handle obj, const char* name, bool want_double = false) {
-    return rows_of(obj, name, 6, "minx, miny, minz, maxx, maxy, maxz", want_double);
-}
+/// rows_of for boxes: (N, 6) rows minx miny minz maxx maxy maxz (3-D) or
+/// (N, 4) rows minx miny maxx maxy (2-D). dim 0 takes either (Rows::dim
+/// says which; an empty 1-D array is 3-D with any_dim set); dim 2 or 3
+/// requires that one, and `why` ends the ValueError otherwise ("the index
+/// is 2-D"). More than bp::max_boxes rows: ValueError, before any copy.
+Rows box_rows_of(py::handle obj, const char* name, bool want_double = false, int dim = 0, const std::string& why = "");
+
+/// "2-D ((N, 4) rows)" or "3-D ((N, 6) rows)".
+std::string dim_words(int dim);
 
 /// A 1-D array of n numbers, or one number (n = 1, broadcast).
 Rows vector_of(py::handle obj, const char* name, std::size_t n, bool want_double);
@@ -89,16 +100,26 @@ const T* data_of(const Rows& r) {
     return static_cast<const T*>(r.array.data());
 }
 
-/// One box (six numbers) as float64: minx miny minz maxx maxy maxz.
-std::array<double, 6> box_values_of(py::handle obj, const char* name);
+/// One box of 2 * dim numbers as float64 into out: minx miny minz maxx
+/// maxy maxz (dim 3) or minx miny maxx maxy (dim 2). `why` ends the
+/// ValueError for a box of the other dimension ("the index is 2-D").
+void box_values_into(py::handle obj, const char* name, int dim, double* out, const std::string& why = "");
 
-/// One box (six numbers) as a BasicBox<T, 3>: to float32 each value is
+/// One box (2 * D numbers) as float64.
+template <int D = 3>
+std::array<double, 2 * D> box_values_of(py::handle obj, const char* name, const std::string& why = "") {
+    std::array<double, 2 * D> v;
+    box_values_into(obj, name, D, v.data(), why);
+    return v;
+}
+
+/// One box (2 * D numbers) as a BasicBox<T, D>: to float32 each value is
 /// rounded to nearest (storage in a float32 Scene; queries use FloatQuery).
-template <class T>
-bp::BasicBox<T, 3> box_of(py::handle obj, const char* name) {
-    const std::array<double, 6> p = box_values_of(obj, name);
-    bp::BasicBox<T, 3> b;
-    for (int k = 0; k < 3; ++k) b.min[k] = static_cast<T>(p[k]), b.max[k] = static_cast<T>(p[3 + k]);
+template <class T, int D = 3>
+bp::BasicBox<T, D> box_of(py::handle obj, const char* name, const std::string& why = "") {
+    const std::array<double, 2 * D> p = box_values_of<D>(obj, name, why);
+    bp::BasicBox<T, D> b;
+    for (int k = 0; k < D; ++k) b.min[k] = static_cast<T>(p[k]), b.max[k] = static_cast<T>(p[D + k]);
     return b;
 }
 
@@ -119,17 +140,18 @@ std::vector<std::uint32_t> ids_of(py::handle obj, const char* name);
 template <class B>
 using scalar_of = typename decltype(B::min)::value_type;
 
-/// Rows (minx miny minz maxx maxy maxz) into the library's struct of
-/// arrays, in parallel for big inputs. O(n).
-template <class T>
-void fill_boxes(bp::BasicBoxes<T, 3>& out, const T* rows, std::size_t n, unsigned threads) {
+/// Rows (minx miny minz maxx maxy maxz, or minx miny maxx maxy for D = 2)
+/// into the library's struct of arrays, in parallel for big inputs. O(n).
+template <class T, int D>
+void fill_boxes(bp::BasicBoxes<T, D>& out, const T* rows, std::size_t n, unsigned threads) {
     out.resize(n);
-    T* lo[3] = {out.min(0), out.min(1), out.min(2)};
-    T* hi[3] = {out.max(0), out.max(1), out.max(2)};
+    T* lo[D];
+    T* hi[D];
+    for (int k = 0; k < D; ++k) lo[k] = out.min(k), hi[k] = out.max(k);
     bp::detail::run_parts(bp::detail::plan_threads(threads, n, 1 << 16), n, [&](std::size_t, std::size_t b, std::size_t e) {
         for (std::size_t i = b; i < e; ++i) {
-            const T* r = rows + 6 * i;
-            for (int k = 0; k < 3; ++k) lo[k][i] = r[k], hi[k][i] = r[3 + k];
+            const T* r = rows + 2 * D * i;
+            for (int k = 0; k < D; ++k) lo[k][i] = r[k], hi[k][i] = r[D + k];
         }
     });
 }

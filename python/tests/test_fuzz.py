@@ -1051,8 +1051,17 @@ def rows_ok(cols):
     return lambda s: (len(s) == 2 and s[1] == cols) or s == (0,)
 
 
+def rows_ok_2d_or_3d(s):
+    """Where (N, 6) boxes go, (N, 4) 2-D boxes go too."""
+    return rows_ok(6)(s) or rows_ok(4)(s)
+
+
 def box_ok(s):
     return s in ((6,), (1, 6))
+
+
+def box_ok_2d(s):
+    return s in ((4,), (1, 4))
 
 
 def ids_rule(x):
@@ -1075,6 +1084,8 @@ def ids_rule(x):
 def _entry_points():
     idx32 = broadphase.Index(np.array([[0, 0, 0, 1, 1, 1]], np.float32))
     idx64 = broadphase.Index(np.array([[0, 0, 0, 1, 1, 1]], np.float64))
+    flat32 = broadphase.Index(np.array([[0, 0, 1, 1]], np.float32))
+    flat64 = broadphase.Index(np.array([[0, 0, 1, 1]], np.float64))
     scenes = [broadphase.Scene("float32"), broadphase.Scene("float64")]
     for s in scenes:
         s.add([0, 0, 0, 1, 1, 1])
@@ -1091,15 +1102,18 @@ def _entry_points():
             return 1
 
     out = [
-        ("boxes", rows_ok(6), lambda x: broadphase.find_pairs(x, **q)),
+        ("boxes", rows_ok_2d_or_3d, lambda x: broadphase.find_pairs(x, **q)),
         ("other", rows_ok(6), lambda x: broadphase.find_pairs(zeros, x, **q)),  # (None: no other set)
-        ("boxes", rows_ok(6), lambda x: FINDER.find_pairs(x, **q)),
-        ("boxes", rows_ok(6), lambda x: broadphase.Index(x, **q)),
+        ("other", rows_ok(4), lambda x: broadphase.find_pairs(zeros[:, :4], x, **q)),
+        ("boxes", rows_ok_2d_or_3d, lambda x: FINDER.find_pairs(x, **q)),
+        ("boxes", rows_ok_2d_or_3d, lambda x: broadphase.Index(x, **q)),
         ("centers", rows_ok(3), lambda x: broadphase.find_sphere_pairs(x, 1.0, **q)),
         ("radii", lambda s: s in ((), (4,)), lambda x: broadphase.find_sphere_pairs(np.zeros((4, 3)), x, **q)),
     ]
     for idx in (idx32, idx64):
         out += [("box", box_ok, idx.query), ("boxes", rows_ok(6), lambda x, idx=idx: idx.query_batch(x, **q))]
+    for idx in (flat32, flat64):
+        out += [("box", box_ok_2d, idx.query), ("boxes", rows_ok(4), lambda x, idx=idx: idx.query_batch(x, **q))]
     for s in scenes:
         out += [
             ("box", box_ok, s.add),

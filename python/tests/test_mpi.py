@@ -444,3 +444,13 @@ def test_single_rank_answers_match_find_pairs_exactly():
     got = bpm.find_pairs(MPI.COMM_SELF, boxes, sorted=True)
     want = broadphase.find_pairs(boxes, sorted=True)
     np.testing.assert_array_equal(got, want.astype(np.uint64))
+
+
+def test_finder_repr():
+    finder = bpm.DistributedPairFinder(COMM)
+    assert repr(finder) == f"<broadphase.mpi.DistributedPairFinder rank {RANK} of {SIZE}, no call yet>"
+    boxes = np.array([[0, 0, 0, 1, 1, 1], [1, 1, 1, 2, 2, 2]], np.float32) if RANK == 0 else np.zeros((0, 6), np.float32)
+    finder.find_pairs(boxes)
+    assert repr(finder) == (
+        f"<broadphase.mpi.DistributedPairFinder rank {RANK} of {SIZE}, last call: 2 boxes, 1 pair over all ranks, ok>"
+    )

@@ -36,3 +36,18 @@ def test_setup_py_version_is_the_headers():
         [sys.executable, "setup.py", "--version"], cwd=ROOT, capture_output=True, text=True, check=True
     ).stdout
     assert out.strip().splitlines()[-1] == header_version()
+
+
+def test_pyproject_metadata_leaves_the_version_to_the_header():
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    project = data["project"]
+    assert project["name"] == "broadphase"
+    # Written once: setup.py reads the header; pyproject.toml must not say another number.
+    assert "version" not in project and "version" in project["dynamic"]
+    assert project["dependencies"] == ["numpy"]
+    assert project["license"] == {"text": "MIT"}
+    assert project["readme"] == "README.md" and project["requires-python"]
+    assert "License :: OSI Approved :: MIT License" in project["classifiers"]
+    requires = [r.split(">")[0].split("=")[0].strip() for r in data["build-system"]["requires"]]
+    assert {"setuptools", "pybind11", "numpy"} <= set(requires)
