@@ -72,8 +72,10 @@ bp_optional_deps=(libbullet-dev)
 # The Python module (python/) and its tests; python3-meshio reads the demo's
 # particle files back (tests/sim; python3-ase, when present, reads the XYZ
 # file too: not installed here, it pulls in matplotlib and sympy);
+# python3-pip, -venv, -setuptools, -wheel: the offline pip install test;
 # python3-scipy only for its benchmark.
-bp_python_deps=(pybind11-dev python3-dev python3-numpy python3-pytest python3-hypothesis python3-meshio)
+bp_python_deps=(pybind11-dev python3-dev python3-numpy python3-pytest python3-hypothesis python3-meshio
+    python3-pip python3-venv python3-setuptools python3-wheel)
 bp_python_bench_deps=(python3-scipy)
 # The MPI component (include/broadphase/mpi/, CMake target broadphase::mpi)
 # and its tests (tests/mpi/, ctest -L mpi: mpirun with 1 to 7 ranks): Open
