@@ -125,8 +125,12 @@ void check_pairs_output(const std::string& path, const std::string& format) {
     }
 }
 
-void check_file_extension(const std::string& path) {
+void refuse_std_stream(const std::string& path) {
     if (is_std_stream(path)) throw usage_error("'-' (stdin or stdout) is not supported here: name a file");
+}
+
+void check_file_extension(const std::string& path) {
+    refuse_std_stream(path);
     check_box_input(path, FileOptions{});
 }
 

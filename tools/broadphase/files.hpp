@@ -39,6 +39,10 @@ void check_box_input(const std::string& path, const FileOptions& options = {});
 /// .txt, .dat, or "-" or another name with `format` npy, csv or txt).
 void check_pairs_output(const std::string& path, const std::string& format = "");
 
+/// Throws a usage error when `path` is "-" (for broadphase-mpi, whose ranks
+/// each read their slice of a file and whose rank 0 writes the pairs).
+void refuse_std_stream(const std::string& path);
+
 /// Throws a usage error naming `path` unless it ends in a known extension
 /// (check_box_input without --format; "-" refused: for broadphase-mpi,
 /// whose ranks each read their slice of a file).

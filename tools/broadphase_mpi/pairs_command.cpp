@@ -60,7 +60,8 @@ int run_pairs(const World& world, const std::vector<std::string>& args) {
         throw usage_error("pairs needs one or two box files (see broadphase-mpi --help)");
     if (!p.has("--output")) throw usage_error("pairs needs an output file: -o PAIRS.npy or -o PAIRS.csv");
     const std::string output = p.get("--output");
-    check_file_extension(output);
+    refuse_std_stream(output);
+    check_pairs_output(output);  // the same answers as broadphase pairs: .npz is not a pairs format
     for (const std::string& input : p.positional) check_file_extension(input);
 
     broadphase::mpi::DistributedOptions options;
