@@ -15,6 +15,9 @@
 #include <gtest/gtest.h>
 
 #include <sys/resource.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include <algorithm>
 #include <cfloat>
@@ -410,6 +413,13 @@ void out_of_memory_child(unsigned threads) {
     const Boxes few = identical_boxes(200);  // 2.4e6 pairs with the big ones
     std::vector<Pair> out;
     out.reserve(4 * small_truth.size());  // the small answers' room, before the cap
+#if defined(__GLIBC__)
+    // One malloc arena for every thread: glibc gives a thread that finds the
+    // main arena locked an arena of its own, which reserves 64 MB of address
+    // space; whether that happens depends on timing, so under the cap the
+    // same calls could succeed in one run and run out in the next.
+    mallopt(M_ARENA_MAX, 1);
+#endif
     CHILD_CHECK(cap_address_space(std::uint64_t(320) << 20));
     Options o;
     o.threads = threads;
