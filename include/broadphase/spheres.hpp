@@ -55,9 +55,10 @@
 // however many images touch, and a sphere never pairs with its own images.
 // Invalid and infinite centres as above. These calls always take the box
 // path (last_method() says boxes): the periodic box broad phase
-// (BasicPeriodicPairFinder, in T: float spheres in float, double spheres in
-// double, so that the period is exactly the caller's) on boxes widened by
-// L * 2^-48 besides the 2^-40 r above, then the rule on each box pair.
+// (BasicPeriodicPairFinder) in float when every period is a float value
+// (at most float's max / 16), else in double, so that its periods are
+// exactly the caller's, on boxes widened by L * 2^-48 besides the 2^-40 r
+// above, then the rule on each box pair.
 // A bad period throws std::invalid_argument (BasicPeriodicDomain::check).
 #pragma once
 
@@ -198,9 +199,15 @@ public:
         }
         try {
             last_ = SphereMethod::boxes;
-            PeriodicState<T>& st = periodic_state<T>();
-            fill_periodic_boxes(spheres, domain, st.boxes);
-            rep = st.finder.find_pairs(st.boxes, domain, out, options);
+            if (periods_are_floats(domain)) {  // float boxes: the broad phase at float speed, the same periods
+                BasicPeriodicDomain<float, 3> fd;
+                for (int k = 0; k < 3; ++k) fd.period[k] = static_cast<float>(domain.period[k]);
+                fill_periodic_boxes(spheres, domain, periodic_f_.boxes);
+                rep = periodic_f_.finder.find_pairs(periodic_f_.boxes, fd, out, options);
+            } else if constexpr (std::is_same_v<T, double>) {  // (float periods are always floats)
+                fill_periodic_boxes(spheres, domain, periodic_d_.boxes);
+                rep = periodic_d_.finder.find_pairs(periodic_d_.boxes, domain, out, options);
+            }
             if (rep.ok() || rep.status == Status::pair_budget_exceeded) keep_touching_periodic(spheres, domain, out);
         } catch (const std::bad_alloc&) {
             out.clear();
@@ -298,51 +305,60 @@ private:
         pairs.resize(w);
     }
 
-    template <class T>
+    template <class B>
     struct PeriodicState {
-        BasicBoxes<T, 3> boxes;
-        BasicPeriodicPairFinder<T, 3> finder;
+        BasicBoxes<B, 3> boxes;
+        BasicPeriodicPairFinder<B, 3> finder;
     };
+
+    /// Whether every period is a float (at most float's max / 16), so that
+    /// the float box broad phase has exactly these periods. O(1).
     template <class T>
-    PeriodicState<T>& periodic_state() {
-        if constexpr (std::is_same_v<T, float>) return periodic_f_;
-        else return periodic_d_;
+    static bool periods_are_floats(const BasicPeriodicDomain<T, 3>& domain) {
+        for (int k = 0; k < 3; ++k) {
+            const double p = static_cast<double>(domain.period[k]);
+            if (static_cast<double>(static_cast<float>(p)) != p ||
+                !(p <= static_cast<double>(std::numeric_limits<float>::max() / 16)))
+                return false;
+        }
+        return true;
     }
 
-    /// A T <= v (v a double): one step of T below v rounded. O(1).
-    template <class T>
-    static T step_below(double v) {
-        if constexpr (std::is_same_v<T, float>) return float_below(v);
+    /// A B <= v (v a double): one step of B below v rounded. O(1).
+    template <class B>
+    static B step_below(double v) {
+        if constexpr (std::is_same_v<B, float>) return float_below(v);
         else return std::nextafter(v, -std::numeric_limits<double>::infinity());
     }
 
-    /// The spheres' boxes in T for the periodic box broad phase: centre -+
-    /// (r (1 + 2^-40) + L 2^-48 on a periodic axis), in double, then one
-    /// step of T outwards: each box holds every point the rule can call
-    /// touching (the rule's rounding is a few units of 2^-53 of L and of
-    /// the radii). Invalid sphere: a NaN box; an infinite centre
-    /// coordinate: [c, c] (dropped by keep_touching_periodic).
-    template <class T>
+    /// The spheres' boxes in B (float, or double when a period is not a
+    /// float) for the periodic box broad phase: centre -+ (r (1 + 2^-40) +
+    /// L 2^-48 on a periodic axis), in double, then one step of B outwards:
+    /// each box holds every point the rule can call touching (the rule's
+    /// rounding is a few units of 2^-53 of L and of the radii). Invalid
+    /// sphere: a NaN box; an infinite centre coordinate: [c, c] (dropped by
+    /// keep_touching_periodic).
+    template <class T, class B>
     static void fill_periodic_boxes(const SphereView<T>& v, const BasicPeriodicDomain<T, 3>& domain,
-                                    BasicBoxes<T, 3>& boxes) {
+                                    BasicBoxes<B, 3>& boxes) {
         const std::size_t n = v.n;
         boxes.resize(n);
         for (int k = 0; k < 3; ++k) {
-            T* lo = boxes.min(k);
-            T* hi = boxes.max(k);
+            B* lo = boxes.min(k);
+            B* hi = boxes.max(k);
             const double wide = static_cast<double>(domain.period[k]) * 0x1p-48;
             for (std::size_t i = 0; i < n; ++i) {
                 const T ri = v.r(i);
                 const T c = v.coord(i, k);
                 if (!(ri >= 0) || std::isnan(c)) {
-                    lo[i] = hi[i] = std::numeric_limits<T>::quiet_NaN();
+                    lo[i] = hi[i] = std::numeric_limits<B>::quiet_NaN();
                 } else if (std::isinf(c)) {
-                    lo[i] = hi[i] = c;
+                    lo[i] = hi[i] = static_cast<B>(c);
                 } else {
                     const double cd = static_cast<double>(c);
                     const double rd = static_cast<double>(ri) * (1 + 0x1p-40) + wide;
-                    lo[i] = step_below<T>(cd - rd);
-                    hi[i] = -step_below<T>(-(cd + rd));
+                    lo[i] = step_below<B>(cd - rd);
+                    hi[i] = -step_below<B>(-(cd + rd));
                 }
             }
         }
