@@ -40,6 +40,26 @@
 // pairs, before the exact test). Threads: Options::threads, as find_pairs;
 // the grid uses one per 8 x Options::min_boxes_per_thread spheres (32,768 by
 // default).
+//
+// Periodic domains (periodic.hpp): find_pairs(spheres, domain, pairs) with
+// a BasicPeriodicDomain<T, 3> whose period[k] = L > 0 makes axis k wrap.
+// The distance is the minimum image one: on a periodic axis, each centre
+// coordinate is wrapped into [0, L) in double (c' = fmod(c, L), exact, plus
+// L when negative, rounded once; a result of L becomes 0), d = c'a - c'b
+// (rounded once), and dx is whichever of d, d - L, d + L (each rounded
+// once) is smallest in magnitude; open axes take dx = ca - cb as above.
+// The pair is reported, once, iff the rule above holds for these dx, dy,
+// dz: some image of b touches a, up to the rule's rounding (a few units in
+// the 16th digit of L and of the radii). Centres need not lie in [0, L).
+// Radii above L/2, even above L, are allowed: a pair is reported once
+// however many images touch, and a sphere never pairs with its own images.
+// Invalid and infinite centres as above. These calls always take the box
+// path (last_method() says boxes): the periodic box broad phase
+// (BasicPeriodicPairFinder) in float when every period is a float value
+// (at most float's max / 16), else in double, so that its periods are
+// exactly the caller's, on boxes widened by L * 2^-48 besides the 2^-40 r
+// above, then the rule on each box pair.
+// A bad period throws std::invalid_argument (BasicPeriodicDomain::check).
 #pragma once
 
 #include <cmath>
@@ -53,6 +73,7 @@
 
 #include "broadphase.hpp"
 #include "detail/sphere_grid.hpp"
+#include "periodic.hpp"
 
 namespace broadphase {
 
@@ -159,6 +180,43 @@ public:
         return rep;
     }
 
+    /// Every pair of `spheres` that touches in the periodic `domain` (some
+    /// image of one touches the other; the rule at the top of this file)
+    /// into `out` (replaced), each once, a < b. Always the box path. Throws
+    /// std::invalid_argument for a bad period. Without a periodic axis, the
+    /// same as find_pairs(spheres, out, options).
+    template <class T>
+    Report find_pairs(const SphereView<T>& spheres, const BasicPeriodicDomain<T, 3>& domain, std::vector<Pair>& out,
+                      const Options& options = {}) {
+        domain.check();
+        if (!domain.any()) return find_pairs(spheres, out, options);
+        Report rep;
+        out.clear();
+        last_ = SphereMethod::none;
+        if (spheres.n > max_boxes) {
+            rep.status = Status::too_many_boxes;
+            return rep;
+        }
+        try {
+            last_ = SphereMethod::boxes;
+            if (periods_are_floats(domain)) {  // float boxes: the broad phase at float speed, the same periods
+                BasicPeriodicDomain<float, 3> fd;
+                for (int k = 0; k < 3; ++k) fd.period[k] = static_cast<float>(domain.period[k]);
+                fill_periodic_boxes(spheres, domain, periodic_f_.boxes);
+                rep = periodic_f_.finder.find_pairs(periodic_f_.boxes, fd, out, options);
+            } else if constexpr (std::is_same_v<T, double>) {  // (float periods are always floats)
+                fill_periodic_boxes(spheres, domain, periodic_d_.boxes);
+                rep = periodic_d_.finder.find_pairs(periodic_d_.boxes, domain, out, options);
+            }
+            if (rep.ok() || rep.status == Status::pair_budget_exceeded) keep_touching_periodic(spheres, domain, out);
+        } catch (const std::bad_alloc&) {
+            out.clear();
+            rep.status = Status::out_of_memory;
+        }
+        rep.pairs = out.size();
+        return rep;
+    }
+
     /// The path the last call took (none before the first, or when it
     /// stopped before choosing: too many spheres). O(1).
     SphereMethod last_method() const { return last_; }
@@ -247,7 +305,112 @@ private:
         pairs.resize(w);
     }
 
+    template <class B>
+    struct PeriodicState {
+        BasicBoxes<B, 3> boxes;
+        BasicPeriodicPairFinder<B, 3> finder;
+    };
+
+    /// Whether every period is a float (at most float's max / 16), so that
+    /// the float box broad phase has exactly these periods. O(1).
+    template <class T>
+    static bool periods_are_floats(const BasicPeriodicDomain<T, 3>& domain) {
+        for (int k = 0; k < 3; ++k) {
+            const double p = static_cast<double>(domain.period[k]);
+            if (static_cast<double>(static_cast<float>(p)) != p ||
+                !(p <= static_cast<double>(std::numeric_limits<float>::max() / 16)))
+                return false;
+        }
+        return true;
+    }
+
+    /// A B <= v (v a double): one step of B below v rounded. O(1).
+    template <class B>
+    static B step_below(double v) {
+        if constexpr (std::is_same_v<B, float>) return float_below(v);
+        else return std::nextafter(v, -std::numeric_limits<double>::infinity());
+    }
+
+    /// The spheres' boxes in B (float, or double when a period is not a
+    /// float) for the periodic box broad phase: centre -+ (r (1 + 2^-40) +
+    /// L 2^-48 on a periodic axis), in double, then one step of B outwards:
+    /// each box holds every point the rule can call touching (the rule's
+    /// rounding is a few units of 2^-53 of L and of the radii). Invalid
+    /// sphere: a NaN box; an infinite centre coordinate: [c, c] (dropped by
+    /// keep_touching_periodic).
+    template <class T, class B>
+    static void fill_periodic_boxes(const SphereView<T>& v, const BasicPeriodicDomain<T, 3>& domain,
+                                    BasicBoxes<B, 3>& boxes) {
+        const std::size_t n = v.n;
+        boxes.resize(n);
+        for (int k = 0; k < 3; ++k) {
+            B* lo = boxes.min(k);
+            B* hi = boxes.max(k);
+            const double wide = static_cast<double>(domain.period[k]) * 0x1p-48;
+            for (std::size_t i = 0; i < n; ++i) {
+                const T ri = v.r(i);
+                const T c = v.coord(i, k);
+                if (!(ri >= 0) || std::isnan(c)) {
+                    lo[i] = hi[i] = std::numeric_limits<B>::quiet_NaN();
+                } else if (std::isinf(c)) {
+                    lo[i] = hi[i] = static_cast<B>(c);
+                } else {
+                    const double cd = static_cast<double>(c);
+                    const double rd = static_cast<double>(ri) * (1 + 0x1p-40) + wide;
+                    lo[i] = step_below<B>(cd - rd);
+                    hi[i] = -step_below<B>(-(cd + rd));
+                }
+            }
+        }
+    }
+
+    /// c wrapped into [0, L) in double: fmod (exact), plus L when negative
+    /// (rounded once; L itself becomes 0). O(1).
+    static double wrap_coordinate(double c, double L) {
+        double w = std::fmod(c, L);
+        if (w < 0) {
+            w += L;
+            if (w >= L) w = 0;
+        }
+        return w;
+    }
+
+    /// The minimum image difference on an axis of period L (see the top of
+    /// this file). O(1).
+    static double periodic_delta(double a, double b, double L) {
+        const double d = wrap_coordinate(a, L) - wrap_coordinate(b, L);
+        double best = d;
+        const double below = d - L, above = d + L;
+        if (std::abs(below) < std::abs(best)) best = below;
+        if (std::abs(above) < std::abs(best)) best = above;
+        return best;
+    }
+
+    /// Keeps the box pairs whose spheres touch under the minimum image
+    /// convention, in place and in order.
+    template <class T>
+    static void keep_touching_periodic(const SphereView<T>& v, const BasicPeriodicDomain<T, 3>& domain,
+                                       std::vector<Pair>& pairs) {
+        double period[3];
+        for (int k = 0; k < 3; ++k) period[k] = static_cast<double>(domain.period[k]);
+        std::size_t w = 0;
+        for (const Pair p : pairs) {
+            double d[3];
+            bool finite = true;
+            for (int k = 0; k < 3; ++k) {
+                const double ca = static_cast<double>(v.coord(p.a, k)), cb = static_cast<double>(v.coord(p.b, k));
+                finite = finite && std::isfinite(ca) && std::isfinite(cb);
+                d[k] = period[k] != 0 ? periodic_delta(ca, cb, period[k]) : ca - cb;
+            }
+            const double rr = static_cast<double>(v.r(p.a)) + static_cast<double>(v.r(p.b));
+            if (finite && detail::spheres_touch(d[0], d[1], d[2], rr)) pairs[w++] = p;
+        }
+        pairs.resize(w);
+    }
+
     detail::SphereGrid grid_;
+    PeriodicState<float> periodic_f_;
+    PeriodicState<double> periodic_d_;
     Boxes boxes_;
     PairFinder boxes_finder_;
     std::vector<std::size_t> kept_;
@@ -262,6 +425,17 @@ template <class T>
 Report find_sphere_pairs(const SphereView<T>& spheres, std::vector<Pair>& out, const Options& options = {}) {
     SpherePairFinder finder;
     return finder.find_pairs(spheres, out, options);
+}
+
+/// Every touching pair of `spheres` in a periodic domain (minimum image;
+/// see the top of this file), with a finder of its own (allocates; keep a
+/// SpherePairFinder to reuse memory). Throws std::invalid_argument for a
+/// bad period.
+template <class T>
+Report find_sphere_pairs(const SphereView<T>& spheres, const BasicPeriodicDomain<T, 3>& domain, std::vector<Pair>& out,
+                         const Options& options = {}) {
+    SpherePairFinder finder;
+    return finder.find_pairs(spheres, domain, out, options);
 }
 
 }  // namespace broadphase

@@ -39,7 +39,9 @@ class _PairOptions(TypedDict, total=False):
     deterministic anyway). max_pairs: raise PairBudgetError past this many
     pairs (default None: no limit). invalid: boxes with NaN or min > max take
     part in no pair; 'warn' (default, InvalidBoxWarning), 'skip' or 'raise'
-    (InvalidBoxError).
+    (InvalidBoxError). boxsize: a periodic domain as scipy's cKDTree: one
+    period or three (x, y, z), 0 or None for an open axis (default None:
+    none); one set only (other must be None).
     """
 
     algorithm: Union[Algorithm, str]
@@ -47,6 +49,7 @@ class _PairOptions(TypedDict, total=False):
     sorted: bool
     max_pairs: Optional[int]
     invalid: OnInvalid
+    boxsize: Union[None, float, Tuple[Optional[float], Optional[float], Optional[float]], ArrayLike]
 
 def find_pairs(boxes: ArrayLike, other: Optional[ArrayLike] = None, **options: Unpack[_PairOptions]) -> Pairs:
     """Every overlapping pair of boxes, exactly once.
@@ -60,6 +63,8 @@ def find_pairs(boxes: ArrayLike, other: Optional[ArrayLike] = None, **options: U
     Without it: pairs (i, j), i < j, within boxes.
     options: see _PairOptions.
     Closed boxes: touching faces, edges and corners overlap.
+    boxsize: pairs in a periodic domain: (i, j) once iff some image of box j
+    (moved by whole periods) overlaps box i, exactly; coordinates wrap.
     Returns a (K, 2) uint32 array: the library's indices are 32-bit (half
     the memory of int64 pairs); more than 2**32 - 2 boxes in a set is a
     ValueError.
@@ -73,6 +78,7 @@ def find_sphere_pairs(centers: ArrayLike, radii: Union[float, ArrayLike], **opti
     for radii within 2x of the mean (else the box path); a named algorithm:
     the broad phase on the spheres' boxes, then the exact test.
     max_pairs bounds the pairs (the box pairs on the box path).
+    boxsize: a periodic domain, minimum image distances (the box path).
     options: see _PairOptions. Returns a (K, 2) uint32 array.
     """
 

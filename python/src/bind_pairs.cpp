@@ -4,6 +4,9 @@
 
 #include "bindings.hpp"
 #include "numpy_boxes.hpp"
+#include "periodic_args.hpp"
+
+#include <broadphase/periodic.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -22,7 +25,20 @@ namespace {
 /// is released while it runs).
 class Finder {
 public:
-    py::array find(py::handle boxes, py::handle other, const bp::Options& o, OnInvalid on_invalid) {
+    py::array find(py::handle boxes, py::handle other, const bp::Options& o, OnInvalid on_invalid,
+                   py::handle boxsize = py::none()) {
+        const std::optional<std::array<double, 3>> periods = boxsize_of(boxsize);
+        if (periods) {
+            if (!other.is_none())
+                raise_value("boxsize (a periodic domain) is for pairs within one set: other must be None");
+            // The periodic path is 3-D: boxsize= has three periods.
+            const std::string why = "boxsize= (a periodic domain) takes 3-D boxes";
+            Rows a = box_rows_of(boxes, "boxes", false, 3, why);
+            // float32 boxes are searched in float32 only when every period is a float32 value.
+            if (!a.is_double && !periods_fit_float(*periods)) a = box_rows_of(boxes, "boxes", true, 3, why);
+            return a.is_double ? run_periodic<double>(a, *periods, o, on_invalid)
+                               : run_periodic<float>(a, *periods, o, on_invalid);
+        }
         Rows a = box_rows_of(boxes, "boxes");
         std::optional<Rows> b;
         if (!other.is_none()) {
@@ -52,6 +68,7 @@ private:
     template <class T, int D>
     struct State {
         bp::BasicPairFinder<T, D> finder;
+        bp::BasicPeriodicPairFinder<T, D> periodic;
         bp::BasicBoxes<T, D> a, b;
     };
 
@@ -91,6 +108,30 @@ private:
             last_m_ = b ? b->n : 0;
             last_two_sets_ = b.has_value();
             last_dim_ = D;
+            last_double_ = std::is_same_v<T, double>;
+            last_pairs_ = out.size();
+        }
+        check_report(r, on_invalid, "boxes", "other", &out);
+        return pairs_array(std::move(out));
+    }
+
+    template <class T>
+    py::array run_periodic(const Rows& a, const std::array<double, 3>& periods, const bp::Options& o,
+                           OnInvalid on_invalid) {
+        std::vector<bp::Pair> out;
+        bp::Report r;
+        {
+            py::gil_scoped_release nogil;
+            std::lock_guard<std::mutex> lock(mutex_);
+            State<T, 3>& s = state<T, 3>();
+            fill_boxes(s.a, data_of<T>(a), a.n, o.threads);
+            r = s.periodic.find_pairs(s.a, domain_of<T>(periods), out, o);
+            last_ = s.periodic.last_algorithm();
+            called_ = true;
+            last_n_ = a.n;
+            last_m_ = 0;
+            last_two_sets_ = false;
+            last_dim_ = 3;
             last_double_ = std::is_same_v<T, double>;
             last_pairs_ = out.size();
         }
@@ -154,14 +195,15 @@ void bind_pairs(py::module_& m) {
     m.def(
         "find_pairs",
         [](py::handle boxes, py::handle other, const std::string& algorithm, long threads, bool sorted,
-           std::optional<std::uint64_t> max_pairs, const std::string& invalid) {
+           std::optional<std::uint64_t> max_pairs, const std::string& invalid, py::handle boxsize) {
             const bp::Options o = make_options(algorithm, threads, sorted, max_pairs);
             const OnInvalid on_invalid = parse_invalid(invalid);
             Finder f;
-            return f.find(boxes, other, o, on_invalid);
+            return f.find(boxes, other, o, on_invalid, boxsize);
         },
         py::arg("boxes"), py::arg("other") = py::none(), py::arg("algorithm") = "auto", py::arg("threads") = 0,
         py::arg("sorted") = false, py::arg("max_pairs") = py::none(), py::arg("invalid") = "warn",
+        py::arg("boxsize") = py::none(),
         R"doc(Every overlapping pair of boxes, exactly once.
 
 boxes: (N, 6) array, rows minx miny minz maxx maxy maxz, or (N, 4) for 2-D
@@ -179,6 +221,13 @@ max_pairs: raise PairBudgetError past this many pairs (None: no limit).
 invalid: what to do about invalid boxes (NaN, or min > max), which never
     take part in a pair: 'warn' (InvalidBoxWarning), 'skip', or 'raise'
     (InvalidBoxError).
+boxsize: a periodic domain (one set only), as scipy.spatial.cKDTree's
+    boxsize: one period for every axis, or three (x, y, z); 0 or None leaves
+    an axis open. A pair (i, j) is reported once iff some image of box j
+    (moved by whole periods on the periodic axes) overlaps box i, computed
+    exactly. Coordinates need not lie in [0, L): they wrap. A box spanning L
+    or more on a periodic axis overlaps every box on that axis. float32
+    boxes are searched in float64 when a period is not a float32 value.
 
 Closed boxes: touching faces, edges and corners overlap. Returns a (K, 2)
 uint32 array: the library's indices are 32-bit, which halves the memory of
@@ -195,11 +244,13 @@ several threads run one at a time.)doc")
         .def(
             "find_pairs",
             [](Finder& f, py::handle boxes, py::handle other, const std::string& algorithm, long threads, bool sorted,
-               std::optional<std::uint64_t> max_pairs, const std::string& invalid) {
-                return f.find(boxes, other, make_options(algorithm, threads, sorted, max_pairs), parse_invalid(invalid));
+               std::optional<std::uint64_t> max_pairs, const std::string& invalid, py::handle boxsize) {
+                return f.find(boxes, other, make_options(algorithm, threads, sorted, max_pairs), parse_invalid(invalid),
+                              boxsize);
             },
             py::arg("boxes"), py::arg("other") = py::none(), py::arg("algorithm") = "auto", py::arg("threads") = 0,
             py::arg("sorted") = false, py::arg("max_pairs") = py::none(), py::arg("invalid") = "warn",
+            py::arg("boxsize") = py::none(),
             "Every overlapping pair, as broadphase.find_pairs, reusing this finder's memory.")
         .def_property_readonly("last_algorithm", &Finder::last_algorithm, "The algorithm the last call used.")
         .def("__repr__", &Finder::repr);

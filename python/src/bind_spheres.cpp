@@ -2,6 +2,7 @@
 
 #include "bindings.hpp"
 #include "numpy_boxes.hpp"
+#include "periodic_args.hpp"
 
 #include <optional>
 #include <string>
@@ -14,7 +15,8 @@ namespace broadphase_python {
 namespace {
 
 template <class T>
-py::array sphere_pairs(const Rows& centers, const Rows& radii, const bp::Options& o, OnInvalid on_invalid) {
+py::array sphere_pairs(const Rows& centers, const Rows& radii, const bp::Options& o, OnInvalid on_invalid,
+                       const std::optional<std::array<double, 3>>& periods) {
     const T* c = data_of<T>(centers);
     const T* r = data_of<T>(radii);
     const bool one = radii.n == 1 && centers.n != 1;
@@ -25,7 +27,7 @@ py::array sphere_pairs(const Rows& centers, const Rows& radii, const bp::Options
         py::gil_scoped_release nogil;
         const bp::SphereView<T> spheres = one ? bp::sphere_rows<T>(c, r[0], n) : bp::sphere_rows<T>(c, r, n);
         bp::SpherePairFinder finder;
-        rep = finder.find_pairs(spheres, out, o);
+        rep = periods ? finder.find_pairs(spheres, domain_of<T>(*periods), out, o) : finder.find_pairs(spheres, out, o);
     }
     rep.pairs = out.size();
     check_report(rep, on_invalid, "centers/radii", "", &out, "sphere(s)", "a NaN coordinate, or a radius not >= 0");
@@ -38,18 +40,19 @@ void bind_spheres(py::module_& m) {
     m.def(
         "find_sphere_pairs",
         [](py::handle centers, py::handle radii, const std::string& algorithm, long threads, bool sorted,
-           std::optional<std::uint64_t> max_pairs, const std::string& invalid) {
+           std::optional<std::uint64_t> max_pairs, const std::string& invalid, py::handle boxsize) {
             const bp::Options o = make_options(algorithm, threads, sorted, max_pairs);
             const OnInvalid on_invalid = parse_invalid(invalid);
+            const std::optional<std::array<double, 3>> periods = boxsize_of(boxsize);
             Rows c = rows_of(centers, "centers", 3, "x, y, z");
             py::array ra = numeric_array(radii, "radii");
-            const bool dbl = c.is_double || !is_float32(ra);
+            const bool dbl = c.is_double || !is_float32(ra) || (periods && !periods_fit_float(*periods));
             if (dbl && !c.is_double) c = rows_of(centers, "centers", 3, "x, y, z", true);
             Rows r = vector_of(ra, "radii", c.n, dbl);
-            return dbl ? sphere_pairs<double>(c, r, o, on_invalid) : sphere_pairs<float>(c, r, o, on_invalid);
+            return dbl ? sphere_pairs<double>(c, r, o, on_invalid, periods) : sphere_pairs<float>(c, r, o, on_invalid, periods);
         },
         py::arg("centers"), py::arg("radii"), py::arg("algorithm") = "auto", py::arg("threads") = 0, py::arg("sorted") = false,
-        py::arg("max_pairs") = py::none(), py::arg("invalid") = "warn",
+        py::arg("max_pairs") = py::none(), py::arg("invalid") = "warn", py::arg("boxsize") = py::none(),
         R"doc(Every pair of touching spheres (i, j), i < j, exactly once.
 
 centers: (N, 3) array; radii: one number or an (N,) array (float32 when
@@ -63,7 +66,12 @@ box path: the broad phase on the spheres' boxes (center -+ radius) in
 float32, rounded outwards from float64 input so that no pair is lost, then
 the exact test on each box pair. A sphere with a NaN coordinate or a
 negative radius is invalid (see find_pairs' invalid). max_pairs bounds the
-pairs (on the box path, the box pairs). Other arguments as in find_pairs.
+pairs (on the box path, the box pairs). boxsize: a periodic domain, as
+scipy.spatial.cKDTree's boxsize (one period or three; 0 or None: an open
+axis): distances follow the minimum image convention, each pair is
+reported once however many images touch, and centres need not lie in
+[0, L) (they wrap). With boxsize the box path always runs (in float64 when a
+period is not a float32 value). Other arguments as in find_pairs.
 Returns a (K, 2) uint32 array.)doc");
 }
 

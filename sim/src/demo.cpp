@@ -62,7 +62,7 @@ RunResult run_particles(const RunSettings& settings, std::FILE* log) {
                      "(%d steps a frame of %.4g s), %lld steps = %.2f s simulated%s\n",
                      sim.size(), settings.config.r_min, settings.config.r_max, to_string(settings.config.model), b.x,
                      b.y, b.z, sim.dt(), per_frame, settings.config.frame_dt, steps, steps * sim.dt(),
-                     settings.config.model == Model::dem ? "" : "");
+                     settings.config.periodic ? ", periodic in x and z" : "");
         std::fflush(log);
     }
 

@@ -90,6 +90,10 @@ Simulation::Simulation(const Config& config) : cfg_(config) {
         const double layers = std::ceil(static_cast<double>(cfg_.n) / per_layer);
         box_.y = std::max(box_.y, layers * s / 0.75);
     }
+    if (cfg_.periodic) {  // periods that float boxes hold exactly (the box broad phase is in float)
+        box_.x = static_cast<double>(static_cast<float>(box_.x));
+        box_.z = static_cast<double>(static_cast<float>(box_.z));
+    }
     if (box_.x < 2 * cfg_.r_max || box_.y < 2 * cfg_.r_max || box_.z < 2 * cfg_.r_max)
         throw std::invalid_argument("particles: the box is smaller than a sphere");
 
@@ -193,8 +197,13 @@ void Simulation::find_pairs_with(BroadPhase b, std::vector<broadphase::Pair>& ou
     if (b == BroadPhase::spheres) {
         // Touching pairs (<=) in the grid's order, which is the same for
         // every thread count; the narrow phase keeps the overlapping ones.
-        report = sphere_finder_.find_pairs(broadphase::sphere_columns(px_.data(), py_.data(), pz_.data(), r_.data(), n),
-                                           out, options);
+        const broadphase::SphereView<double> spheres =
+            broadphase::sphere_columns(px_.data(), py_.data(), pz_.data(), r_.data(), n);
+        if (cfg_.periodic)  // minimum image in x and z: the periodic box path
+            report = sphere_finder_.find_pairs(spheres, broadphase::BasicPeriodicDomain<double, 3>{{box_.x, 0, box_.z}},
+                                               out, options);
+        else
+            report = sphere_finder_.find_pairs(spheres, out, options);
     } else {
         float* lo[3] = {boxes_.min(0), boxes_.min(1), boxes_.min(2)};
         float* hi[3] = {boxes_.max(0), boxes_.max(1), boxes_.max(2)};
@@ -204,7 +213,12 @@ void Simulation::find_pairs_with(BroadPhase b, std::vector<broadphase::Pair>& ou
             lo[1][i] = round_down(py_[i] - r), hi[1][i] = round_up(py_[i] + r);
             lo[2][i] = round_down(pz_[i] - r), hi[2][i] = round_up(pz_[i] + r);
         });
-        report = finder_.find_pairs(boxes_, out, options);
+        if (cfg_.periodic)  // box_.x and box_.z are floats (see the constructor): the same periods
+            report = periodic_finder_.find_pairs(
+                boxes_, broadphase::PeriodicDomain{{static_cast<float>(box_.x), 0, static_cast<float>(box_.z)}}, out,
+                options);
+        else
+            report = finder_.find_pairs(boxes_, out, options);
     }
     if (!report.ok()) throw std::runtime_error(std::string("particles: broad phase failed: ") + broadphase::to_string(report.status));
 }
@@ -217,14 +231,34 @@ double Simulation::time_broad_phase(BroadPhase b, std::size_t& pairs) {
     return ms;
 }
 
+namespace {
+/// x wrapped into [0, L). O(1).
+double wrap_into(double x, double L) {
+    x -= L * std::floor(x / L);
+    return x >= 0 && x < L ? x : 0.0;  // a rounding to L (or NaN) becomes 0
+}
+}  // namespace
+
 void Simulation::clamp_inside(std::size_t i) {
-    // The last resort of both models: a centre never leaves the box.
-    if (px_[i] < 0) px_[i] = 0, vx_[i] = std::max(vx_[i], 0.0);
-    if (px_[i] > box_.x) px_[i] = box_.x, vx_[i] = std::min(vx_[i], 0.0);
+    // The last resort of both models: a centre never leaves the box
+    // (periodic: x and z wrap around instead).
+    if (cfg_.periodic) {
+        px_[i] = wrap_into(px_[i], box_.x);
+        pz_[i] = wrap_into(pz_[i], box_.z);
+    } else {
+        if (px_[i] < 0) px_[i] = 0, vx_[i] = std::max(vx_[i], 0.0);
+        if (px_[i] > box_.x) px_[i] = box_.x, vx_[i] = std::min(vx_[i], 0.0);
+        if (pz_[i] < 0) pz_[i] = 0, vz_[i] = std::max(vz_[i], 0.0);
+        if (pz_[i] > box_.z) pz_[i] = box_.z, vz_[i] = std::min(vz_[i], 0.0);
+    }
     if (py_[i] < 0) py_[i] = 0, vy_[i] = std::max(vy_[i], 0.0);
     if (py_[i] > box_.y) py_[i] = box_.y, vy_[i] = std::min(vy_[i], 0.0);
-    if (pz_[i] < 0) pz_[i] = 0, vz_[i] = std::max(vz_[i], 0.0);
-    if (pz_[i] > box_.z) pz_[i] = box_.z, vz_[i] = std::min(vz_[i], 0.0);
+}
+
+double Simulation::image(double d, int axis) const {
+    if (!cfg_.periodic || axis == 1) return d;
+    const double L = axis == 0 ? box_.x : box_.z;
+    return d - L * std::round(d / L);
 }
 
 /// The narrow phase of both models: the box pairs in the broad phase's order
@@ -239,7 +273,7 @@ void Simulation::for_each_contact(Resolve&& resolve) {
     contact_pairs_.clear();
     for (const broadphase::Pair& p : pairs_) {
         const std::size_t a = p.a, b = p.b;
-        const double dx = px_[b] - px_[a], dy = py_[b] - py_[a], dz = pz_[b] - pz_[a];
+        const double dx = image(px_[b] - px_[a], 0), dy = py_[b] - py_[a], dz = image(pz_[b] - pz_[a], 2);
         const double reach = r_[a] + r_[b];
         const double d2 = dx * dx + dy * dy + dz * dz;
         if (d2 >= reach * reach) continue;
@@ -300,7 +334,7 @@ void Simulation::step_dem() {
         const double p[3] = {px_[i], py_[i], pz_[i]};
         const double v[3] = {vx_[i], vy_[i], vz_[i]};
         const double extent[3] = {box.x, box.y, box.z};
-        for (int axis = 0; axis < 3; ++axis) {
+        for (int axis = cfg_.periodic ? 1 : 0; axis < (cfg_.periodic ? 2 : 3); ++axis) {  // periodic: y only
             const double low = r - p[axis];  // overlap with the wall at 0
             if (low > 0) f[axis] += std::max(0.0, kw * low - c * v[axis]);
             const double high = p[axis] + r - extent[axis];  // with the wall at extent
@@ -327,7 +361,7 @@ void Simulation::step_elastic() {
         double* p[3] = {&px_[i], &py_[i], &pz_[i]};
         double* v[3] = {&vx_[i], &vy_[i], &vz_[i]};
         const double extent[3] = {box.x, box.y, box.z};
-        for (int axis = 0; axis < 3; ++axis) {
+        for (int axis = cfg_.periodic ? 1 : 0; axis < (cfg_.periodic ? 2 : 3); ++axis) {  // periodic: y only
             if (*p[axis] < r) {
                 *p[axis] = r;
                 if (*v[axis] < 0) *v[axis] = -e * *v[axis];

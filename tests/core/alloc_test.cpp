@@ -9,6 +9,7 @@
 // AddressSanitizer, which has its own operator new, nothing is replaced and
 // every test here is skipped.
 #include <atomic>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <new>
@@ -247,6 +248,60 @@ TEST(SphereReuse, StepsAllocateNothing) {
         });
         expect_no_allocations(broadphase::to_string(a), count, "SpherePairFinder steps 4..8");
     }
+}
+
+/// Periodic domains (periodic.hpp): a kept PeriodicPairFinder, with every
+/// algorithm, and a SpherePairFinder with a domain allocate nothing once
+/// they have seen a frame with as many boxes and ghosts. The frames move
+/// every box by whole periods (exact: lattice values), so the wrapped
+/// scene, and the ghosts, stay the same while the coordinates change.
+TEST(PeriodicReuse, FramesAllocateNothing) {
+    BPTEST_SKIP_UNDER_ASAN();
+    Random r(31);
+    const std::size_t n = 6000;
+    const float L = 64;
+    broadphase::Boxes boxes(n);
+    for (std::size_t i = 0; i < n; ++i)
+        for (int k = 0; k < 3; ++k) {
+            const float lo = std::floor(static_cast<float>(r.uniform(0, L)) * 8) / 8;
+            boxes.min(k)[i] = lo, boxes.max(k)[i] = lo + std::floor(static_cast<float>(r.uniform(0, 2)) * 8) / 8;
+        }
+    const broadphase::PeriodicDomain domain{{L, L, 0}};
+    auto move = [&](int frame) {
+        for (std::size_t i = 0; i < n; ++i)
+            for (int k = 0; k < 2; ++k) {
+                const float shift = L * static_cast<float>((static_cast<int>(i) + frame) % 5 - 2);
+                boxes.min(k)[i] += shift, boxes.max(k)[i] += shift;
+            }
+    };
+    for (Algorithm a : kAllWithAuto) {
+        broadphase::PeriodicPairFinder finder;
+        std::vector<Pair> out;
+        Options o;
+        o.algorithm = a;
+        o.threads = 2;
+        o.min_boxes_per_thread = 1;
+        for (int f = 0; f < 2; ++f) move(f), EXPECT_TRUE(finder.find_pairs(boxes, domain, out, o).ok());
+        const long count = count_allocations([&] {
+            for (int f = 2; f < 5; ++f) move(f), EXPECT_TRUE(finder.find_pairs(boxes, domain, out, o).ok());
+        });
+        expect_no_allocations(broadphase::to_string(a), count, "PeriodicPairFinder frames 3..5");
+    }
+    std::vector<double> xyz(3 * n), radii(n);
+    for (double& v : xyz) v = std::floor(r.uniform(0, 40) * 64) / 64;
+    for (double& v : radii) v = r.uniform(0.3, 0.6);
+    const broadphase::BasicPeriodicDomain<double, 3> sphere_domain{{40, 40, 40}};
+    broadphase::SpherePairFinder spheres;
+    std::vector<Pair> out;
+    auto step = [&](int s) {
+        for (std::size_t i = 0; i < 3 * n; ++i) xyz[i] += 40.0 * ((static_cast<int>(i) + s) % 3 - 1);
+        EXPECT_TRUE(spheres.find_pairs(broadphase::sphere_rows(xyz.data(), radii.data(), n), sphere_domain, out).ok());
+    };
+    for (int s = 0; s < 2; ++s) step(s);
+    const long count = count_allocations([&] {
+        for (int s = 2; s < 5; ++s) step(s);
+    });
+    expect_no_allocations("spheres", count, "SpherePairFinder with a domain, steps 3..5");
 }
 
 /// The same reuse for a double-precision PairFinder, with every algorithm.

@@ -206,3 +206,58 @@ TEST(Simulation, SettledPileStaysAtRest) {
 }
 
 }  // namespace
+
+namespace {
+
+/// Config::periodic: x and z wrap around. Contacts are the overlapping
+/// pairs under the minimum image (brute force), with either broad phase and
+/// model; centres stay in [0, L) on x and z; and with no side walls the
+/// horizontal momentum is conserved (contact forces are equal and opposite,
+/// the floor pushes along y only).
+TEST(Simulation, PeriodicSideWalls) {
+    for (BroadPhase broad : {BroadPhase::spheres, BroadPhase::boxes})
+        for (Model model : {Model::dem, Model::elastic}) {
+            Config c = small_config(model, 800);
+            c.broad_phase = broad;
+            c.periodic = true;
+            Simulation sim(c);
+            const Vec3 box = sim.box();
+            ASSERT_EQ(box.x, static_cast<double>(static_cast<float>(box.x)));
+            const Vec3 p0 = sim.momentum();
+            bool across = false;  // some contact acted across a periodic boundary
+            for (int s = 0; s < 150; ++s) {
+                const std::size_t n = sim.size();
+                const std::vector<double> x(sim.x(), sim.x() + n), y(sim.y(), sim.y() + n), z(sim.z(), sim.z() + n);
+                sim.step();
+                for (std::size_t i = 0; i < n; ++i) {
+                    ASSERT_TRUE(sim.x()[i] >= 0 && sim.x()[i] < box.x && sim.z()[i] >= 0 && sim.z()[i] < box.z)
+                        << to_string(model) << " " << to_string(broad) << " step " << s << " sphere " << i;
+                }
+                if (model != Model::dem || s % 30 != 29) continue;
+                // DEM finds its pairs on the state the step starts from.
+                std::vector<broadphase::Pair> got = sim.contacts(), want;
+                broadphase::sort_pairs(got);
+                auto image = [](double d, double L) { return d - L * std::round(d / L); };
+                for (std::uint32_t i = 0; i < n; ++i)
+                    for (std::uint32_t j = i + 1; j < n; ++j) {
+                        const double dx = image(x[j] - x[i], box.x), dy = y[j] - y[i], dz = image(z[j] - z[i], box.z);
+                        const double reach = sim.radius()[i] + sim.radius()[j];
+                        if (dx * dx + dy * dy + dz * dz < reach * reach) {
+                            want.push_back({i, j});
+                            across = across || std::abs(x[j] - x[i]) > box.x / 2 || std::abs(z[j] - z[i]) > box.z / 2;
+                        }
+                    }
+                EXPECT_TRUE(got == want) << to_string(broad) << " step " << s << ": " << got.size()
+                                         << " contacts, brute force " << want.size();
+            }
+            if (model == Model::dem) {
+                EXPECT_TRUE(across) << to_string(broad) << ": no contact across the boundary";
+            }
+            const Vec3 p1 = sim.momentum();
+            const double scale = norm(p0) + 1;
+            EXPECT_NEAR(p1.x, p0.x, 1e-9 * scale) << to_string(model) << " " << to_string(broad);
+            EXPECT_NEAR(p1.z, p0.z, 1e-9 * scale) << to_string(model) << " " << to_string(broad);
+        }
+}
+
+}  // namespace

@@ -264,6 +264,7 @@ int run_demo(const std::vector<std::string>& args) {
                                            {"--threads", "", true},
                                            {"--size", "", true},
                                            {"--export", "", true},
+                                           {"--periodic", "", false},
                                            {"--no-challenges", "", false},
                                            {"--no-simulation", "", false},
                                            {"--no-animation", "", false}});
@@ -278,6 +279,7 @@ int run_demo(const std::vector<std::string>& args) {
         throw usage_error("--model needs dem or elastic, not '" + p.get("--model") + "'");
     if (!particles::parse_broad_phase(p.get("--broad-phase", "spheres"), run.config.broad_phase))
         throw usage_error("--broad-phase needs spheres or boxes, not '" + p.get("--broad-phase") + "'");
+    run.config.periodic = p.has("--periodic");
     run.steps = parse_count("--steps", p.get("--steps", "0"), 0, 100000000);
     if (p.has("--seconds")) run.seconds = static_cast<double>(parse_count("--seconds", p.get("--seconds"), 1, 3600));
     run.out_dir = p.get("--out", "particles-out");
@@ -367,12 +369,16 @@ int run_demo(const std::vector<std::string>& args) {
     }
 
     if (!p.has("--no-simulation")) {
-        std::printf("The particle simulation (sim/): %zu spheres, %s contacts, falling into a pile; every step calls "
+        const bool periodic = run.config.periodic;
+        std::printf("The particle simulation (sim/): %zu spheres, %s contacts, falling into a pile%s; every step calls "
                     "%s.\n",
                     run.config.n, particles::to_string(run.config.model),
+                    periodic ? " between periodic side walls (x and z wrap around)" : "",
                     run.config.broad_phase == particles::BroadPhase::spheres
-                        ? "SpherePairFinder::find_pairs on the spheres"
-                        : "PairFinder::find_pairs on the spheres' boxes");
+                        ? (periodic ? "SpherePairFinder::find_pairs on the spheres in the periodic domain"
+                                    : "SpherePairFinder::find_pairs on the spheres")
+                        : (periodic ? "PeriodicPairFinder::find_pairs on the spheres' boxes"
+                                    : "PairFinder::find_pairs on the spheres' boxes"));
         std::fflush(stdout);
         const particles::RunResult r = particles::run_particles(run, stderr);
         std::printf("%lld steps (%.2f s simulated) in %.1f s: %.2f ms a step, of which the broad phase %.2f ms (%.0f%%); "

@@ -15,8 +15,8 @@ Usage:
   broadphase bench SCENE|FILE --device cuda [--frames K] [--sorted] [--verify] [--json]
   broadphase bench SEQUENCE [--mode M[,M...]|all] [--frames K] [--threads T] [--verify] [--json]
   broadphase scenes
-  broadphase demo [--particles N] [--steps S] [--model dem|elastic] [--broad-phase spheres|boxes] [--out DIR] [--threads T]
-                  [--export xyz|vtu|xyz,vtu]
+  broadphase demo [--particles N] [--steps S] [--model dem|elastic] [--broad-phase spheres|boxes] [--periodic] [--out DIR]
+                  [--threads T] [--export xyz|vtu|xyz,vtu]
   broadphase --help | --version
 
 pairs   With one file, every overlapping pair (i, j), i < j, within it; with
@@ -135,6 +135,9 @@ demo    The main job: the five challenges of the article "Simple Fast
                                 collisions with momentum exchange
           --broad-phase spheres|boxes  the sphere grid (default) or the box
                                 broad phase on the spheres' bounding boxes
+          --periodic            periodic side walls: x and z wrap around
+                                (minimum image contacts, the periodic
+                                broad phase); floor and ceiling stay
           -o, --out DIR         where the pictures go (default particles-out)
           --threads T           threads for the all-thread challenges and
                                 the simulation's broad phase; 0 (default) = all

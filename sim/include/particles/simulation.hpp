@@ -20,6 +20,15 @@
 //
 // Axes: x to the right, y up (gravity -y), z towards the camera. The box is
 // [0, size.x] x [0, size.y] x [0, size.z]; no sphere centre ever leaves it.
+//
+// Config::periodic: the side walls (x and z) are replaced by periodic
+// boundaries, as in MD and DEM codes: a sphere leaving through x = size.x
+// comes back at x = 0 (centres are wrapped into [0, size) after each
+// move), contacts act across the boundary through the minimum image, and the
+// broad phase is the library's periodic one (SpherePairFinder's or
+// PeriodicPairFinder's find_pairs with a periodic domain). The floor and
+// the ceiling stay walls. The box's x and z sizes are then rounded to floats,
+// so that the box broad phase (float boxes) has exactly the same period.
 // Everything is deterministic: the same Config gives the same trajectory,
 // bit for bit, whatever the thread count (the broad phase's pair order does
 // not depend on it, and the contact loop runs on one thread in pair order).
@@ -83,6 +92,8 @@ struct Config {
     broadphase::Algorithm algorithm = broadphase::Algorithm::automatic;
     /// Options::min_boxes_per_thread of the broad phase (tests set 1).
     std::size_t min_per_thread = broadphase::Options{}.min_boxes_per_thread;
+    /// Periodic side walls: x and z wrap around (see the top of this file).
+    bool periodic = false;
 };
 
 /// What one step did and cost.
@@ -146,6 +157,9 @@ private:
     void step_elastic();
     void step_dem();
     void clamp_inside(std::size_t i);
+    /// The minimum image of a difference d on axis 0 (x) or 2 (z) when
+    /// periodic; d itself otherwise. O(1).
+    double image(double d, int axis) const;
     template <class Resolve>
     void for_each_contact(Resolve&& resolve);  // the narrow phase both models share
 
@@ -158,6 +172,7 @@ private:
     std::vector<std::uint8_t> contact_;
     broadphase::Boxes boxes_;
     broadphase::PairFinder finder_;
+    broadphase::PeriodicPairFinder periodic_finder_;
     broadphase::SpherePairFinder sphere_finder_;
     std::vector<broadphase::Pair> pairs_, contact_pairs_, scratch_pairs_;
     StepStats stats_;
