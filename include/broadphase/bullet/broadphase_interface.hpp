@@ -182,19 +182,27 @@ public:
 
     /// Runs the scene's update() and brings the pair cache up to date:
     /// removeOverlappingPair for each pair that ended, then addOverlappingPair
-    /// (which applies the cache's filter) for each that began. Cost: the
-    /// scene's update (docs/scene.md) plus O(proxies) to notice filter groups
-    /// and masks changed on the proxies, plus the events. Should the update
+    /// (which applies the cache's filter) for each that began. A proxy whose
+    /// filter group or mask was changed since the last call has its pairs
+    /// filtered again: the pairs now refused leave the cache, those now
+    /// accepted enter it. Cost: the scene's update (docs/scene.md) plus
+    /// O(proxies) to notice changed filters, plus the events (plus O(pairs)
+    /// on a call after a filter change, when an overlap filter callback is
+    /// installed or scene filtering is off). Should the update
     /// fail (out of memory), the cache is left as it was and last_report() says so.
     void calculateOverlappingPairs(btDispatcher* dispatcher) override {
         const bool filtering = scene_filtering_ && cache_->getOverlapFilterCallback() == nullptr;
-        if (filtering != filtering_now_) {
-            filtering_now_ = filtering;
-            for (Proxy* p : proxies_)
-                if (p) sync_filter(*p);
-        } else {
-            for (Proxy* p : proxies_)
-                if (p && (p->m_collisionFilterGroup != p->scene_group || p->m_collisionFilterMask != p->scene_mask)) sync_filter(*p);
+        // Filters changed on the proxies since the last call: given to the
+        // scene (whose events then follow), or, when the cache alone filters
+        // (and for every proxy when that choice changed), the proxies'
+        // current pairs asked again below.
+        refiltered_.clear();
+        const bool all = filtering != filtering_now_;
+        filtering_now_ = filtering;
+        for (Proxy* p : proxies_) {
+            if (!p || !(all || p->m_collisionFilterGroup != p->scene_group || p->m_collisionFilterMask != p->scene_mask)) continue;
+            sync_filter(*p);
+            if (!filtering || all) refiltered_.push_back(p->id);
         }
         report_ = scene_.update();
         if (!report_.ok()) return;
@@ -204,6 +212,7 @@ public:
             if (a && b) cache_->removeOverlappingPair(a, b, dispatcher);  // (a destroyed proxy's pairs went with it)
         }
         for (const Pair& e : scene_.begun()) cache_->addOverlappingPair(proxies_[e.a], proxies_[e.b]);
+        if (!refiltered_.empty()) ask_again(dispatcher);
     }
 
     /// The pair cache this broad phase fills.
@@ -271,6 +280,22 @@ public:
     bool scene_filtering() const { return scene_filtering_; }
 
 private:
+    /// The current pairs of the proxies in refiltered_, each asked of the
+    /// cache's filter again: added when it now accepts them, removed when it
+    /// no longer does. O(pairs), on the calls that follow a filter change.
+    void ask_again(btDispatcher* dispatcher) {
+        if (mark_.size() < proxies_.size()) mark_.resize(proxies_.size(), 0);
+        for (Id id : refiltered_) mark_[id] = 1;
+        for (const Pair& e : scene_.pairs()) {
+            if (!(mark_[e.a] | mark_[e.b])) continue;
+            Proxy* a = proxies_[e.a];
+            Proxy* b = proxies_[e.b];
+            if (cache_->needsBroadphaseCollision(a, b)) cache_->addOverlappingPair(a, b);
+            else cache_->removeOverlappingPair(a, b, dispatcher);
+        }
+        for (Id id : refiltered_) mark_[id] = 0;
+    }
+
     /// The scene's filter and type for proxy p, from its group and mask when
     /// filtering in the scene is on, else the default (meets everything).
     void sync_filter(Proxy& p) {
@@ -302,6 +327,8 @@ private:
     btOverlappingPairCache* cache_ = nullptr;
     bool owns_cache_ = false;
     std::vector<Proxy*> proxies_;  // by scene id; null for none
+    std::vector<Id> refiltered_;   // proxies whose filter changed while the cache alone filters
+    std::vector<std::uint8_t> mark_;  // by scene id: in refiltered_ (ask_again)
     std::size_t live_ = 0;
     int next_uid_ = 0;
     bool scene_filtering_ = true;
