@@ -424,7 +424,9 @@ TEST(BulletAdapter, DynamicsWorldRunsOnTheAdapter) {
     double height_dbvt = 0, height_mine = 0;
     int count = 0;
     for (std::size_t i = 1; i < dbvt.bodies.size(); ++i)  // (the scene itself is sane)
-        if (dbvt.bodies[i]) EXPECT_GT(dbvt.bodies[i]->getWorldTransform().getOrigin().y(), btScalar(0.2)) << "dbvt's body " << i;
+        if (dbvt.bodies[i]) {
+            EXPECT_GT(dbvt.bodies[i]->getWorldTransform().getOrigin().y(), btScalar(0.2)) << "dbvt's body " << i;
+        }
     for (std::size_t i = 1; i < mine.bodies.size(); ++i) {
         if (!mine.bodies[i]) continue;
         const btVector3& p = mine.bodies[i]->getWorldTransform().getOrigin();
