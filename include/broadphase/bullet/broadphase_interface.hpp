@@ -27,6 +27,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <vector>
 
 #include <BulletCollision/BroadphaseCollision/btBroadphaseInterface.h>
@@ -86,26 +87,22 @@ public:
     /// Returns null only when the scene's 32-bit ids are exhausted.
     btBroadphaseProxy* createProxy(const btVector3& aabbMin, const btVector3& aabbMax, int /*shapeType*/, void* userPtr,
                                    int collisionFilterGroup, int collisionFilterMask, btDispatcher* /*dispatcher*/) override {
-        Proxy* p = new Proxy(aabbMin, aabbMax, userPtr, collisionFilterGroup, collisionFilterMask);
-        p->m_uniqueId = ++next_uid_;
+        std::unique_ptr<Proxy> p(new Proxy(aabbMin, aabbMax, userPtr, collisionFilterGroup, collisionFilterMask));
         // The filter is given by sync_filter, before it is needed: see set_scene_filtering.
         const Id id = scene_.add(box_of(aabbMin, aabbMax));
-        if (id == SceneType::null) {
-            delete p;
-            return nullptr;
-        }
+        if (id == SceneType::null) return nullptr;
         p->id = id;
         try {
             if (proxies_.size() <= id) proxies_.resize(std::size_t(id) + 1, nullptr);
-        } catch (...) {
+            sync_filter(*p);
+        } catch (...) {  // (std::bad_alloc: nothing was added)
             scene_.remove(id);
-            delete p;
             throw;
         }
-        proxies_[id] = p;
+        p->m_uniqueId = ++next_uid_;
+        proxies_[id] = p.get();
         ++live_;
-        sync_filter(*p);
-        return p;
+        return p.release();
     }
 
     /// Removes a proxy and, at once, every pair of the cache it is in (as
