@@ -118,7 +118,9 @@ public:
     }
 
     /// Gives a proxy its new box; the scene is told only when the box changed
-    /// (Bullet sets every object's box every step by default). O(1).
+    /// (Bullet sets every object's box every step by default). O(1). Queries
+    /// see the new box at once; its pairs change at the next
+    /// calculateOverlappingPairs (btDbvtBroadphase adds new ones here already).
     void setAabb(btBroadphaseProxy* proxy, const btVector3& aabbMin, const btVector3& aabbMax, btDispatcher* /*dispatcher*/) override {
         Proxy* p = static_cast<Proxy*>(proxy);
         if (p->m_aabbMin == aabbMin && p->m_aabbMax == aabbMax) return;
