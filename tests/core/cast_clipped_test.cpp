@@ -224,6 +224,7 @@ TEST(CastClipped, Adversarial) {
         {{12, 0.5f, 0.5f}, {-1, 0, 0}},  // from the far side: the coincident pair first
         {{3.5f, 1.5f, 0.5f}, {0, 0, 0}}, // zero direction: point test
         {{3, 1, 1}, {0, 0, 0}},          // zero direction on a corner
+        {{-1, 0.5f, 0.5f}, {1, 1e-39f, 0}},  // 1/d overflows: the exact test prunes
     };
     for (const auto& od : rays)
         for (float max_t : {kInf, 0.0f, 1.0f, 2.5f}) fx.ray(od.first, od.second, max_t);
