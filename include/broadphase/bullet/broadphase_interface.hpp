@@ -139,36 +139,35 @@ public:
     /// rayFrom + lambda * (rayTo - rayFrom), lambda in [0, rayCallback.m_lambda_max],
     /// touches (closed boxes), in no particular order. When aabbMin or aabbMax
     /// is nonzero, the box [rayFrom + aabbMin, rayFrom + aabbMax] is swept
-    /// along the segment instead (Bullet's convex sweeps). A hit whose entry
-    /// lambda lies beyond the callback's current m_lambda_max (which it may
-    /// lower as it goes) is not reported; process returning false stops the
-    /// search (btCollisionWorld's ray callbacks return false once nothing
-    /// nearer can be found). Filters do not apply (as in Bullet's broad
-    /// phases). Sees the boxes given since the last calculateOverlappingPairs.
+    /// along the segment instead (Bullet's convex sweeps). The search follows
+    /// the callback's m_lambda_max as process lowers it (Scene's clipped
+    /// casts): boxes entered beyond it are neither reported nor visited.
+    /// process returning false, or m_lambda_max falling to 0, stops the search
+    /// (btCollisionWorld's ray callbacks return false once nothing nearer can
+    /// be found). Filters do not apply (as in Bullet's broad phases). Sees
+    /// the boxes given since the last calculateOverlappingPairs.
     void rayTest(const btVector3& rayFrom, const btVector3& rayTo, btBroadphaseRayCallback& rayCallback,
                  const btVector3& aabbMin = btVector3(0, 0, 0), const btVector3& aabbMax = btVector3(0, 0, 0)) override {
         const btScalar lambda_max = rayCallback.m_lambda_max;
         if (!(lambda_max >= btScalar(0))) return;  // negative or NaN: nothing
         const btVector3 d = rayTo - rayFrom;
-        // The traversal runs to the lambda given at the start; hits beyond the
-        // callback's current m_lambda_max are dropped here. When Scene gains
-        // a ray cast whose callback may shorten the ray as it goes (a clipping
-        // for_each_ray_hit), call that instead, with the callback's new
-        // m_lambda_max as the new limit, so that the subtrees beyond it are
-        // not visited at all.
-        auto visit = [&](Id id, btScalar lambda) -> bool {
-            if (lambda > rayCallback.m_lambda_max) return true;
-            return rayCallback.process(proxies_[id]);
+        // f(id, lambda) for the clipped casts: process, then the callback's
+        // m_lambda_max as the new clip (in the cast's own units: `scale`
+        // lambdas a unit of t), or stop.
+        auto steer = [&](Id id, btScalar lambda, btScalar scale) -> btScalar {
+            if (lambda > rayCallback.m_lambda_max) return SceneType::cast_ignore;  // (a tie at the clip)
+            if (!rayCallback.process(proxies_[id])) return SceneType::cast_stop;
+            const btScalar now = rayCallback.m_lambda_max;
+            if (!(now > btScalar(0))) return SceneType::cast_stop;
+            return scale > btScalar(0) ? now / scale : SceneType::cast_continue;
         };
         if (aabbMin.isZero() && aabbMax.isZero()) {
-            scene_.for_each_ray_hit(vec_of(rayFrom), vec_of(d), lambda_max, visit);
+            scene_.ray_cast_clipped(vec_of(rayFrom), vec_of(d), lambda_max,
+                                    [&](Id id, btScalar t) { return steer(id, t, btScalar(1)); });
         } else {
-            // A box cast: the tree's time t in [0, 1] along d * lambda_max.
-            const SceneType::Tree& tree = scene_.tree();
-            tree.for_each_box_cast_hit(box_of(rayFrom + aabbMin, rayFrom + aabbMax), vec_of(d * lambda_max),
-                                       [&](std::uint32_t leaf, btScalar t) {
-                                           return visit(static_cast<Id>(tree.user_value(leaf)), t * lambda_max);
-                                       });
+            // A box cast: time t in [0, 1] along d * lambda_max, so lambda = t * lambda_max.
+            scene_.box_cast_clipped(box_of(rayFrom + aabbMin, rayFrom + aabbMax), vec_of(d * lambda_max),
+                                    [&](Id id, btScalar t) { return steer(id, t * lambda_max, lambda_max); });
         }
     }
 
