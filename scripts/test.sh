@@ -46,6 +46,11 @@ if [[ "$mpi_tests" != *mpi.pairs.n7* ]]; then
     echo "error: no MPI tests in build/release (CMake did not find MPI: libopenmpi-dev openmpi-bin)" >&2
     exit 1
 fi
+# The Bullet adapter's tests likewise (bp_deps installs libbullet-dev).
+if [[ "$(cd build/release && ctest -N -L bullet)" != *bullet.* ]]; then
+    echo "error: no Bullet adapter tests in build/release (CMake did not find Bullet: libbullet-dev)" >&2
+    exit 1
+fi
 (cd build/release && ctest --output-on-failure --no-tests=error --parallel "$bp_jobs" -LE python)
 
 bp_log "python module tests (build/release/python, pytest)"
