@@ -301,8 +301,11 @@ inline Boxes pile(std::size_t n, std::uint64_t seed = 22) {
     out.reserve(n);
     const double scale = std::cbrt(static_cast<double>(n) / 100000.0);
     const double d = pile_spacing, row = d * std::sqrt(3.0) / 2, layer = d * std::sqrt(2.0 / 3.0);
-    const std::size_t nx = std::max<std::size_t>(1, static_cast<std::size_t>((200 * scale - 2.3 - d / 2) / d));
-    const std::size_t ny = std::max<std::size_t>(1, static_cast<std::size_t>((117 * scale - 2.3 - row) / row));
+    // At least one per row and column; clamped before the cast, since a
+    // tiny pile's tank is narrower than one sphere (a negative double cast
+    // to an unsigned integer is undefined).
+    const std::size_t nx = static_cast<std::size_t>(std::max(1.0, (200 * scale - 2.3 - d / 2) / d));
+    const std::size_t ny = static_cast<std::size_t>(std::max(1.0, (117 * scale - 2.3 - row) / row));
     Random r(seed);
     for (std::size_t i = 0; i < n; ++i) {
         const std::size_t l = i / (nx * ny), j = (i / nx) % ny, k = i % nx;
