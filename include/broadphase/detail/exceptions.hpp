@@ -24,9 +24,11 @@
 /// (-fno-exceptions). Detected from __cpp_exceptions, __EXCEPTIONS (GCC,
 /// clang) and _CPPUNWIND (MSVC) unless defined before the first broadphase
 /// header. Defining it 0 in a build with exceptions selects the
-/// no-exceptions paths (errors as Status values; a failed allocation then
-/// propagates std::bad_alloc to the caller instead of Status::out_of_memory).
-/// Every translation unit of a program must see the same value.
+/// no-exceptions paths, for testing them: the library then catches nothing,
+/// so a std::bad_alloc leaves the call (or, on a helper thread, ends the
+/// program) instead of becoming Status::out_of_memory. Every translation
+/// unit of a program must see the same value (so a -fno-exceptions program
+/// links broadphase::broadphase, not broadphase::compiled).
 #ifndef BROADPHASE_EXCEPTIONS
 #if defined(__cpp_exceptions) || defined(__EXCEPTIONS) || defined(_CPPUNWIND)
 #define BROADPHASE_EXCEPTIONS 1
