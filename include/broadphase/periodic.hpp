@@ -108,7 +108,8 @@ struct BasicPeriodicDomain {
             const T p = period[k];
             if (!period_ok(p))
                 BROADPHASE_THROW(std::invalid_argument("broadphase: period of axis " + std::to_string(k) +
-                                            " must be 0 (not periodic) or finite and > 0, not " + std::to_string(p)));
+                                                       " must be 0 (not periodic) or finite and > 0, not " +
+                                                       std::to_string(p)));
         }
     }
 
