@@ -59,23 +59,25 @@ bp_ensure_deps() {
 # demo's pictures and their tests; ffmpeg, for the demo's animation, is used
 # only when present: it is a large package, so it is not installed here;
 # pkgconf: the package test compiles a program with pkg-config's flags;
-# zlib1g-dev: the CLI reads np.savez_compressed files with it).
-bp_deps=(cmake g++ make libgtest-dev libbenchmark-dev libpng-dev pkgconf zlib1g-dev)
+# zlib1g-dev: the CLI reads np.savez_compressed files with it; libbullet-dev:
+# the Bullet adapter, broadphase::bullet, and its tests, ctest -L bullet).
+bp_deps=(cmake g++ make libgtest-dev libbenchmark-dev libpng-dev pkgconf zlib1g-dev libbullet-dev)
 # The ThreadSanitizer and fuzzing stages of the tests also need clang, its
 # sanitizer and libFuzzer runtimes (libclang-rt-dev: only recommended by
 # clang, so named here) and LLVM's OpenMP.
 bp_clang_deps=(clang libclang-rt-dev)
 bp_tsan_deps=("${bp_clang_deps[@]}" libomp-dev)
-# Optional: Bullet, for the bullet-dbvt and bullet-sap peers of `broadphase bench SEQUENCE`
-# (scripts/scene_bench.sh installs it; nothing else needs it, and the build leaves the peers out without it).
+# Bullet also gives the bullet-dbvt and bullet-sap peers of `broadphase bench SEQUENCE`
+# (scripts/scene_bench.sh); without it the build leaves the adapter and the peers out.
 bp_optional_deps=(libbullet-dev)
 # The Python module (python/) and its tests; python3-meshio reads the demo's
 # particle files back (tests/sim; python3-ase, when present, reads the XYZ
 # file too: not installed here, it pulls in matplotlib and sympy);
 # python3-pip, -venv, -setuptools, -wheel: the offline pip install test;
-# python3-scipy only for its benchmark.
+# python3-scipy: the periodic tests compare with cKDTree(boxsize=...), and
+# the benchmark measures against it.
 bp_python_deps=(pybind11-dev python3-dev python3-numpy python3-pytest python3-hypothesis python3-meshio
-    python3-pip python3-venv python3-setuptools python3-wheel)
+    python3-pip python3-venv python3-setuptools python3-wheel python3-scipy)
 bp_python_bench_deps=(python3-scipy)
 # The MPI component (include/broadphase/mpi/, CMake target broadphase::mpi)
 # and its tests (tests/mpi/, ctest -L mpi: mpirun with 1 to 7 ranks): Open

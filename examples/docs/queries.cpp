@@ -1,6 +1,8 @@
 // Box queries against a built set (Index) and ray casts against a Scene.
 #include <broadphase/broadphase.hpp>
 #include <broadphase/scene.hpp>
+#include <array>
+#include <cmath>
 #include <cstdio>
 #include <vector>
 
@@ -30,5 +32,30 @@ int main() {
     int crossed = 0;
     scene.for_each_ray_hit({-10, 0.5f, 0.5f}, {1, 0, 0}, 1000.0f, [&](std::uint32_t, float) { ++crossed; });
     std::printf("ray crosses %d objects\n", crossed);
-    return hits.size() == 2 && batch.size() == 100 && hit.id == 0 && hit.t == 10.0f && crossed == 100 ? 0 : 1;
+
+    // An engine's closest hit: its narrow phase (here a sphere of radius 0.4
+    // in each box) clips the ray as it finds nearer hits, so farther
+    // subtrees are skipped; the filter leaves out the shooter (object 0).
+    const std::array<float, 3> o{-10, 0.5f, 0.5f}, d{1, 0, 0};
+    auto sphere_hit = [&](broadphase::Scene::Id id, float& s) {  // ray against the sphere in id's box
+        float b = 0, c = -0.16f;
+        for (int k = 0; k < 3; ++k) {
+            const float m = o[k] - 0.5f * (scene.box(id).min[k] + scene.box(id).max[k]);
+            b += m * d[k], c += m * m;                   // (d is a unit vector)
+        }
+        if (c <= 0) return s = 0, true;                  // the origin is inside
+        return b < 0 && b * b - c >= 0 && (s = -b - std::sqrt(b * b - c), true);
+    };
+    broadphase::Scene::Hit shot;
+    scene.ray_cast_clipped(o, d, 1000.0f, [&](broadphase::Scene::Id id, float /*box entry*/) {
+        float s;
+        if (!sphere_hit(id, s)) return broadphase::Scene::cast_ignore;  // the box is hit, the shape missed
+        shot = {id, s};
+        return s;                                        // the new end of the ray
+    }, [](broadphase::Scene::Id id) { return id != 0; });
+    std::printf("shot: object %u at t = %g\n", shot.id, double(shot.t));
+    return hits.size() == 2 && batch.size() == 100 && hit.id == 0 && hit.t == 10.0f && crossed == 100 &&
+                   shot.id == 1 && std::fabs(shot.t - 12.1f) < 1e-4f
+               ? 0
+               : 1;
 }

@@ -47,6 +47,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -264,6 +265,74 @@ public:
     template <class F>
     bool for_each_box_cast_hit(const box_type& moving, const vec_type& displacement, F&& f) const;
 
+    // -- casts an engine steers: filters and clipping callbacks ------------
+    //
+    // ray_cast_clipped() and box_cast_clipped() hand every hit to a callback
+    // whose return value steers the cast, as an engine's narrow phase needs
+    // (the semantics of Box2D's b2RayCastCallback and Bullet's m_lambda_max):
+    //
+    //   filter(id) -> bool   optional; called first for each proxy whose
+    //                        tight box the cast hits within the current clip;
+    //                        false skips the proxy (f is not called).
+    //   f(id, t) -> T        t is the entry on the tight box, 0 <= t <= clip.
+    //                        The return value r says what to do next:
+    //     r < 0 or NaN  (cast_ignore)   ignore this hit; the clip stays;
+    //     r == 0        (cast_stop)     stop the cast at once;
+    //     0 < r < clip                  clip: from now on the cast ends at r;
+    //                                   subtrees and boxes whose entry is
+    //                                   beyond r are skipped (pruned);
+    //     r >= clip     (cast_continue) go on; the clip stays (it never grows).
+    //   f may also return bool (false: stop, true: go on) or void (go on).
+    //
+    // The clip starts at max_t (rays) or 1 (box casts). A box whose entry
+    // equals the clip is still reported (ties are seen), and t = 0 hits
+    // (origin inside) are reported like any other; only stopping is spelt 0.
+    // Closest hit with an exact narrow phase: return the narrow-phase t on a
+    // hit (the cast shrinks to it) and cast_ignore on a miss; the nearest
+    // narrow-phase hit is the last one f clipped to. The walk is depth first,
+    // nearer child first, and prunes by the current clip, so a clip found
+    // early cuts the rest of the walk. Hits come in no particular order (not
+    // sorted by t). Cost: O(log n + k) node visits typical, fewer as the clip
+    // shrinks; worst case O(n). Nothing allocated unless the tree is 60 or
+    // more levels deep. Invalid input (as ray_cast()/box_cast()) reports
+    // nothing.
+
+    /// Callback return values for ray_cast_clipped() and box_cast_clipped().
+    static constexpr T cast_ignore = T(-1);
+    static constexpr T cast_stop = T(0);
+    static constexpr T cast_continue = std::numeric_limits<T>::infinity();
+
+    /// The default filter: accepts every proxy.
+    struct AcceptAll {
+        constexpr bool operator()(std::uint32_t) const { return true; }
+    };
+
+    /// What a clipped cast did: the clip at the end (max_t, or 1 for box
+    /// casts, when f never clipped), whether f stopped it, and the work:
+    /// internal nodes whose children were tested, and leaves whose fat box
+    /// passed the pruning test (each then tested exactly on its tight box).
+    struct CastResult {
+        T clip = T(0);
+        bool stopped = false;
+        std::size_t nodes = 0;
+        std::size_t leaves = 0;
+    };
+
+    /// The ray origin + t * direction, t in [0, max_t] (as ray_cast()),
+    /// against the tight boxes; filter(id) then f(id, t) for each hit, f
+    /// steering the cast (see above). Typically O(log n + k) node visits.
+    template <class F, class Filter = AcceptAll>
+    CastResult ray_cast_clipped(const vec_type& origin, const vec_type& direction, T max_t, F&& f,
+                                Filter&& filter = Filter{}) const;
+
+    /// Box `moving` swept along `displacement`, t in [0, 1] (as box_cast()),
+    /// against the tight boxes; filter(id) then f(id, t) for each proxy
+    /// touched, t the first time, f steering the cast (see above).
+    /// Typically O(log n + k) node visits.
+    template <class F, class Filter = AcceptAll>
+    CastResult box_cast_clipped(const box_type& moving, const vec_type& displacement, F&& f,
+                                Filter&& filter = Filter{}) const;
+
     /// f(a, b), a < b, once for every unordered pair of proxies whose tight
     /// boxes overlap (touching counts): a self-traversal of the tree, each
     /// internal node's two subtrees tested against each other. O(n + pairs of
@@ -311,6 +380,23 @@ private:
     box_type fatten(const box_type& b, const vec_type& disp) const;
 
     static bool ray_ok(const vec_type& o, const vec_type& d, T max_t);
+
+    /// The one ray walk behind ray_cast(), for_each_ray_hit() and
+    /// ray_cast_clipped() (ray_ok() checked by the caller): prunes with the
+    /// conservative FastRay (or the exact test when its inverse overflows)
+    /// and the walk's bound; count() runs at each internal node visited;
+    /// leaf(id, bound) as walk()'s.
+    template <class Count, class Leaf>
+    bool ray_walk(const vec_type& origin, const vec_type& direction, T max_t, Count&& count, Leaf&& leaf) const;
+    /// The same for box casts (cast_ok() checked by the caller), pruning
+    /// with box_cast_hits_box().
+    template <class Count, class Leaf>
+    bool box_cast_walk(const box_type& moving, const vec_type& displacement, Count&& count, Leaf&& leaf) const;
+    /// The leaf of the clipped casts: exact(box, t) on the tight box (a hit
+    /// at t <= clip), then filter, then f; applies f's answer to clip, bound
+    /// and r.
+    template <class Exact, class F, class Filter>
+    bool clipped_leaf(std::uint32_t i, T& bound, Exact& exact, F& f, Filter& filter, CastResult& r) const;
     static bool cast_ok(const box_type& m, const vec_type& d);
 
     // -- the query walk ------------------------------------------------------
@@ -342,11 +428,12 @@ private:
     template <class NodeHit, class Leaf>
     bool walk_all(NodeHit&& node_hit, Leaf&& leaf) const;
 
-    /// walk() for the first-hit queries: the leaf with the smallest entry t
+    /// The leaf of the first-hit queries (ray_cast(), box_cast()) for
+    /// walk(): keeps in `best` the leaf with the smallest entry t
     /// (leaf_hit(box, t), the exact test on a tight box), ties to the
-    /// smallest id; the leaf sets the bound to the best t so far.
-    template <class RootHit, class PairHit, class LeafHit>
-    Hit walk_nearest(RootHit&& root_hit, PairHit&& pair_hit, LeafHit&& leaf_hit) const;
+    /// smallest id, and lowers the bound to the best t so far.
+    template <class LeafHit>
+    auto nearest_leaf(LeafHit& leaf_hit, Hit& best) const;
 
     /// Hints the cache to fetch what a visit of child j of k reads first:
     /// an internal child's kids_ record, a leaf's tight box.

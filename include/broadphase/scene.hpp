@@ -283,11 +283,12 @@ public:
     const std::vector<Pair>& ended() const { return ended_; }
 
     // Queries: exact on the current tight boxes of the live objects with
-    // valid boxes (moves since the last update() included; filters do not
-    // apply). Callbacks return bool (false stops) or void. Typical cost
-    // O(log n + hits); see dynamic_tree.hpp. The first query after changes
-    // brings the tree up to date (O(changes * log n), under a lock, so
-    // concurrent queries stay safe).
+    // valid boxes (moves since the last update() included; objects'
+    // filters do not apply, except in the clipped casts below). Callbacks
+    // return bool (false stops) or void. Typical cost O(log n + hits); see
+    // dynamic_tree.hpp. The first query after changes brings the tree up to
+    // date (O(changes * log n), under a lock, so concurrent queries stay
+    // safe).
 
     /// f(id) for every object whose box overlaps q.
     template <class F>
@@ -321,6 +322,43 @@ public:
     /// The first object box `moving` touches when swept along `displacement`.
     Hit box_cast(const box_type& moving, const vec_type& displacement) const {
         return hit_of(synced_tree().box_cast(moving, displacement));
+    }
+
+    // Casts an engine steers (Tree::ray_cast_clipped() and box_cast_clipped()
+    // in dynamic_tree.hpp give the whole contract): filter first, then
+    // f(id, t) -> T for each object hit within the current clip, t its
+    // entry; f returns cast_ignore (< 0: skip the hit), cast_stop (0: stop),
+    // a t' below the clip (clip the cast to t': farther subtrees are pruned)
+    // or cast_continue; or bool (false stops) or void. `filter` is either
+    // a Filter, the query's own (an object is tested iff Filter::may_meet(
+    // filter, its filter): with the default Filter, category 1, objects
+    // whose mask lacks bit 1 are skipped), or a predicate bool(Id); by
+    // default every object. Typically O(log n + hits) node visits, fewer as
+    // the clip shrinks; the result says how many (Tree::CastResult).
+    using CastResult = typename Tree::CastResult;
+    using AcceptAll = typename Tree::AcceptAll;
+    static constexpr T cast_ignore = Tree::cast_ignore;
+    static constexpr T cast_stop = Tree::cast_stop;
+    static constexpr T cast_continue = Tree::cast_continue;
+
+    /// The ray origin + t * direction, t in [0, max_t], against the
+    /// objects' boxes: filter, then f(id, t) steering the cast (see above).
+    template <class F, class Q = AcceptAll>
+    CastResult ray_cast_clipped(const vec_type& origin, const vec_type& direction, T max_t, F&& f,
+                                Q&& filter = Q{}) const {
+        return synced_tree().ray_cast_clipped(
+            origin, direction, max_t,
+            [&](std::uint32_t proxy, T t) -> decltype(auto) { return f(object_of(proxy), t); },
+            [&](std::uint32_t proxy) { return passes(filter, object_of(proxy)); });
+    }
+    /// Box `moving` swept along `displacement` (t in [0, 1]) against the
+    /// objects' boxes: filter, then f(id, t) steering the cast (see above).
+    template <class F, class Q = AcceptAll>
+    CastResult box_cast_clipped(const box_type& moving, const vec_type& displacement, F&& f, Q&& filter = Q{}) const {
+        return synced_tree().box_cast_clipped(
+            moving, displacement,
+            [&](std::uint32_t proxy, T t) -> decltype(auto) { return f(object_of(proxy), t); },
+            [&](std::uint32_t proxy) { return passes(filter, object_of(proxy)); });
     }
 
     /// Share of live objects changed up to which UpdateMode::automatic stays
@@ -690,6 +728,14 @@ private:
         Hit out;
         if (h.proxy != Tree::null) out.id = object_of(h.proxy), out.t = h.t;
         return out;
+    }
+    /// Whether object id passes a cast's filter: a Filter (may_meet) or a predicate.
+    template <class Q>
+    bool passes(Q& q, Id id) const {
+        if constexpr (std::is_same_v<std::decay_t<Q>, Filter>)
+            return Filter::may_meet(q, objects_[id].filter);
+        else
+            return static_cast<bool>(q(id));
     }
     /// Calls f(args...); true unless f returned false.
     template <class F, class... A>

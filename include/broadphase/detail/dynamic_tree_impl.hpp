@@ -396,59 +396,131 @@ inline bool BasicDynamicTree<T, D>::for_each_overlapping_sphere(const vec_type& 
 
 template <class T, int D>
 inline auto BasicDynamicTree<T, D>::ray_cast(const vec_type& origin, const vec_type& direction, T max_t) const -> Hit {
-    if (!ray_ok(origin, direction, max_t)) return Hit{};
+    Hit best;
+    if (!ray_ok(origin, direction, max_t)) return best;
     auto exact = [&](const box_type& b, T& t) { return ray_hits_box(origin, direction, max_t, b, t); };
-    detail::FastRay<T, D> fast;
-    if (!fast.init(origin, direction, max_t)) {
-        // A direction component so small that its inverse overflows:
-        // prune with the exact (slower) test itself.
-        auto exact_pair = [&](const Kids& k, T (&t)[2], bool (&h)[2]) {
-            for (int j = 0; j < 2; ++j) h[j] = exact(kid_box(k, j), t[j]);
-        };
-        return walk_nearest(exact, exact_pair, exact);
-    }
-    auto fast_root = [&](const box_type& b, T& t) { return fast.hit(b, t); };
-    auto fast_pair = [&](const Kids& k, T (&t)[2], bool (&h)[2]) { fast.hit2(k.lo, k.hi, t, h); };
-    return walk_nearest(fast_root, fast_pair, exact);
+    ray_walk(origin, direction, max_t, [] {}, nearest_leaf(exact, best));
+    return best;
 }
 
 template <class T, int D>
 template <class F>
 inline bool BasicDynamicTree<T, D>::for_each_ray_hit(const vec_type& origin, const vec_type& direction, T max_t, F&& f) const {
     if (!ray_ok(origin, direction, max_t)) return true;
-    auto leaf = [&](std::uint32_t i) {
+    return ray_walk(origin, direction, max_t, [] {}, [&](std::uint32_t i, T&) {
         T t = T(0);
         return !ray_hits_box(origin, direction, max_t, tight_[i], t) || detail::call_go_on(f, i, t);
-    };
-    detail::FastRay<T, D> fast;
-    if (!fast.init(origin, direction, max_t))
-        return walk_all([&](const box_type& b) { T t; return ray_hits_box(origin, direction, max_t, b, t); },
-                        leaf);
-    auto fast_root = [&](const box_type& b, T& t) { return fast.hit(b, t); };
-    auto fast_pair = [&](const Kids& k, T (&t)[2], bool (&h)[2]) { fast.hit2(k.lo, k.hi, t, h); };
-    return walk(fast_root, fast_pair, [&](std::uint32_t i, T&) { return leaf(i); });
+    });
 }
 
 template <class T, int D>
 inline auto BasicDynamicTree<T, D>::box_cast(const box_type& moving, const vec_type& displacement) const -> Hit {
-    if (!cast_ok(moving, displacement)) return Hit{};
-    auto test = [&](const box_type& b, T& t) { return box_cast_hits_box(moving, displacement, b, t); };
-    auto pair = [&](const Kids& k, T (&t)[2], bool (&h)[2]) {
-        for (int j = 0; j < 2; ++j) h[j] = test(kid_box(k, j), t[j]);
-    };
-    return walk_nearest(test, pair, test);
+    Hit best;
+    if (!cast_ok(moving, displacement)) return best;
+    auto exact = [&](const box_type& b, T& t) { return box_cast_hits_box(moving, displacement, b, t); };
+    box_cast_walk(moving, displacement, [] {}, nearest_leaf(exact, best));
+    return best;
 }
 
 template <class T, int D>
 template <class F>
 inline bool BasicDynamicTree<T, D>::for_each_box_cast_hit(const box_type& moving, const vec_type& displacement, F&& f) const {
     if (!cast_ok(moving, displacement)) return true;
-    return walk_all([&](const box_type& b) { T t; return box_cast_hits_box(moving, displacement, b, t); },
-                    [&](std::uint32_t i) {
-                        T t = T(0);
-                        return !box_cast_hits_box(moving, displacement, tight_[i], t) ||
-                               detail::call_go_on(f, i, t);
-                    });
+    return box_cast_walk(moving, displacement, [] {}, [&](std::uint32_t i, T&) {
+        T t = T(0);
+        return !box_cast_hits_box(moving, displacement, tight_[i], t) || detail::call_go_on(f, i, t);
+    });
+}
+
+template <class T, int D>
+template <class F, class Filter>
+inline auto BasicDynamicTree<T, D>::ray_cast_clipped(const vec_type& origin, const vec_type& direction, T max_t, F&& f,
+                                                     Filter&& filter) const -> CastResult {
+    CastResult r;
+    r.clip = max_t;
+    if (!ray_ok(origin, direction, max_t)) return r;
+    // ray_hits_box() with the clip as its max_t: t0 does not depend on it,
+    // so this is the brute-force hit with t <= clip.
+    auto exact = [&](const box_type& b, T clip, T& t) { return ray_hits_box(origin, direction, clip, b, t); };
+    ray_walk(origin, direction, max_t, [&] { ++r.nodes; },
+             [&](std::uint32_t i, T& bound) { return clipped_leaf(i, bound, exact, f, filter, r); });
+    return r;
+}
+
+template <class T, int D>
+template <class F, class Filter>
+inline auto BasicDynamicTree<T, D>::box_cast_clipped(const box_type& moving, const vec_type& displacement, F&& f,
+                                                     Filter&& filter) const -> CastResult {
+    CastResult r;
+    r.clip = T(1);
+    if (!cast_ok(moving, displacement)) return r;
+    auto exact = [&](const box_type& b, T clip, T& t) {
+        return box_cast_hits_box(moving, displacement, b, t) && t <= clip;
+    };
+    box_cast_walk(moving, displacement, [&] { ++r.nodes; },
+                  [&](std::uint32_t i, T& bound) { return clipped_leaf(i, bound, exact, f, filter, r); });
+    return r;
+}
+
+template <class T, int D>
+template <class Exact, class F, class Filter>
+inline bool BasicDynamicTree<T, D>::clipped_leaf(std::uint32_t i, T& bound, Exact& exact, F& f, Filter& filter,
+                                                 CastResult& r) const {
+    ++r.leaves;
+    T t = T(0);
+    if (!exact(tight_[i], r.clip, t) || !static_cast<bool>(filter(i))) return true;
+    using R = std::invoke_result_t<F&, std::uint32_t, T>;
+    if constexpr (std::is_void_v<R>) {
+        f(i, t);
+        return true;
+    } else if constexpr (std::is_same_v<std::decay_t<R>, bool>) {
+        if (f(i, t)) return true;
+        r.stopped = true;
+        return false;
+    } else {
+        const T a = static_cast<T>(f(i, t));
+        if (a == T(0)) {
+            r.stopped = true;
+            return false;
+        }
+        if (a > T(0) && a < r.clip) r.clip = bound = a;  // NaN and negatives: ignored
+        return true;
+    }
+}
+
+template <class T, int D>
+template <class Count, class Leaf>
+inline bool BasicDynamicTree<T, D>::ray_walk(const vec_type& origin, const vec_type& direction, T max_t, Count&& count,
+                                             Leaf&& leaf) const {
+    detail::FastRay<T, D> fast;
+    if (!fast.init(origin, direction, max_t)) {
+        // A direction component so small that its inverse overflows:
+        // prune with the exact (slower) test itself.
+        auto exact = [&](const box_type& b, T& t) { return ray_hits_box(origin, direction, max_t, b, t); };
+        auto exact_pair = [&](const Kids& k, T (&t)[2], bool (&h)[2]) {
+            count();
+            for (int j = 0; j < 2; ++j) h[j] = exact(kid_box(k, j), t[j]);
+        };
+        return walk(exact, exact_pair, leaf);
+    }
+    auto fast_root = [&](const box_type& b, T& t) { return fast.hit(b, t); };
+    auto fast_pair = [&](const Kids& k, T (&t)[2], bool (&h)[2]) {
+        count();
+        fast.hit2(k.lo, k.hi, t, h);
+    };
+    return walk(fast_root, fast_pair, leaf);
+}
+
+template <class T, int D>
+template <class Count, class Leaf>
+inline bool BasicDynamicTree<T, D>::box_cast_walk(const box_type& moving, const vec_type& displacement, Count&& count,
+                                                  Leaf&& leaf) const {
+    auto test = [&](const box_type& b, T& t) { return box_cast_hits_box(moving, displacement, b, t); };
+    auto pair = [&](const Kids& k, T (&t)[2], bool (&h)[2]) {
+        count();
+        for (int j = 0; j < 2; ++j) h[j] = test(kid_box(k, j), t[j]);
+    };
+    return walk(test, pair, leaf);
 }
 
 template <class T, int D>
@@ -659,11 +731,9 @@ inline bool BasicDynamicTree<T, D>::walk_all(NodeHit&& node_hit, Leaf&& leaf) co
 }
 
 template <class T, int D>
-template <class RootHit, class PairHit, class LeafHit>
-inline auto BasicDynamicTree<T, D>::walk_nearest(RootHit&& root_hit, PairHit&& pair_hit, LeafHit&& leaf_hit) const
-    -> Hit {
-    Hit best;
-    auto keep_best = [&](std::uint32_t i, T& bound) {
+template <class LeafHit>
+inline auto BasicDynamicTree<T, D>::nearest_leaf(LeafHit& leaf_hit, Hit& best) const {
+    return [this, &leaf_hit, &best](std::uint32_t i, T& bound) {
         T t = T(0);
         if (leaf_hit(tight_[i], t) && (t < bound || (t == bound && (best.proxy == null || i < best.proxy)))) {
             best.proxy = i;
@@ -672,8 +742,6 @@ inline auto BasicDynamicTree<T, D>::walk_nearest(RootHit&& root_hit, PairHit&& p
         }
         return true;
     };
-    walk(root_hit, pair_hit, keep_best);
-    return best;
 }
 
 template <class T, int D>
