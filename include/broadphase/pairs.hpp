@@ -34,6 +34,7 @@ enum class Status {
     stopped_by_callback,   ///< the callback returned false; the output is incomplete
     too_many_boxes,        ///< more boxes (or grid cell entries) than 32-bit indices allow; no pairs
     out_of_memory,         ///< an allocation failed; the output is incomplete
+    invalid_argument,      ///< a bad period, in builds without exceptions (with them: std::invalid_argument); no pairs
 };
 
 /// Human-readable name of a status.
@@ -44,6 +45,7 @@ inline const char* to_string(Status s) {
         case Status::stopped_by_callback: return "stopped by callback";
         case Status::too_many_boxes: return "too many boxes for 32-bit indices";
         case Status::out_of_memory: return "out of memory";
+        case Status::invalid_argument: return "invalid argument";
     }
     return "unknown";
 }

@@ -34,7 +34,8 @@
 //   pair and are listed in Report::invalid_a, as by find_pairs.
 // - A period must be 0 or finite, > 0 and at most max()/16 of T (for
 //   float about 2e37); anything else (negative, NaN, infinite) throws
-//   std::invalid_argument.
+//   std::invalid_argument (built without exceptions: the call returns
+//   Status::invalid_argument and no pairs).
 //
 // How: each box is wrapped so that its min lies in [0, L) on every periodic
 // axis (an enclosing box in T, rounded outwards), a box that crosses L gets
@@ -71,6 +72,7 @@
 #include <vector>
 
 #include "broadphase.hpp"
+#include "detail/exceptions.hpp"
 #include "detail/sphere_grid.hpp"
 
 namespace broadphase {
@@ -91,22 +93,52 @@ struct BasicPeriodicDomain {
             if (periodic(k)) return true;
         return false;
     }
-    /// Throws std::invalid_argument unless every period is 0 or finite,
-    /// > 0 and at most std::numeric_limits<T>::max() / 16. O(D).
+    /// Whether every period is 0 or finite, > 0 and at most
+    /// std::numeric_limits<T>::max() / 16. O(D).
+    bool valid() const {
+        for (int k = 0; k < D; ++k)
+            if (!period_ok(period[k])) return false;
+        return true;
+    }
+    /// Throws std::invalid_argument unless valid(). Built without
+    /// exceptions it calls std::abort() instead: test valid() there (the
+    /// finders return Status::invalid_argument). O(D).
     void check() const {
         for (int k = 0; k < D; ++k) {
             const T p = period[k];
-            if (p == 0) continue;
-            if (!(p > 0) || !(p <= std::numeric_limits<T>::max() / 16))
-                throw std::invalid_argument("broadphase: period of axis " + std::to_string(k) +
-                                            " must be 0 (not periodic) or finite and > 0, not " + std::to_string(p));
+            if (!period_ok(p))
+                BROADPHASE_THROW(std::invalid_argument("broadphase: period of axis " + std::to_string(k) +
+                                                       " must be 0 (not periodic) or finite and > 0, not " +
+                                                       std::to_string(p)));
         }
     }
+
+private:
+    static bool period_ok(T p) { return p == 0 || (p > 0 && p <= std::numeric_limits<T>::max() / 16); }
 };
 
 using PeriodicDomain = BasicPeriodicDomain<float, 3>;
 
 namespace detail {
+
+/// The finders' check of a domain: with exceptions domain.check() (throws
+/// std::invalid_argument for a bad period) and true; without, valid(). O(D).
+template <class T, int D>
+bool check_domain(const BasicPeriodicDomain<T, D>& domain) {
+#if BROADPHASE_EXCEPTIONS
+    domain.check();
+    return true;
+#else
+    return domain.valid();
+#endif
+}
+
+/// The report of a call refused for a bad domain (without exceptions).
+inline Report invalid_argument_report() {
+    Report r;
+    r.status = Status::invalid_argument;
+    return r;
+}
 
 /// s + e == a + b exactly (s the rounded sum), unless a + b overflows. O(1).
 inline void two_sum(double a, double b, double& s, double& e) {
@@ -186,11 +218,16 @@ class BasicPeriodicPairFinder {
 public:
     /// Every pair (a < b) of `boxes` with some image of b overlapping a,
     /// into `out` (replaced). Throws std::invalid_argument for a bad period
-    /// (domain.check()). Without a periodic axis, the same as
+    /// (domain.check(); without exceptions: Status::invalid_argument, `out`
+    /// emptied). Without a periodic axis, the same as
     /// BasicPairFinder::find_pairs.
     Report find_pairs(const BasicBoxes<T, D>& boxes, const BasicPeriodicDomain<T, D>& domain, std::vector<Pair>& out,
                       const Options& options = {}) {
-        domain.check();
+        if (!detail::check_domain(domain)) {
+            ghosts_ = 0;
+            out.clear();
+            return detail::invalid_argument_report();
+        }
         ghosts_ = 0;
         if (!domain.any()) return finder_.find_pairs(boxes, out, options);
         Report rep;
@@ -200,7 +237,7 @@ public:
             rep.status = Status::too_many_boxes;
             return rep;
         }
-        try {
+        BROADPHASE_TRY {
             if (!wrap(boxes, domain)) {
                 rep.status = Status::too_many_boxes;
                 return rep;
@@ -220,7 +257,7 @@ public:
                 out.resize(static_cast<std::size_t>(options.max_pairs));
                 rep.status = Status::pair_budget_exceeded;
             }
-        } catch (const std::bad_alloc&) {
+        } BROADPHASE_CATCH(const std::bad_alloc&) {
             out.clear();
             rep.status = Status::out_of_memory;
         }
@@ -414,7 +451,8 @@ using PeriodicPairFinder = BasicPeriodicPairFinder<float, 3>;
 /// Every pair of `boxes` in a periodic domain (see the top of this file)
 /// into `out` (replaced), with a finder of its own (allocates; keep a
 /// BasicPeriodicPairFinder between frames to reuse memory). Throws
-/// std::invalid_argument for a bad period.
+/// std::invalid_argument for a bad period (without exceptions:
+/// Status::invalid_argument).
 template <class T, int D>
 Report find_pairs(const BasicBoxes<T, D>& boxes, const BasicPeriodicDomain<T, D>& domain, std::vector<Pair>& out,
                   const Options& options = {}) {

@@ -45,6 +45,7 @@
 #include <vector>
 
 #include "boxes.hpp"
+#include "detail/exceptions.hpp"
 #include "detail/extern_templates.hpp"
 #include "broadphase.hpp"
 #include "detail/radix_sort.hpp"
@@ -212,11 +213,11 @@ public:
         const T before = tree_.margin();
         if (!tree_.set_margin(margin)) return false;
         if (!fat_pairs_) return true;
-        try {
+        BROADPHASE_TRY {
             touch_all();
-        } catch (...) {
+        } BROADPHASE_CATCH_ALL {
             tree_.set_margin(before);
-            throw;
+            BROADPHASE_RETHROW;
         }
         refresh_pair_boxes();
         return true;
@@ -259,9 +260,9 @@ public:
     /// is as it was before the call.)
     Report update() {
         Report r;
-        try {
+        BROADPHASE_TRY {
             r = update_or_throw();
-        } catch (const std::bad_alloc&) {
+        } BROADPHASE_CATCH(const std::bad_alloc&) {
             // The sweep and the regions may be half-way through a change:
             // dropped, to be made again from the objects when next wanted.
             if (sweep_on_) sweep_.clear(), sweep_on_ = false;  // (clear() allocates nothing)

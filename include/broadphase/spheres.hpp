@@ -59,7 +59,8 @@
 // (at most float's max / 16), else in double, so that its periods are
 // exactly the caller's, on boxes widened by L * 2^-48 besides the 2^-40 r
 // above, then the rule on each box pair.
-// A bad period throws std::invalid_argument (BasicPeriodicDomain::check).
+// A bad period throws std::invalid_argument (BasicPeriodicDomain::check);
+// built without exceptions, the call returns Status::invalid_argument.
 #pragma once
 
 #include <cmath>
@@ -72,6 +73,7 @@
 #include <vector>
 
 #include "broadphase.hpp"
+#include "detail/exceptions.hpp"
 #include "detail/sphere_grid.hpp"
 #include "periodic.hpp"
 
@@ -158,7 +160,7 @@ public:
             rep.status = Status::too_many_boxes;
             return rep;
         }
-        try {
+        BROADPHASE_TRY {
             bool exceeded = false;
             if (options.algorithm == Algorithm::automatic &&
                 grid_.find(spheres, options.threads, options.min_boxes_per_thread, options.max_pairs, out, rep.invalid_a,
@@ -173,7 +175,7 @@ public:
                 // Over budget: the box pairs found so far, filtered the same way.
                 if (rep.ok() || rep.status == Status::pair_budget_exceeded) keep_touching(spheres, out, options.threads);
             }
-        } catch (const std::bad_alloc&) {
+        } BROADPHASE_CATCH(const std::bad_alloc&) {
             rep.status = Status::out_of_memory;
         }
         rep.pairs = out.size();
@@ -183,12 +185,17 @@ public:
     /// Every pair of `spheres` that touches in the periodic `domain` (some
     /// image of one touches the other; the rule at the top of this file)
     /// into `out` (replaced), each once, a < b. Always the box path. Throws
-    /// std::invalid_argument for a bad period. Without a periodic axis, the
-    /// same as find_pairs(spheres, out, options).
+    /// std::invalid_argument for a bad period (without exceptions:
+    /// Status::invalid_argument, `out` emptied). Without a periodic axis,
+    /// the same as find_pairs(spheres, out, options).
     template <class T>
     Report find_pairs(const SphereView<T>& spheres, const BasicPeriodicDomain<T, 3>& domain, std::vector<Pair>& out,
                       const Options& options = {}) {
-        domain.check();
+        if (!detail::check_domain(domain)) {
+            out.clear();
+            last_ = SphereMethod::none;
+            return detail::invalid_argument_report();
+        }
         if (!domain.any()) return find_pairs(spheres, out, options);
         Report rep;
         out.clear();
@@ -197,7 +204,7 @@ public:
             rep.status = Status::too_many_boxes;
             return rep;
         }
-        try {
+        BROADPHASE_TRY {
             last_ = SphereMethod::boxes;
             if (periods_are_floats(domain)) {  // float boxes: the broad phase at float speed, the same periods
                 BasicPeriodicDomain<float, 3> fd;
@@ -209,7 +216,7 @@ public:
                 rep = periodic_d_.finder.find_pairs(periodic_d_.boxes, domain, out, options);
             }
             if (rep.ok() || rep.status == Status::pair_budget_exceeded) keep_touching_periodic(spheres, domain, out);
-        } catch (const std::bad_alloc&) {
+        } BROADPHASE_CATCH(const std::bad_alloc&) {
             out.clear();
             rep.status = Status::out_of_memory;
         }
@@ -430,7 +437,7 @@ Report find_sphere_pairs(const SphereView<T>& spheres, std::vector<Pair>& out, c
 /// Every touching pair of `spheres` in a periodic domain (minimum image;
 /// see the top of this file), with a finder of its own (allocates; keep a
 /// SpherePairFinder to reuse memory). Throws std::invalid_argument for a
-/// bad period.
+/// bad period (without exceptions: Status::invalid_argument).
 template <class T>
 Report find_sphere_pairs(const SphereView<T>& spheres, const BasicPeriodicDomain<T, 3>& domain, std::vector<Pair>& out,
                          const Options& options = {}) {

@@ -93,6 +93,7 @@ const char* status_name(bp::Status s) {
         case bp::Status::stopped_by_callback: return "stopped_by_callback";
         case bp::Status::too_many_boxes: return "too_many_boxes";
         case bp::Status::out_of_memory: return "out_of_memory";
+        case bp::Status::invalid_argument: return "invalid_argument";
     }
     return "unknown";
 }

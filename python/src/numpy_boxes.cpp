@@ -233,6 +233,7 @@ void check_report(const bp::Report& r, OnInvalid on_invalid, const char* name_a,
         case bp::Status::too_many_boxes:
             raise_value("too many boxes: at most " + std::to_string(bp::max_boxes) + " per set (32-bit indices)");
         case bp::Status::out_of_memory: throw std::bad_alloc();
+        case bp::Status::invalid_argument: raise_value("invalid argument");
         case bp::Status::pair_budget_exceeded: {
             py::object partial = pairs ? py::object(pairs_array(std::move(*pairs))) : py::object(py::none());
             raise_with(pair_budget_error, "more pairs than max_pairs; the error's .pairs holds the first max_pairs",

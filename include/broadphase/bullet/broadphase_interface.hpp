@@ -36,6 +36,7 @@
 #include <LinearMath/btAlignedAllocator.h>
 #include <LinearMath/btVector3.h>
 
+#include "../detail/exceptions.hpp"
 #include "../scene.hpp"
 
 namespace broadphase {
@@ -92,12 +93,12 @@ public:
         const Id id = scene_.add(box_of(aabbMin, aabbMax));
         if (id == SceneType::null) return nullptr;
         p->id = id;
-        try {
+        BROADPHASE_TRY {
             if (proxies_.size() <= id) proxies_.resize(std::size_t(id) + 1, nullptr);
             sync_filter(*p);
-        } catch (...) {  // (std::bad_alloc: nothing was added)
+        } BROADPHASE_CATCH_ALL {  // (std::bad_alloc: nothing was added)
             scene_.remove(id);
-            throw;
+            BROADPHASE_RETHROW;
         }
         p->m_uniqueId = ++next_uid_;
         proxies_[id] = p.get();

@@ -138,7 +138,11 @@ public:
         std::size_t level_begin = 0;
         while (level_begin < nodes_.size()) {
             const std::size_t level_end = nodes_.size();
-            split_level(v, recs, level_begin, level_end);
+            if (!split_level(v, recs, level_begin, level_end)) {  // (without exceptions: flagged)
+                nodes_.clear();  // an empty tree, in which nothing meets
+                store_size_ = 0;
+                return;
+            }
             std::swap(cur_, next_);
             std::swap(cur_start_, next_start_);
             recs = cur_.data();
@@ -678,8 +682,9 @@ private:
             ln.mask |= std::uint64_t(1) << c;
             below += t.count[c];
         }
-        require_indices(below);
-        ln.below = static_cast<std::uint32_t>(below);
+        // (Saturated past 32 bits: the level's total below, checked in
+        // split_level on the calling thread, is then too many as well.)
+        ln.below = static_cast<std::uint32_t>(std::min<std::uint64_t>(below, max_boxes + 1));
         ln.leaf = ln.mask == 0;  // (every box stays: stored in order, as a leaf)
         return ln;
     }
@@ -750,7 +755,10 @@ private:
 
     /// Splits the level of nodes [lb, le), whose boxes are recs[cur_start_[i - lb]..],
     /// appending the next level's nodes, their boxes (next_, next_start_) and the store.
-    void split_level(const View& v, const Rec* recs, std::size_t lb, std::size_t le) {
+    /// False, without exceptions, when the store or the next level's boxes
+    /// or nodes would pass 32-bit indices (flagged by require_indices);
+    /// with exceptions that throws TooManyIndices.
+    bool split_level(const View& v, const Rec* recs, std::size_t lb, std::size_t le) {
         const std::size_t nl = le - lb;
         resize_buffer(ranges_, cur_start_[nl]);
         resize_buffer(level_nodes_, nl);
@@ -803,9 +811,8 @@ private:
             store += ln.instances;
             if (!ln.leaf) children += static_cast<std::size_t>(popcount64(ln.mask)), below += ln.below;
         }
-        require_indices(store);  // 32-bit store, child and box positions
-        require_indices(children);
-        require_indices(below);
+        // 32-bit store, child and box positions
+        if (!require_indices(store) || !require_indices(children) || !require_indices(below)) return false;
         grow_store(store - store_size_);
         store_size_ = store;
         nodes_.resize(children);
@@ -883,6 +890,7 @@ private:
                 write_split(v, nd, recs, b, e, ln.store_at, offset);
             }
         });
+        return true;
     }
 
     /// Fills in the children of an inner node: ends[c] = where child c's

@@ -19,6 +19,7 @@
 #include "../options.hpp"
 #include "../pairs.hpp"
 #include "buffers.hpp"
+#include "exceptions.hpp"
 #include "extern_templates.hpp"
 #include "parallel.hpp"
 #include "working_set.hpp"
@@ -82,16 +83,17 @@ public:
             r.status = Status::too_many_boxes;
             return r;
         }
-        try {
+        BROADPHASE_TRY {
             built_set_.prepare(boxes, threads_for(boxes.size()));
             r.invalid_a = built_set_.invalid();
             derived().build_impl(built_set_.boxes());
             built_ = true;
-        } catch (const std::bad_alloc&) {
+        } BROADPHASE_CATCH(const std::bad_alloc&) {
             r.status = Status::out_of_memory;
-        } catch (const TooManyIndices&) {
+        } BROADPHASE_CATCH(const TooManyIndices&) {
             r.status = Status::too_many_boxes;
         }
+        if (take_index_overflow()) r.status = Status::too_many_boxes, built_ = false;  // (without exceptions)
         return r;
     }
 
@@ -209,7 +211,7 @@ private:
             r.status = Status::too_many_boxes;
             return r;
         }
-        try {
+        BROADPHASE_TRY {
             set_a_.prepare(boxes, threads_for(boxes.size()));
             r.invalid_a = set_a_.invalid();
             if (set_a_.identity()) {
@@ -218,11 +220,12 @@ private:
                 RemapSink<Sink> remap(sink, &set_a_.map(), &set_a_.map());
                 derived().self_impl(set_a_.boxes(), remap);
             }
-        } catch (const std::bad_alloc&) {
+        } BROADPHASE_CATCH(const std::bad_alloc&) {
             r.status = Status::out_of_memory;
-        } catch (const TooManyIndices&) {
+        } BROADPHASE_CATCH(const TooManyIndices&) {
             r.status = Status::too_many_boxes;
         }
+        if (take_index_overflow()) r.status = Status::too_many_boxes;  // (without exceptions)
         finish(r, sink);
         return r;
     }
@@ -234,7 +237,7 @@ private:
             r.status = Status::too_many_boxes;
             return r;
         }
-        try {
+        BROADPHASE_TRY {
             set_a_.prepare(a, threads_for(a.size()));
             set_b_.prepare(b, threads_for(b.size()));
             r.invalid_a = set_a_.invalid();
@@ -246,11 +249,12 @@ private:
                                       set_b_.identity() ? nullptr : &set_b_.map());
                 derived().cross_impl(set_a_.boxes(), set_b_.boxes(), remap);
             }
-        } catch (const std::bad_alloc&) {
+        } BROADPHASE_CATCH(const std::bad_alloc&) {
             r.status = Status::out_of_memory;
-        } catch (const TooManyIndices&) {
+        } BROADPHASE_CATCH(const TooManyIndices&) {
             r.status = Status::too_many_boxes;
         }
+        if (take_index_overflow()) r.status = Status::too_many_boxes;  // (without exceptions)
         finish(r, sink);
         return r;
     }
@@ -262,7 +266,7 @@ private:
             r.status = Status::too_many_boxes;
             return r;
         }
-        try {
+        BROADPHASE_TRY {
             WorkingSet<T, D> qs;  // local: const queries may run on many threads
             qs.prepare(queries);
             r.invalid_a = qs.invalid();
@@ -278,11 +282,12 @@ private:
                 RemapSink<Sink> remap(sink, qmap, bmap);
                 derived().query_batch_impl(qs.boxes(), remap, threads);
             }
-        } catch (const std::bad_alloc&) {
+        } BROADPHASE_CATCH(const std::bad_alloc&) {
             r.status = Status::out_of_memory;
-        } catch (const TooManyIndices&) {
+        } BROADPHASE_CATCH(const TooManyIndices&) {
             r.status = Status::too_many_boxes;
         }
+        if (take_index_overflow()) r.status = Status::too_many_boxes;  // (without exceptions)
         finish(r, sink);
         return r;
     }

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "../pairs.hpp"
+#include "exceptions.hpp"
 
 namespace broadphase {
 namespace detail {
@@ -16,9 +17,18 @@ namespace detail {
 /// algorithms' front (algorithm_base.hpp) turns it into Status::too_many_boxes.
 struct TooManyIndices {};
 
-/// Throws TooManyIndices unless n items fit 32-bit indices (fits_indices). O(1).
-inline void require_indices(std::uint64_t n) {
-    if (!fits_indices(n)) throw TooManyIndices{};
+/// Throws TooManyIndices unless n items fit 32-bit indices (fits_indices),
+/// else returns true. Without exceptions it returns false instead and flags
+/// the overflow (take_index_overflow): the caller then leaves its structure
+/// empty and returns. O(1).
+inline bool require_indices(std::uint64_t n) {
+    if (fits_indices(n)) return true;
+#if BROADPHASE_EXCEPTIONS
+    throw TooManyIndices{};
+#else
+    index_overflow_flag() = true;
+    return false;
+#endif
 }
 
 /// v.resize(n), reserving a quarter more when it has to reallocate, so the

@@ -484,7 +484,15 @@ private:
     void place(const View& v) {
         const std::size_t n = v.n;
         const std::uint64_t entries = bin_boxes(v);
-        require_indices(entries);  // entries are placed by 32-bit counts and starts
+        if (!require_indices(entries)) {  // entries are placed by 32-bit counts and starts
+            // (Without exceptions: flagged; an empty table, in which nothing meets.)
+            entries_ = 0;
+            large_ids_.clear();
+            is_large_.clear();
+            resize_buffer(starts_, 2);
+            starts_[0] = starts_[1] = 0;
+            return;
+        }
         entries_ = static_cast<std::size_t>(entries);
         // About four buckets per occupied cell (estimated), never more than entries.
         const double cells = static_cast<double>(entries_) / std::max(1.0, occupancy_);

@@ -47,6 +47,7 @@
 
 #include "../pairs.hpp"
 #include "buffers.hpp"
+#include "exceptions.hpp"
 
 namespace broadphase {
 namespace detail {
@@ -132,9 +133,9 @@ void run_tasks(unsigned threads, std::size_t tasks, F&& f) {
             const auto me = static_cast<unsigned>(omp_get_thread_num());
 #pragma omp for schedule(dynamic, 1)
             for (std::ptrdiff_t t = 0; t < n; ++t) {
-                try {
+                BROADPHASE_TRY {
                     f(static_cast<std::size_t>(t), me);
-                } catch (...) {
+                } BROADPHASE_CATCH_ALL {
 #pragma omp critical(broadphase_task_error)
                     if (!error) error = std::current_exception();
                 }
@@ -209,7 +210,7 @@ public:
         if (buffers_.size() < tasks) buffers_.resize(tasks);
         over_.assign(tasks, 0);
         const std::uint64_t budget = budget_left(sink);
-        try {
+        BROADPHASE_TRY {
             run_tasks(threads, tasks, [&](std::size_t t, unsigned thread) {
                 buffers_[t].clear();
                 VectorSink s(buffers_[t], budget);
@@ -217,11 +218,11 @@ public:
                 over_[t] = s.stopped() ? 1 : 0;
             });
             deliver(threads, tasks, sink);
-        } catch (...) {
+        } BROADPHASE_CATCH_ALL {
             // An allocation failed: let go of the pairs held so far (they may
             // be most of the memory), so that the next call has it.
             for (std::vector<Pair>& b : buffers_) std::vector<Pair>().swap(b);
-            throw;
+            BROADPHASE_RETHROW;
         }
         // Headroom for the next frame, whose tasks find a few more or fewer
         // pairs (moving boxes): then it allocates nothing.

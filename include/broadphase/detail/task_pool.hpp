@@ -35,6 +35,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "exceptions.hpp"
+
 namespace broadphase {
 namespace detail {
 
@@ -131,9 +133,9 @@ private:
     void post(const std::shared_ptr<Job>& job, std::size_t helpers) {
         std::lock_guard<std::mutex> lock(m_);
         while (started_ < helpers) {
-            try {
+            BROADPHASE_TRY {
                 std::thread([this] { serve(); }).detach();
-            } catch (const std::system_error&) {
+            } BROADPHASE_CATCH(const std::system_error&) {
                 break;  // no room for another thread (its stack): the caller and the helpers there are run every task
             }
             ++started_;
@@ -179,9 +181,9 @@ private:
             const std::size_t t = job.next.fetch_add(1, std::memory_order_relaxed);
             if (t >= job.tasks) return;
             std::exception_ptr error;
-            try {
+            BROADPHASE_TRY {
                 job.call(job.ctx, t, slot);
-            } catch (...) {
+            } BROADPHASE_CATCH_ALL {
                 error = std::current_exception();
             }
             // The mutex orders the task's writes before the caller's wake-up.

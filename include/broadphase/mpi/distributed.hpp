@@ -51,6 +51,7 @@
 #include <vector>
 
 #include "../broadphase.hpp"
+#include "../detail/exceptions.hpp"
 #include "partition.hpp"
 
 namespace broadphase {
@@ -177,12 +178,12 @@ inline int status_code(Status s) { return static_cast<int>(s); }
 // Grows a vector without throwing: false (and the vector unchanged) on failure.
 template <class V>
 bool try_resize(V& v, std::size_t n) {
-    try {
+    BROADPHASE_TRY {
         v.resize(n);
         return true;
-    } catch (const std::bad_alloc&) {
+    } BROADPHASE_CATCH(const std::bad_alloc&) {
         return false;
-    } catch (const std::length_error&) {
+    } BROADPHASE_CATCH(const std::length_error&) {
         return false;
     }
 }
@@ -372,7 +373,7 @@ private:
 
     // The one-rank path's validity check: counts the valid boxes and lists the invalid ones.
     Status scan_valid(const Input* inputs, int n_inputs, FrameStats& st) {
-        try {
+        BROADPHASE_TRY {
             for (int s = 0; s < n_inputs; ++s) {
                 const boxes_type& bx = *inputs[s].boxes;
                 if (!fits_indices(bx.size())) return Status::too_many_boxes;
@@ -383,7 +384,7 @@ private:
                         inputs[s].invalid->push_back(id_of(inputs[s], i));
                 }
             }
-        } catch (const std::bad_alloc&) {
+        } BROADPHASE_CATCH(const std::bad_alloc&) {
             return Status::out_of_memory;
         }
         return Status::ok;
@@ -442,7 +443,7 @@ private:
         const std::size_t cap = std::size_t(1) << 18;
         if (per_rank * static_cast<std::size_t>(size_) > cap) per_rank = std::max<std::size_t>(16, cap / size_);
         std::vector<Sample<D>> mine;
-        try {
+        BROADPHASE_TRY {
             for (int si = 0; si < n_inputs; ++si) {
                 // Evenly spaced, deterministic. A sample stands for n/m boxes;
                 // one that lands on an invalid box (or an infinite slab) is
@@ -459,7 +460,7 @@ private:
                     mine.push_back(smp);
                 }
             }
-        } catch (const std::bad_alloc&) {
+        } BROADPHASE_CATCH(const std::bad_alloc&) {
             s = Status::out_of_memory;
             mine.clear();
         }
@@ -493,7 +494,7 @@ private:
         for (auto& o : outbox_) o.clear();
         send_counts_.assign(2 * static_cast<std::size_t>(size_), 0);
         recv_counts_.assign(2 * static_cast<std::size_t>(size_), 0);
-        try {
+        BROADPHASE_TRY {
             int dest[256];
             for (int si = 0; si < n_inputs; ++si) {
                 const Input& in = inputs[si];
@@ -559,7 +560,7 @@ private:
                 }
                 self_n_[si] = self;
             }
-        } catch (const std::bad_alloc&) {
+        } BROADPHASE_CATCH(const std::bad_alloc&) {
             return Status::out_of_memory;
         }
         return Status::ok;
@@ -584,16 +585,16 @@ private:
         }
         if (!fits_indices(grown[0]) || !fits_indices(grown[1])) s = Status::too_many_boxes;
         if (s == Status::ok) {
-            try {
+            BROADPHASE_TRY {
                 for (int h = 0; h < 2; ++h) {
                     held_[h].resize(static_cast<std::size_t>(grown[h]));
                     ids_[h].resize(static_cast<std::size_t>(grown[h]));
                     interior_[h].resize(static_cast<std::size_t>(grown[h]));
                 }
                 recv_.resize(static_cast<std::size_t>(recv_total));
-            } catch (const std::bad_alloc&) {
+            } BROADPHASE_CATCH(const std::bad_alloc&) {
                 s = Status::out_of_memory;
-            } catch (const std::length_error&) {
+            } BROADPHASE_CATCH(const std::length_error&) {
                 s = Status::out_of_memory;
             }
         }
@@ -706,7 +707,7 @@ private:
         Status s = Status::ok;
         const bool holders = opt.delivery == Delivery::to_holders;
         holders_.clear();
-        try {
+        BROADPHASE_TRY {
             out.reserve(std::min<std::uint64_t>(local_.size(), opt.local.max_pairs));
             if (holders) holders_.reserve(out.capacity());
             for (const Pair& p : local_) {
@@ -727,7 +728,7 @@ private:
                 if (holders) holders_.emplace_back(source_of(0, p.a), source_of(sb, p.b));
                 ++st.pairs_owned;
             }
-        } catch (const std::bad_alloc&) {
+        } BROADPHASE_CATCH(const std::bad_alloc&) {
             return Status::out_of_memory;
         }
         return s;
