@@ -103,7 +103,9 @@ public:
         return aos(boxes[0].min.data(), boxes[0].max.data(), sizeof(box_type), n);
     }
 
+    /// The number of boxes (valid or not). O(1).
     std::size_t size() const { return n_; }
+    /// True when the view has no boxes. O(1).
     bool empty() const { return n_ == 0; }
     /// True for struct of arrays (zero copy); false for a strided view.
     bool contiguous() const { return stride_ == sizeof(T); }
@@ -217,6 +219,7 @@ public:
         }
         return BasicBoxesView<T, D>::soa(lo, hi, size());
     }
+    /// The implicit conversion to view(): zero copy, O(D).
     operator BasicBoxesView<T, D>() const { return view(); }
 
     /// Copies the boxes of a view (either layout) into this set, reusing

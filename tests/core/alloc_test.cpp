@@ -321,9 +321,15 @@ TEST(PeriodicReuse, FramesAllocateNothing) {
         o.algorithm = a;
         o.threads = 2;
         o.min_boxes_per_thread = 1;
-        for (int f = 0; f < 2; ++f) move(f), EXPECT_TRUE(finder.find_pairs(boxes, domain, out, o).ok());
+        for (int f = 0; f < 2; ++f) {
+            move(f);
+            EXPECT_TRUE(finder.find_pairs(boxes, domain, out, o).ok());
+        }
         const long count = count_allocations([&] {
-            for (int f = 2; f < 5; ++f) move(f), EXPECT_TRUE(finder.find_pairs(boxes, domain, out, o).ok());
+            for (int f = 2; f < 5; ++f) {
+                move(f);
+                EXPECT_TRUE(finder.find_pairs(boxes, domain, out, o).ok());
+            }
         });
         expect_no_allocations(broadphase::to_string(a), count, "PeriodicPairFinder frames 3..5");
     }
