@@ -47,25 +47,25 @@ public:
 
 private:
     template <class Sink>
-    void self_impl(const BasicBoxes<T, D>& boxes, Sink& sink) {
-        const unsigned threads = this->threads_for(boxes.size());
-        tree_.build(View::of(boxes), params_, threads);
+    void self_impl(const View& v, Sink& sink) {
+        const unsigned threads = this->threads_for(v.n);
+        tree_.build(v, params_, threads);
         tree_.self_pairs(sink, threads);
     }
 
     /// Two sets: build over the larger, query it with the smaller as one
     /// batch (Morton order, see AdaptiveTree::query_batch).
     template <class Sink>
-    void cross_impl(const BasicBoxes<T, D>& a, const BasicBoxes<T, D>& b, Sink& sink) {
-        if (a.size() == 0 || b.size() == 0) return;
-        const bool build_a = a.size() >= b.size();
-        const unsigned threads = this->threads_for(a.size() + b.size());
-        tree_.build(View::of(build_a ? a : b), params_, threads);
+    void cross_impl(const View& a, const View& b, Sink& sink) {
+        if (a.n == 0 || b.n == 0) return;
+        const bool build_a = a.n >= b.n;
+        const unsigned threads = this->threads_for(a.n + b.n);
+        tree_.build(build_a ? a : b, params_, threads);
         if (build_a) {
             Swapped<Sink> swapped{sink};
-            tree_.query_batch(View::of(b), swapped, threads, &cross_buffers_);
+            tree_.query_batch(b, swapped, threads, &cross_buffers_);
         } else {
-            tree_.query_batch(View::of(a), sink, threads, &cross_buffers_);
+            tree_.query_batch(a, sink, threads, &cross_buffers_);
         }
     }
 
@@ -78,7 +78,7 @@ private:
         std::uint64_t budget_left() const { return detail::budget_left(sink); }
     };
 
-    void build_impl(const BasicBoxes<T, D>& boxes) { built_.build(View::of(boxes), params_, this->threads_for(boxes.size())); }
+    void build_impl(const View& v) { built_.build(v, params_, this->threads_for(v.n)); }
 
     template <class Emit>
     void query_impl(const BasicBox<T, D>& q, Emit&& emit) const {
@@ -87,8 +87,8 @@ private:
 
     /// Batches run in spatial order (see AdaptiveTree::query_batch).
     template <class Sink>
-    void query_batch_impl(const BasicBoxes<T, D>& queries, Sink& sink, unsigned threads) const {
-        built_.query_batch(View::of(queries), sink, threads);
+    void query_batch_impl(const View& queries, Sink& sink, unsigned threads) const {
+        built_.query_batch(queries, sink, threads);
     }
 
     Params params_;

@@ -47,12 +47,11 @@ namespace broadphase {
 ///   space the uniform grid's stencil visits), meshes at 10^6 faces,
 ///   clustered scenes, mixed sizes (several meshes overlapping).
 template <class T, int D>
-Algorithm choose_algorithm(const BasicBoxes<T, D>& boxes, detail::StatsScratch& scratch) {
+Algorithm choose_algorithm(const BasicBoxesView<T, D>& boxes, detail::StatsScratch& scratch) {
     const std::size_t n = boxes.size();
     if (n < 192) return Algorithm::brute_force;
     if (n < 4096) return Algorithm::sweep_and_prune;
-    const detail::SoaView<T, D> v = detail::SoaView<T, D>::of(boxes);
-    const detail::SceneStats<D> s = detail::scene_stats(v, scratch);
+    const detail::SceneStats<D> s = detail::scene_stats(boxes, scratch);
     bool alike = true;
     for (int k = 0; k < D; ++k) alike = alike && s.extent_p99[k] <= 3 * s.extent_median[k];
     const double dense = n < (std::size_t(1) << 19) ? 0.75 : 0.9;
@@ -60,11 +59,23 @@ Algorithm choose_algorithm(const BasicBoxes<T, D>& boxes, detail::StatsScratch& 
     return Algorithm::hybrid_grid;
 }
 
+/// Same, for BasicBoxes.
+template <class T, int D>
+Algorithm choose_algorithm(const BasicBoxes<T, D>& boxes, detail::StatsScratch& scratch) {
+    return choose_algorithm(boxes.view(), scratch);
+}
+
 /// Same, with its own scratch memory (allocates).
 template <class T, int D>
-Algorithm choose_algorithm(const BasicBoxes<T, D>& boxes) {
+Algorithm choose_algorithm(const BasicBoxesView<T, D>& boxes) {
     detail::StatsScratch scratch;
     return choose_algorithm(boxes, scratch);
+}
+
+/// Same, for BasicBoxes, with its own scratch memory (allocates).
+template <class T, int D>
+Algorithm choose_algorithm(const BasicBoxes<T, D>& boxes) {
+    return choose_algorithm(boxes.view());
 }
 
 /// The thread count Options::threads = 0 stands for: all hardware threads
@@ -75,27 +86,39 @@ inline unsigned default_threads() { return detail::default_threads(); }
 /// tiny, the uniform grid (binning the larger set, querying with the other)
 /// when both have 4,096 boxes or more, sweep and prune between.
 template <class T, int D>
-Algorithm choose_algorithm(const BasicBoxes<T, D>& a, const BasicBoxes<T, D>& b) {
+Algorithm choose_algorithm(const BasicBoxesView<T, D>& a, const BasicBoxesView<T, D>& b) {
     const std::size_t small = std::min(a.size(), b.size());
     if (small < 16 || a.size() * b.size() < 16384) return Algorithm::brute_force;
     if (small >= 4096) return Algorithm::uniform_grid;
     return Algorithm::sweep_and_prune;
 }
 
+/// Same, for BasicBoxes.
+template <class T, int D>
+Algorithm choose_algorithm(const BasicBoxes<T, D>& a, const BasicBoxes<T, D>& b) {
+    return choose_algorithm(a.view(), b.view());
+}
+
 /// Finds pairs frame after frame, keeping every algorithm's memory between
 /// calls. Not thread-safe: use one per thread.
+///
+/// Every call takes a BasicBoxesView: pass a BasicBoxes (it converts, zero
+/// copy) or a view over your own arrays (BasicBoxesView::soa, zero copy;
+/// BasicBoxesView::aos, gathered into reused memory each call).
 template <class T, int D>
 class BasicPairFinder {
 public:
+    using view_type = BasicBoxesView<T, D>;
+
     /// All pairs (a < b) within `boxes` into `out` (replaced). O(n) to O(n log n)
     /// plus the pairs for the grids and sweep; O(n^2) for brute force.
-    Report find_pairs(const BasicBoxes<T, D>& boxes, std::vector<Pair>& out, const Options& options = {}) {
+    Report find_pairs(view_type boxes, std::vector<Pair>& out, const Options& options = {}) {
         last_ = resolve(options.algorithm, boxes);
         return dispatch(last_, [&](auto& algo) { return algo.find_pairs(boxes, out, options); });
     }
 
     /// All pairs (index in a, index in b) between two sets into `out` (replaced).
-    Report find_pairs(const BasicBoxes<T, D>& a, const BasicBoxes<T, D>& b, std::vector<Pair>& out,
+    Report find_pairs(view_type a, view_type b, std::vector<Pair>& out,
                       const Options& options = {}) {
         last_ = options.algorithm == Algorithm::automatic ? choose_algorithm(a, b) : options.algorithm;
         return dispatch(last_, [&](auto& algo) { return algo.find_pairs(a, b, out, options); });
@@ -105,14 +128,14 @@ public:
     /// Nothing is stored, so any number of pairs can pass through.
     /// Options::max_pairs applies; Options::sorted does not (nothing is kept).
     template <class F>
-    Report for_each_pair(const BasicBoxes<T, D>& boxes, F&& f, const Options& options = {}) {
+    Report for_each_pair(view_type boxes, F&& f, const Options& options = {}) {
         last_ = resolve(options.algorithm, boxes);
         return dispatch(last_, [&](auto& algo) { return algo.for_each_pair(boxes, f, options.max_pairs); });
     }
 
     /// Streams pairs between two sets to f(a_index, b_index), as above.
     template <class F>
-    Report for_each_pair(const BasicBoxes<T, D>& a, const BasicBoxes<T, D>& b, F&& f, const Options& options = {}) {
+    Report for_each_pair(view_type a, view_type b, F&& f, const Options& options = {}) {
         last_ = options.algorithm == Algorithm::automatic ? choose_algorithm(a, b) : options.algorithm;
         return dispatch(last_, [&](auto& algo) { return algo.for_each_pair(a, b, f, options.max_pairs); });
     }
@@ -121,7 +144,7 @@ public:
     Algorithm last_algorithm() const { return last_; }
 
 private:
-    Algorithm resolve(Algorithm a, const BasicBoxes<T, D>& boxes) {
+    Algorithm resolve(Algorithm a, view_type boxes) {
         return a == Algorithm::automatic ? choose_algorithm(boxes, stats_scratch_) : a;
     }
 
@@ -152,17 +175,30 @@ using PairFinder = BasicPairFinder<float, 3>;
 /// All pairs (a < b) within `boxes` into `out` (replaced). One-shot: keep a
 /// PairFinder to reuse memory between frames.
 template <class T, int D>
-Report find_pairs(const BasicBoxes<T, D>& boxes, std::vector<Pair>& out, const Options& options = {}) {
+Report find_pairs(const BasicBoxesView<T, D>& boxes, std::vector<Pair>& out, const Options& options = {}) {
     BasicPairFinder<T, D> finder;
     return finder.find_pairs(boxes, out, options);
 }
 
+/// Same, for BasicBoxes.
+template <class T, int D>
+Report find_pairs(const BasicBoxes<T, D>& boxes, std::vector<Pair>& out, const Options& options = {}) {
+    return find_pairs(boxes.view(), out, options);
+}
+
 /// All pairs (index in a, index in b) between two sets into `out` (replaced).
 template <class T, int D>
-Report find_pairs(const BasicBoxes<T, D>& a, const BasicBoxes<T, D>& b, std::vector<Pair>& out,
+Report find_pairs(const BasicBoxesView<T, D>& a, const BasicBoxesView<T, D>& b, std::vector<Pair>& out,
                   const Options& options = {}) {
     BasicPairFinder<T, D> finder;
     return finder.find_pairs(a, b, out, options);
+}
+
+/// Same, for BasicBoxes.
+template <class T, int D>
+Report find_pairs(const BasicBoxes<T, D>& a, const BasicBoxes<T, D>& b, std::vector<Pair>& out,
+                  const Options& options = {}) {
+    return find_pairs(a.view(), b.view(), out, options);
 }
 
 /// A built set that answers box queries: one box (the indices it overlaps)
@@ -171,10 +207,14 @@ Report find_pairs(const BasicBoxes<T, D>& a, const BasicBoxes<T, D>& b, std::vec
 template <class T, int D>
 class BasicIndex {
 public:
+    /// What build and the batch queries take: BasicBoxes converts to it
+    /// implicitly; see BasicBoxesView for views over your own arrays.
+    using view_type = BasicBoxesView<T, D>;
+
     /// Builds over `boxes` (copied). `automatic` picks brute force below 64
     /// boxes, else the uniform grid, whose queries visit only the cells the
     /// query box covers. O(n) build.
-    Report build(const BasicBoxes<T, D>& boxes, Algorithm algorithm = Algorithm::automatic) {
+    Report build(view_type boxes, Algorithm algorithm = Algorithm::automatic) {
         Options options;
         options.algorithm = algorithm;
         return build(boxes, options);
@@ -182,7 +222,7 @@ public:
 
     /// As above, with options.algorithm and options.threads (the build's
     /// binning runs on that many threads; the other options do not apply).
-    Report build(const BasicBoxes<T, D>& boxes, const Options& options) {
+    Report build(view_type boxes, const Options& options) {
         algo_ = options.algorithm == Algorithm::automatic
                     ? (boxes.size() < 64 ? Algorithm::brute_force : Algorithm::uniform_grid)
                     : options.algorithm;
@@ -214,20 +254,20 @@ public:
 
     /// Pairs (query index, built index) for every query box into `out`
     /// (replaced), on options.threads threads (same pairs, same order).
-    Report query_batch(const BasicBoxes<T, D>& queries, std::vector<Pair>& out, const Options& options = {}) const {
+    Report query_batch(view_type queries, std::vector<Pair>& out, const Options& options = {}) const {
         return dispatch(*this, [&](const auto& a) { return a.query_batch(queries, out, options); });
     }
 
     /// Streams (query index, built index) pairs of a batch to f(q, i); f may
     /// return false to stop.
     template <class F>
-    Report for_each_overlap_batch(const BasicBoxes<T, D>& queries, F&& f) const {
+    Report for_each_overlap_batch(view_type queries, F&& f) const {
         return dispatch(*this, [&](const auto& a) { return a.for_each_overlap_batch(queries, f); });
     }
 
     /// The former name of for_each_overlap_batch(), kept for one release.
     template <class F>
-    [[deprecated("use for_each_overlap_batch")]] Report for_each_batch_hit(const BasicBoxes<T, D>& queries, F&& f) const {
+    [[deprecated("use for_each_overlap_batch")]] Report for_each_batch_hit(view_type queries, F&& f) const {
         return for_each_overlap_batch(queries, std::forward<F>(f));
     }
 

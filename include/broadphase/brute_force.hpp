@@ -41,8 +41,7 @@ class BasicBruteForce : public detail::AlgorithmBase<BasicBruteForce<T, D>, T, D
     }
 
     template <class Sink>
-    void self_impl(const BasicBoxes<T, D>& boxes, Sink& sink) {
-        const View v = View::of(boxes);
+    void self_impl(const View& v, Sink& sink) {
         const unsigned threads = this->threads_for(v.n);
         if (threads <= 1) {
             self_rows(v, 0, v.n, sink);
@@ -64,8 +63,7 @@ class BasicBruteForce : public detail::AlgorithmBase<BasicBruteForce<T, D>, T, D
     }
 
     template <class Sink>
-    void cross_impl(const BasicBoxes<T, D>& a, const BasicBoxes<T, D>& b, Sink& sink) {
-        const View va = View::of(a), vb = View::of(b);
+    void cross_impl(const View& va, const View& vb, Sink& sink) {
         const unsigned threads = this->threads_for(std::max(va.n, vb.n));
         if (threads <= 1 || va.n < 2) {
             cross_rows(va, vb, 0, va.n, sink);
@@ -77,7 +75,7 @@ class BasicBruteForce : public detail::AlgorithmBase<BasicBruteForce<T, D>, T, D
         });
     }
 
-    void build_impl(const BasicBoxes<T, D>& boxes) { built_ = boxes; }
+    void build_impl(const View& v) { built_.assign(detail::public_view(v)); }
 
     template <class Emit>
     void query_impl(const BasicBox<T, D>& q, Emit&& emit) const {

@@ -104,8 +104,7 @@ private:
     }
 
     template <class Sink>
-    void self_impl(const BasicBoxes<T, D>& boxes, Sink& sink) {
-        const View in = View::of(boxes);
+    void self_impl(const View& in, Sink& sink) {
         const int axis = pick_axis(in);
         const unsigned threads = this->threads_for(in.n);
         sort_into(in, axis, a_, threads);
@@ -152,8 +151,7 @@ private:
     }
 
     template <class Sink>
-    void cross_impl(const BasicBoxes<T, D>& a, const BasicBoxes<T, D>& b, Sink& sink) {
-        const View va = View::of(a), vb = View::of(b);
+    void cross_impl(const View& va, const View& vb, Sink& sink) {
         if (va.n == 0 || vb.n == 0) return;
         const int axis = pick_axis(va.n >= vb.n ? va : vb);
         const unsigned threads = this->threads_for(va.n + vb.n);
@@ -172,8 +170,7 @@ private:
         });
     }
 
-    void build_impl(const BasicBoxes<T, D>& boxes) {
-        const View in = View::of(boxes);
+    void build_impl(const View& in) {
         built_axis_ = pick_axis(in);
         sort_into(in, built_axis_, built_, this->threads_for(in.n));
         const std::size_t n = in.n;

@@ -197,6 +197,46 @@ TEST_P(ReuseTest, StreamingFrames) {
     expect_no_allocations(name(), n, "for_each_pair frames 2..5 (dense20k)");
 }
 
+// An engine's own arrays through BasicBoxesView: the struct-of-arrays view
+// is read in place, and the strided view is gathered into memory the
+// algorithm keeps, so neither allocates once warm.
+TEST_P(ReuseTest, ViewFrames) {
+    BPTEST_SKIP_UNDER_ASAN();
+    const Boxes frame = bs::dense20k();
+    struct Body {
+        float min[3], max[3];
+        int id;
+    };
+    std::vector<float> lo[3], hi[3];
+    std::vector<Body> bodies(frame.size());
+    for (int k = 0; k < 3; ++k) {
+        lo[k].assign(frame.min(k), frame.min(k) + frame.size());
+        hi[k].assign(frame.max(k), frame.max(k) + frame.size());
+        for (std::size_t i = 0; i < frame.size(); ++i) bodies[i].min[k] = lo[k][i], bodies[i].max[k] = hi[k][i];
+    }
+    const broadphase::BoxesView soa = broadphase::BoxesView::soa({lo[0].data(), lo[1].data(), lo[2].data()},
+                                                                 {hi[0].data(), hi[1].data(), hi[2].data()}, frame.size());
+    const broadphase::BoxesView aos =
+        broadphase::BoxesView::aos(bodies[0].min, bodies[0].max, sizeof(Body), bodies.size());
+    broadphase::PairFinder finder;
+    std::vector<Pair> out, want;
+    finder.find_pairs(frame, want, options());  // warm-up through BasicBoxes
+    out.reserve(want.size());
+    // No copy: not even the view's first frame allocates (a copy would grow
+    // the working set's arrays, which the warm-up never touched).
+    long n = count_allocations([&] {
+        for (int i = 1; i <= 4; ++i) finder.find_pairs(soa, out, options());
+    });
+    EXPECT_EQ(out.size(), want.size());
+    expect_no_allocations(name(), n, "find_pairs frames 1..4 through a struct-of-arrays view");
+    finder.find_pairs(aos, out, options());  // the gather's arrays grow here
+    n = count_allocations([&] {
+        for (int i = 2; i <= 5; ++i) finder.find_pairs(aos, out, options());
+    });
+    EXPECT_EQ(out.size(), want.size());
+    expect_no_allocations(name(), n, "find_pairs frames 2..5 through a strided view");
+}
+
 TEST_P(ReuseTest, IndexRebuildAndQueries) {
     BPTEST_SKIP_UNDER_ASAN();
     const Boxes frame = bs::dense20k();
@@ -281,9 +321,15 @@ TEST(PeriodicReuse, FramesAllocateNothing) {
         o.algorithm = a;
         o.threads = 2;
         o.min_boxes_per_thread = 1;
-        for (int f = 0; f < 2; ++f) move(f), EXPECT_TRUE(finder.find_pairs(boxes, domain, out, o).ok());
+        for (int f = 0; f < 2; ++f) {
+            move(f);
+            EXPECT_TRUE(finder.find_pairs(boxes, domain, out, o).ok());
+        }
         const long count = count_allocations([&] {
-            for (int f = 2; f < 5; ++f) move(f), EXPECT_TRUE(finder.find_pairs(boxes, domain, out, o).ok());
+            for (int f = 2; f < 5; ++f) {
+                move(f);
+                EXPECT_TRUE(finder.find_pairs(boxes, domain, out, o).ok());
+            }
         });
         expect_no_allocations(broadphase::to_string(a), count, "PeriodicPairFinder frames 3..5");
     }

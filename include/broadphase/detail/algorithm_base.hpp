@@ -2,11 +2,14 @@
 //
 // An algorithm derives from AlgorithmBase<Derived, T, D> and provides, for
 // valid boxes only (the base removes invalid ones and maps indices back):
-//   template <class Sink> void self_impl(const BasicBoxes<T,D>&, Sink&);
-//   template <class Sink> void cross_impl(const BasicBoxes<T,D>& a, const BasicBoxes<T,D>& b, Sink&);
-//   void build_impl(const BasicBoxes<T,D>&);
+//   template <class Sink> void self_impl(const SoaView<T,D>&, Sink&);
+//   template <class Sink> void cross_impl(const SoaView<T,D>& a, const SoaView<T,D>& b, Sink&);
+//   void build_impl(const SoaView<T,D>&);
 //   template <class Emit> void query_impl(const BasicBox<T,D>&, Emit&&) const;  // emit(index)
 // and may override query_batch_impl when it has a faster batch path.
+// The public calls take a BasicBoxesView (BasicBoxes converts to it); the
+// SoaView the *_impl functions get is the caller's arrays when they are
+// struct of arrays and all valid, else the working set's compact copy.
 // threads_for(items) tells an algorithm how many threads the current call
 // may use (see detail/parallel.hpp); the pairs must not depend on it.
 #pragma once
@@ -31,10 +34,14 @@ template <class Derived, class T, int D>
 class AlgorithmBase {
 public:
     using boxes_type = BasicBoxes<T, D>;
+    /// What every call below takes: BasicBoxes converts to it implicitly
+    /// (zero copy), and a view over the caller's own arrays needs no
+    /// BasicBoxes at all (see BasicBoxesView for what each layout costs).
+    using view_type = BasicBoxesView<T, D>;
     using box_type = BasicBox<T, D>;
 
     /// All overlapping pairs (a < b) within `boxes`, replacing `out`'s contents.
-    Report find_pairs(const boxes_type& boxes, std::vector<Pair>& out, const Options& options = {}) {
+    Report find_pairs(view_type boxes, std::vector<Pair>& out, const Options& options = {}) {
         out.clear();
         VectorSink sink(out, options.max_pairs);
         const ThreadScope scope(*this, options);
@@ -48,13 +55,13 @@ public:
     /// at most max_pairs of them. Nothing is stored. Runs on the calling
     /// thread (f is never called concurrently).
     template <class F>
-    Report for_each_pair(const boxes_type& boxes, F&& f, std::uint64_t max_pairs = no_budget) {
+    Report for_each_pair(view_type boxes, F&& f, std::uint64_t max_pairs = no_budget) {
         CallbackSink<std::remove_reference_t<F>> sink(f, max_pairs);
         return run_self(boxes, sink);
     }
 
     /// All pairs (index in a, index in b) between two sets, replacing `out`.
-    Report find_pairs(const boxes_type& a, const boxes_type& b, std::vector<Pair>& out, const Options& options = {}) {
+    Report find_pairs(view_type a, view_type b, std::vector<Pair>& out, const Options& options = {}) {
         out.clear();
         VectorSink sink(out, options.max_pairs);
         const ThreadScope scope(*this, options);
@@ -67,7 +74,7 @@ public:
     /// Streams every pair between two sets to f(a_index, b_index), at most
     /// max_pairs of them, on the calling thread.
     template <class F>
-    Report for_each_pair(const boxes_type& a, const boxes_type& b, F&& f, std::uint64_t max_pairs = no_budget) {
+    Report for_each_pair(view_type a, view_type b, F&& f, std::uint64_t max_pairs = no_budget) {
         CallbackSink<std::remove_reference_t<F>> sink(f, max_pairs);
         return run_cross(a, b, sink);
     }
@@ -75,7 +82,7 @@ public:
     /// Builds the structure over `boxes` for later queries; copies what it
     /// needs, so `boxes` may change afterwards. Reuses memory between builds.
     /// Uses options.threads (other options do not apply).
-    Report build(const boxes_type& boxes, const Options& options = {}) {
+    Report build(view_type boxes, const Options& options = {}) {
         const ThreadScope scope(*this, options);
         Report r;
         built_ = false;
@@ -127,7 +134,7 @@ public:
     /// Pairs (query index, built index) for a batch of query boxes, replacing
     /// `out`. Safe to call from many threads at once; each call may itself
     /// use options.threads threads.
-    Report query_batch(const boxes_type& queries, std::vector<Pair>& out, const Options& options = {}) const {
+    Report query_batch(view_type queries, std::vector<Pair>& out, const Options& options = {}) const {
         out.clear();
         VectorSink sink(out, options.max_pairs);
         Report r = run_batch(queries, sink, plan_threads(options.threads, queries.size(), options.min_boxes_per_thread));
@@ -139,14 +146,14 @@ public:
     /// Streams (query index, built index) pairs of a batch to f, at most
     /// max_pairs of them, on the calling thread.
     template <class F>
-    Report for_each_overlap_batch(const boxes_type& queries, F&& f, std::uint64_t max_pairs = no_budget) const {
+    Report for_each_overlap_batch(view_type queries, F&& f, std::uint64_t max_pairs = no_budget) const {
         CallbackSink<std::remove_reference_t<F>> sink(f, max_pairs);
         return run_batch(queries, sink, 1);
     }
 
     /// The former name of for_each_overlap_batch(), kept for one release.
     template <class F>
-    [[deprecated("use for_each_overlap_batch")]] Report for_each_batch_hit(const boxes_type& queries, F&& f,
+    [[deprecated("use for_each_overlap_batch")]] Report for_each_batch_hit(view_type queries, F&& f,
                                                                           std::uint64_t max_pairs = no_budget) const {
         return for_each_overlap_batch(queries, std::forward<F>(f), max_pairs);
     }
@@ -160,8 +167,7 @@ protected:
     /// Default batch path: one query per box, in query order; with threads,
     /// contiguous runs of queries as tasks. Algorithms may do better.
     template <class Sink>
-    void query_batch_impl(const boxes_type& queries, Sink& sink, unsigned threads) const {
-        const View v = View::of(queries);
+    void query_batch_impl(const SoaView<T, D>& v, Sink& sink, unsigned threads) const {
         auto run = [&](std::size_t begin, std::size_t end, auto& s) {
             for (std::size_t i = begin; i < end && !s.stopped(); ++i) {
                 const auto qi = static_cast<std::uint32_t>(i);
@@ -205,7 +211,7 @@ private:
     }
 
     template <class Sink>
-    Report run_self(const boxes_type& boxes, Sink& sink) {
+    Report run_self(view_type boxes, Sink& sink) {
         Report r;
         if (!fits_indices(boxes.size())) {
             r.status = Status::too_many_boxes;
@@ -231,7 +237,7 @@ private:
     }
 
     template <class Sink>
-    Report run_cross(const boxes_type& a, const boxes_type& b, Sink& sink) {
+    Report run_cross(view_type a, view_type b, Sink& sink) {
         Report r;
         if (!fits_indices(a.size()) || !fits_indices(b.size())) {
             r.status = Status::too_many_boxes;
@@ -260,7 +266,7 @@ private:
     }
 
     template <class Sink>
-    Report run_batch(const boxes_type& queries, Sink& sink, unsigned threads) const {
+    Report run_batch(view_type queries, Sink& sink, unsigned threads) const {
         Report r;
         if (!fits_indices(queries.size())) {
             r.status = Status::too_many_boxes;

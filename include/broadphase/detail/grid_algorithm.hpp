@@ -55,8 +55,7 @@ private:
     }
 
     template <class Sink>
-    void self_impl(const BasicBoxes<T, D>& boxes, Sink& sink) {
-        const View v = View::of(boxes);
+    void self_impl(const View& v, Sink& sink) {
         const unsigned threads = this->threads_for(v.n);
         if constexpr (Policy::home_cells) {
             home_.self_pairs(v, sink, stats_scratch_, threads);
@@ -70,8 +69,7 @@ private:
     /// Two sets: bin the larger, query it with each box of the smaller
     /// (with threads, runs of the smaller set as tasks).
     template <class Sink>
-    void cross_impl(const BasicBoxes<T, D>& a, const BasicBoxes<T, D>& b, Sink& sink) {
-        const View va = View::of(a), vb = View::of(b);
+    void cross_impl(const View& va, const View& vb, Sink& sink) {
         if (va.n == 0 || vb.n == 0) return;
         const bool bin_a = va.n >= vb.n;
         const View& binned = bin_a ? va : vb;
@@ -97,9 +95,9 @@ private:
         });
     }
 
-    void build_impl(const BasicBoxes<T, D>& boxes) {
-        built_ = boxes;
-        bin(View::of(built_), built_grid_, this->threads_for(boxes.size()));
+    void build_impl(const View& v) {
+        built_.assign(public_view(v));
+        bin(View::of(built_), built_grid_, this->threads_for(v.n));
     }
 
     template <class Emit>

@@ -81,12 +81,33 @@ struct SoaView {
         v.n = b.size();
         return v;
     }
+    /// The arrays of a struct-of-arrays view (b.contiguous() must hold).
+    static SoaView of(const BasicBoxesView<T, D>& b) {
+        SoaView v;
+        for (int k = 0; k < D; ++k) {
+            v.lo[k] = b.min(k);
+            v.hi[k] = b.max(k);
+        }
+        v.n = b.size();
+        return v;
+    }
     BROADPHASE_SIMD_INLINE bool overlaps(std::size_t j, const BasicBox<T, D>& q) const {
         for (int k = 0; k < D; ++k)
             if (hi[k][j] < q.min[k] || q.max[k] < lo[k][j]) return false;
         return true;
     }
 };
+
+/// The public view of a SoaView's arrays (zero copy).
+template <class T, int D>
+BasicBoxesView<T, D> public_view(const SoaView<T, D>& v) {
+    std::array<const T*, D> lo, hi;
+    for (int k = 0; k < D; ++k) {
+        lo[static_cast<std::size_t>(k)] = v.lo[k];
+        hi[static_cast<std::size_t>(k)] = v.hi[k];
+    }
+    return BasicBoxesView<T, D>::soa(lo, hi, v.n);
+}
 
 /// Calls emit(base + l) for every set bit l of m, lowest first.
 template <class Emit>

@@ -53,13 +53,14 @@ struct StatsScratch {
 };
 
 /// Samples up to `max_sample` boxes at a fixed stride. O(sample log sample).
-template <class T, int D>
-SceneStats<D> scene_stats(const SoaView<T, D>& v, StatsScratch& scratch, std::size_t max_sample = 512) {
+/// (lo(k, i), hi(k, i): box i's min and max on axis k.)
+template <int D, class Lo, class Hi>
+SceneStats<D> scene_stats_of(std::size_t n, Lo&& lo_at, Hi&& hi_at, StatsScratch& scratch, std::size_t max_sample) {
     SceneStats<D> s;
-    s.n = v.n;
-    if (v.n == 0) return s;
-    const std::size_t m = std::min(v.n, max_sample);
-    const double stride = static_cast<double>(v.n) / static_cast<double>(m);
+    s.n = n;
+    if (n == 0) return s;
+    const std::size_t m = std::min(n, max_sample);
+    const double stride = static_cast<double>(n) / static_cast<double>(m);
     std::vector<double>& centers = scratch.centers;
     std::vector<double>& extents = scratch.extents;
     for (int k = 0; k < D; ++k) {
@@ -67,7 +68,7 @@ SceneStats<D> scene_stats(const SoaView<T, D>& v, StatsScratch& scratch, std::si
         extents.clear();
         for (std::size_t t = 0; t < m; ++t) {
             const auto i = static_cast<std::size_t>(static_cast<double>(t) * stride);
-            const double lo = static_cast<double>(v.lo[k][i]), hi = static_cast<double>(v.hi[k][i]);
+            const double lo = static_cast<double>(lo_at(k, i)), hi = static_cast<double>(hi_at(k, i));
             const double c = 0.5 * (lo + hi), e = hi - lo;
             if (std::isfinite(c)) centers.push_back(c);
             extents.push_back(std::isfinite(e) ? e : HUGE_VAL);
@@ -87,6 +88,22 @@ SceneStats<D> scene_stats(const SoaView<T, D>& v, StatsScratch& scratch, std::si
         s.extent_p99[k] = nth(extents, extents.size() - 1 - extents.size() / 100);
     }
     return s;
+}
+
+/// Samples up to `max_sample` boxes at a fixed stride. O(sample log sample).
+template <class T, int D>
+SceneStats<D> scene_stats(const SoaView<T, D>& v, StatsScratch& scratch, std::size_t max_sample = 512) {
+    return scene_stats_of<D>(
+        v.n, [&](int k, std::size_t i) { return v.lo[k][i]; }, [&](int k, std::size_t i) { return v.hi[k][i]; },
+        scratch, max_sample);
+}
+
+/// The same for a public view, in either layout (strided views need no gather).
+template <class T, int D>
+SceneStats<D> scene_stats(const BasicBoxesView<T, D>& v, StatsScratch& scratch, std::size_t max_sample = 512) {
+    return scene_stats_of<D>(
+        v.size(), [&](int k, std::size_t i) { return v.min(k, i); }, [&](int k, std::size_t i) { return v.max(k, i); },
+        scratch, max_sample);
 }
 
 }  // namespace detail
