@@ -72,16 +72,8 @@ struct SoaView {
     const T* hi[D];
     std::size_t n = 0;
 
-    static SoaView of(const BasicBoxes<T, D>& b) {
-        SoaView v;
-        for (int k = 0; k < D; ++k) {
-            v.lo[k] = b.min(k);
-            v.hi[k] = b.max(k);
-        }
-        v.n = b.size();
-        return v;
-    }
-    /// The arrays of a struct-of-arrays view (b.contiguous() must hold).
+    /// The arrays of a struct-of-arrays view (b.contiguous() must hold);
+    /// a BasicBoxes converts to one implicitly.
     static SoaView of(const BasicBoxesView<T, D>& b) {
         SoaView v;
         for (int k = 0; k < D; ++k) {
