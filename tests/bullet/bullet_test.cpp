@@ -484,10 +484,12 @@ TEST(BulletAdapter, RayCallbackClipsAndStops) {
     adapter.rayTest(from, to, first);
     EXPECT_EQ(first.calls, 1);  // process returned false: the search stopped
     // Clipped from the start: only the boxes within lambda 0.25 (x <= 9.5): 5 of them.
-    struct Count : btBroadphaseRayCallback {
+    // (A callback fills m_rayDirectionInverse, as btDbvtBroadphase also needs: CollectRay's, lambda 1 at `to`.)
+    struct Count : CollectRay {
         int n = 0;
+        using CollectRay::CollectRay;
         bool process(const btBroadphaseProxy*) override { return ++n, true; }
-    } count;
+    } count(from, to);
     count.m_lambda_max = btScalar(0.25);
     adapter.rayTest(from, to, count);
     EXPECT_EQ(count.n, 5);

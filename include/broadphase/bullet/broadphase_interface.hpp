@@ -27,6 +27,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -137,37 +138,49 @@ public:
     }
 
     /// rayCallback.process(proxy) for each proxy whose box the segment
-    /// rayFrom + lambda * (rayTo - rayFrom), lambda in [0, rayCallback.m_lambda_max],
-    /// touches (closed boxes), in no particular order. When aabbMin or aabbMax
-    /// is nonzero, the box [rayFrom + aabbMin, rayFrom + aabbMax] is swept
-    /// along the segment instead (Bullet's convex sweeps). The search follows
-    /// the callback's m_lambda_max as process lowers it (Scene's clipped
-    /// casts): boxes entered beyond it are neither reported nor visited.
-    /// process returning false, or m_lambda_max falling to 0, stops the search
-    /// (btCollisionWorld's ray callbacks return false once nothing nearer can
-    /// be found). Filters do not apply (as in Bullet's broad phases). Sees
-    /// the boxes given since the last calculateOverlappingPairs.
-    void rayTest(const btVector3& rayFrom, const btVector3& rayTo, btBroadphaseRayCallback& rayCallback,
+    /// rayFrom + lambda * dir, lambda in [0, rayCallback.m_lambda_max],
+    /// touches (closed boxes), in no particular order. dir is the direction
+    /// the callback holds (1 / m_rayDirectionInverse, a component of
+    /// BT_LARGE_FLOAT or more read as 0), as btDbvtBroadphase reads it:
+    /// btCollisionWorld's callbacks hold the unit direction and the ray's
+    /// length as m_lambda_max, so the segment is rayFrom to rayTo whatever
+    /// its length; rayTo itself is not read. When aabbMin or aabbMax is
+    /// nonzero, the box [rayFrom + aabbMin, rayFrom + aabbMax] is swept along
+    /// the segment instead (Bullet's convex sweeps; a zero-length sweep is a
+    /// box query at rayFrom). The search follows the callback's m_lambda_max
+    /// as process lowers it (Scene's clipped casts): boxes entered beyond it
+    /// are neither reported nor visited; lowered to 0, only boxes holding the
+    /// start remain. process returning false, or a NaN m_lambda_max, stops
+    /// it. A negative or NaN m_lambda_max, or a NaN direction (Bullet's
+    /// zero-length ray), reports nothing. Filters do not apply (as in
+    /// Bullet's broad phases). Sees the boxes given since the last
+    /// calculateOverlappingPairs. Cost: O(log n + k) typical (the Scene's
+    /// clipped casts).
+    void rayTest(const btVector3& rayFrom, const btVector3& /*rayTo*/, btBroadphaseRayCallback& rayCallback,
                  const btVector3& aabbMin = btVector3(0, 0, 0), const btVector3& aabbMax = btVector3(0, 0, 0)) override {
         const btScalar lambda_max = rayCallback.m_lambda_max;
         if (!(lambda_max >= btScalar(0))) return;  // negative or NaN: nothing
-        const btVector3 d = rayTo - rayFrom;
+        const btVector3 dir = direction_of(rayCallback);
+        if (!(dir.x() == dir.x() && dir.y() == dir.y() && dir.z() == dir.z())) return;
         // f(id, lambda) for the clipped casts: process, then the callback's
-        // m_lambda_max as the new clip (in the cast's own units: `scale`
+        // m_lambda_max as the new clip, in the cast's own units (`scale`
         // lambdas a unit of t), or stop.
         auto steer = [&](Id id, btScalar lambda, btScalar scale) -> btScalar {
             if (lambda > rayCallback.m_lambda_max) return SceneType::cast_ignore;  // (a tie at the clip)
             if (!rayCallback.process(proxies_[id])) return SceneType::cast_stop;
             const btScalar now = rayCallback.m_lambda_max;
-            if (!(now > btScalar(0))) return SceneType::cast_stop;
-            return scale > btScalar(0) ? now / scale : SceneType::cast_continue;
+            if (now != now) return SceneType::cast_stop;
+            if (!(scale > btScalar(0))) return SceneType::cast_continue;  // a zero-length cast: every hit is at 0
+            // Lowered to 0 (or below): a clip of the smallest positive t keeps only the boxes holding the start.
+            if (!(now > btScalar(0))) return std::numeric_limits<btScalar>::denorm_min();
+            return now / scale;
         };
         if (aabbMin.isZero() && aabbMax.isZero()) {
-            scene_.ray_cast_clipped(vec_of(rayFrom), vec_of(d), lambda_max,
+            scene_.ray_cast_clipped(vec_of(rayFrom), vec_of(dir), lambda_max,
                                     [&](Id id, btScalar t) { return steer(id, t, btScalar(1)); });
         } else {
-            // A box cast: time t in [0, 1] along d * lambda_max, so lambda = t * lambda_max.
-            scene_.box_cast_clipped(box_of(rayFrom + aabbMin, rayFrom + aabbMax), vec_of(d * lambda_max),
+            // A box cast: time t in [0, 1] along dir * lambda_max, so lambda = t * lambda_max.
+            scene_.box_cast_clipped(box_of(rayFrom + aabbMin, rayFrom + aabbMax), vec_of(dir * lambda_max),
                                     [&](Id id, btScalar t) { return steer(id, t * lambda_max, lambda_max); });
         }
     }
@@ -314,6 +327,17 @@ private:
         if (scene_.type(p.id) != type) scene_.set_type(p.id, type);
     }
 
+    /// The direction a ray callback's lambda is measured along: 1 /
+    /// m_rayDirectionInverse per axis, 0 where the inverse is BT_LARGE_FLOAT
+    /// or more (Bullet's spelling of a zero component), NaN stays NaN.
+    static btVector3 direction_of(const btBroadphaseRayCallback& c) {
+        btVector3 d;
+        for (int k = 0; k < 3; ++k) {
+            const btScalar inv = c.m_rayDirectionInverse[k];
+            d[k] = (inv >= btScalar(BT_LARGE_FLOAT) || inv <= -btScalar(BT_LARGE_FLOAT)) ? btScalar(0) : btScalar(1) / inv;
+        }
+        return d;
+    }
     static typename SceneType::vec_type vec_of(const btVector3& v) { return {v.x(), v.y(), v.z()}; }
     static typename SceneType::box_type box_of(const btVector3& lo, const btVector3& hi) {
         typename SceneType::box_type b;
