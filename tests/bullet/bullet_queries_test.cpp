@@ -481,16 +481,21 @@ void compare_frame(std::vector<std::unique_ptr<QueryWorld>>& w, Shapes& shapes, 
     const std::vector<ProxyBox> boxes = proxy_boxes(O);
 
     // Rays: the hits in the three worlds, and the adapter's candidates.
+    // One query (a ray or a sweep) in the three worlds: every hit and the
+    // closest hit equal, bit for bit; returns the number of hits.
+    auto agree = [&](auto all, auto closest, const auto& q, const char* what) {
+        const std::vector<Hit> want = all(B, q);
+        EXPECT_EQ(all(O, q), want) << "frame " << f << ", " << q.kind << " " << what << " (" << q.from.x() << ", " << q.from.y()
+                                   << ", " << q.from.z() << ") -> (" << q.to.x() << ", " << q.to.y() << ", " << q.to.z() << ")";
+        EXPECT_EQ(all(D, q), want) << "frame " << f << ", " << q.kind << " " << what << " (dbvt)";
+        const btScalar c = closest(B, q);
+        EXPECT_EQ(closest(O, q), c) << "frame " << f << ", " << q.kind << " " << what;
+        EXPECT_EQ(closest(D, q), c) << "frame " << f << ", " << q.kind << " " << what << " (dbvt)";
+        return static_cast<long long>(want.size());
+    };
     for (const Ray& r : make_rays(rng, boxes, O)) {
-        const std::vector<Hit> want = all_ray_hits(B, r);
-        EXPECT_EQ(all_ray_hits(O, r), want) << "frame " << f << ", " << r.kind << " ray (" << r.from.x() << ", " << r.from.y() << ", "
-                                            << r.from.z() << ") -> (" << r.to.x() << ", " << r.to.y() << ", " << r.to.z() << ")";
-        EXPECT_EQ(all_ray_hits(D, r), want) << "frame " << f << ", " << r.kind << " ray (dbvt)";
-        const btScalar closest = closest_ray(B, r);
-        EXPECT_EQ(closest_ray(O, r), closest) << "frame " << f << ", " << r.kind << " ray";
-        EXPECT_EQ(closest_ray(D, r), closest) << "frame " << f << ", " << r.kind << " ray (dbvt)";
         ++t.rays;
-        t.ray_hits += static_cast<long long>(want.size());
+        t.ray_hits += agree(all_ray_hits, closest_ray, r, "ray");
 
         Candidates got(r.from, r.to);
         O.broadphase->rayTest(r.from, r.to, got);
@@ -532,14 +537,8 @@ void compare_frame(std::vector<std::unique_ptr<QueryWorld>>& w, Shapes& shapes, 
         sweeps.push_back({&small, top + btVector3(0, len - btScalar(0.1), 0), top - btVector3(0, btScalar(0.1), 0), "short-down"});
     }
     for (const Sweep& s : sweeps) {
-        const std::vector<Hit> want = all_sweep_hits(B, s);
-        EXPECT_EQ(all_sweep_hits(O, s), want) << "frame " << f << ", " << s.kind << " sweep";
-        EXPECT_EQ(all_sweep_hits(D, s), want) << "frame " << f << ", " << s.kind << " sweep (dbvt)";
-        const btScalar closest = closest_sweep(B, s);
-        EXPECT_EQ(closest_sweep(O, s), closest) << "frame " << f << ", " << s.kind << " sweep";
-        EXPECT_EQ(closest_sweep(D, s), closest) << "frame " << f << ", " << s.kind << " sweep (dbvt)";
         ++t.sweeps;
-        t.sweep_hits += static_cast<long long>(want.size());
+        t.sweep_hits += agree(all_sweep_hits, closest_sweep, s, "sweep");
     }
 
     // aabbTest: random boxes, points, a huge box, and boxes touching a proxy's face.
