@@ -23,7 +23,8 @@ The same positions (wrapped into the box) then go to
   - scipy.spatial.cKDTree(x, boxsize=L).query_pairs(2.8): tree built and
     queried, as it is used;
   - ase.neighborlist.neighbor_list('ij', ...) when ASE is installed
-    (python3-ase): a full list, so twice the pairs.
+    (python3-ase), up to 40,000 atoms (at 256,000 it ran out of 24 GB):
+    a full list, so twice the pairs.
 Times are the median of --repeats warm calls (the first call is also
 reported for ours). Pairs: find_sphere_pairs(x, 1.25, ...) must give exactly
 LAMMPS's pairs within the force cutoff (LAMMPS's test is r < 2.5, ours r <= 2.5:
@@ -189,6 +190,9 @@ def median_ms(f, repeats):
     return statistics.median(times), out
 
 
+ASE_MAX = 40000  # ASE's neighbor_list: 12 s and several GB at 32,000 atoms; 256,000 ran out of 24 GB
+
+
 def compare(case, atoms, lmp_ms, builds, x, box, radii_cut, radii_list, lmp_pairs, repeats, rows):
     """Times ours, cKDTree and ASE on x and checks the pairs; appends a row."""
     t0 = time.perf_counter()
@@ -208,7 +212,7 @@ def compare(case, atoms, lmp_ms, builds, x, box, radii_cut, radii_list, lmp_pair
                               max(1, repeats // 2))
         same_as_kd = bool(np.array_equal(sorted_pairs(kd), sorted_pairs(ours)))
     ase_ms = float("nan")
-    if neighbor_list is not None and np.isscalar(radii_list):
+    if neighbor_list is not None and np.isscalar(radii_list) and len(x) <= ASE_MAX:
         a = Atoms(positions=x, cell=np.diag(box), pbc=True)
         ase_ms, _ = median_ms(lambda: neighbor_list("ij", a, 2 * radii_list), max(1, repeats // 2))
     row = dict(case=case, atoms=atoms, pairs=len(ours), lammps_build_ms=lmp_ms, lammps_builds=builds,
