@@ -52,9 +52,12 @@
 #include <btBulletDynamicsCommon.h>
 #include <broadphase/bullet/broadphase_interface.hpp>
 
+#include "bullet_common.hpp"
+
 namespace {
 
 using broadphase::bullet::BroadphaseInterface;
+using namespace bullet_test;
 
 constexpr int kDynamic = 1100;
 constexpr int kFrames = 72;
@@ -66,14 +69,6 @@ const int kQueryMask = btBroadphaseProxy::AllFilter & ~btBroadphaseProxy::Charac
 enum World { brute = 0, dbvt = 1, ours = 2 };
 const char* const kWorldName[] = {"btSimpleBroadphase", "btDbvtBroadphase", "adapter"};
 
-int index_of(const btCollisionObject* o) { return o->getUserIndex(); }
-int index_of(const btBroadphaseProxy* p) { return index_of(static_cast<const btCollisionObject*>(p->m_clientObject)); }
-
-bool boxes_overlap(const btVector3& amin, const btVector3& amax, const btVector3& bmin, const btVector3& bmax) {
-    for (int k = 0; k < 3; ++k)
-        if (amax[k] < bmin[k] || bmax[k] < amin[k]) return false;
-    return true;
-}
 
 /// The shapes, shared by every world (a shape holds no per-object state).
 struct Shapes {
@@ -315,17 +310,6 @@ std::vector<ProxyBox> proxy_boxes(QueryWorld& w) {
     for (auto& g : w.ghosts) out.push_back({g->getBroadphaseHandle()->m_aabbMin, g->getBroadphaseHandle()->m_aabbMax});
     const btBroadphaseProxy* c = w.character_ghost->getBroadphaseHandle();
     out.push_back({c->m_aabbMin, c->m_aabbMax});  // last: its index is the largest
-    return out;
-}
-
-using IndexPair = std::pair<int, int>;
-std::set<IndexPair> cache_pairs(btBroadphaseInterface& bp) {
-    std::set<IndexPair> out;
-    const btOverlappingPairCache* c = bp.getOverlappingPairCache();
-    for (int i = 0; i < c->getNumOverlappingPairs(); ++i) {
-        int a = index_of(c->getOverlappingPairArrayPtr()[i].m_pProxy0), b = index_of(c->getOverlappingPairArrayPtr()[i].m_pProxy1);
-        out.insert(a < b ? IndexPair{a, b} : IndexPair{b, a});
-    }
     return out;
 }
 
@@ -607,7 +591,7 @@ void compare_frame(std::vector<std::unique_ptr<QueryWorld>>& w, Shapes& shapes, 
         t.contacts += static_cast<long long>(found[brute].size());
     }
     {
-        const std::set<IndexPair> pairs = cache_pairs(*O.broadphase);
+        const std::set<IndexPair> pairs = pairs_of(O.broadphase->getOverlappingPairCache());
         int n = 0;
         for (const IndexPair& p : pairs) {
             if (p.first < 0 || p.second >= static_cast<int>(O.objects.size()) || n++ % 25 != 0) continue;
@@ -673,9 +657,9 @@ TEST(BulletAdapterQueries, AgreeWithDbvtAndBruteForce) {
         for (const auto& b : driver.bodies) t.asleep += b->getActivationState() == ISLAND_SLEEPING && !b->isStaticObject();
 
         // The pair caches: ours equals brute force; the dbvt's (fat, removed lazily) holds them.
-        const std::set<IndexPair> want = cache_pairs(*w[brute]->broadphase);
-        EXPECT_EQ(cache_pairs(*w[ours]->broadphase), want) << "frame " << f;
-        const std::set<IndexPair> fat = cache_pairs(*w[dbvt]->broadphase);
+        const std::set<IndexPair> want = pairs_of(w[brute]->broadphase->getOverlappingPairCache());
+        EXPECT_EQ(pairs_of(w[ours]->broadphase->getOverlappingPairCache()), want) << "frame " << f;
+        const std::set<IndexPair> fat = pairs_of(w[dbvt]->broadphase->getOverlappingPairCache());
         EXPECT_TRUE(std::includes(fat.begin(), fat.end(), want.begin(), want.end())) << "frame " << f;
         t.pairs += static_cast<long long>(want.size());
 

@@ -48,11 +48,12 @@
 #include <btBulletDynamicsCommon.h>
 #include <broadphase/bullet/broadphase_interface.hpp>
 
+#include "bullet_common.hpp"
+
 namespace {
 
 using broadphase::bullet::BroadphaseInterface;
-using IndexPair = std::pair<int, int>;
-using PairSet = std::set<IndexPair>;
+using namespace bullet_test;
 
 constexpr int kBodies = 200;
 constexpr int kFrames = 200;
@@ -64,7 +65,6 @@ bool default_rule(const btBroadphaseProxy* a, const btBroadphaseProxy* b) {
     return (a->m_collisionFilterGroup & b->m_collisionFilterMask) != 0 &&
            (b->m_collisionFilterGroup & a->m_collisionFilterMask) != 0;
 }
-int index_of(const btBroadphaseProxy* p) { return static_cast<const btCollisionObject*>(p->m_clientObject)->getUserIndex(); }
 
 /// A filter callback: the default rule, and never two bodies whose indices add up to a multiple of 3.
 struct ThirdsFilter : btOverlapFilterCallback {
@@ -72,25 +72,6 @@ struct ThirdsFilter : btOverlapFilterCallback {
         return default_rule(a, b) && (index_of(a) + index_of(b)) % 3 != 0;
     }
 };
-
-bool boxes_overlap(const btVector3& amin, const btVector3& amax, const btVector3& bmin, const btVector3& bmax) {
-    for (int k = 0; k < 3; ++k)
-        if (amax[k] < bmin[k] || bmax[k] < amin[k]) return false;
-    return true;
-}
-
-IndexPair ordered(int a, int b) { return a < b ? IndexPair{a, b} : IndexPair{b, a}; }
-
-/// The cache's pairs as body index pairs, each once.
-PairSet pairs_of(const btOverlappingPairCache* cache) {
-    PairSet out;
-    const btBroadphasePair* p = cache->getOverlappingPairArrayPtr();
-    for (int i = 0; i < cache->getNumOverlappingPairs(); ++i) {
-        const bool fresh = out.insert(ordered(index_of(p[i].m_pProxy0), index_of(p[i].m_pProxy1))).second;
-        EXPECT_TRUE(fresh) << "a pair twice in the cache";
-    }
-    return out;
-}
 
 /// The pile: a world on a given broad phase, bodies by index (null once removed).
 struct Pile {
