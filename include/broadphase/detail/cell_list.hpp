@@ -1,0 +1,718 @@
+// The dense-particle cell list behind NeighborList (neighbor_list.hpp) and
+// the periodic sphere pairs (spheres.hpp): particles sorted into cells a
+// fraction of the interaction reach wide, each particle tested against the
+// particles of a stencil of cells around its own, in a periodic cell that
+// may be orthorhombic or triclinic, or an open domain, or a mix
+// (orthorhombic only).
+//
+// Geometry. The cell's edge vectors are the rows a, b, c of h. A particle
+// is wrapped into the cell (wrap() below: the image counts n are subtracted
+// on periodic axes, so that its fractional coordinates s = x' h^-1 lie in
+// [0, 1), up to rounding), then binned by s: bin k of an axis cut into n_k
+// bins holds s in [k / n_k, (k + 1) / n_k). On an open axis the bins cut
+// the particles' span. Two points whose bins differ by more than m_k on an
+// axis are further apart than m_k bin widths measured across that axis
+// (the bin's "perpendicular width": the cell's width across the planes
+// spanned by the other two vectors, over n_k), so with m_k bin widths at
+// least the reach (plus a margin for rounding) the stencil [-m_k, m_k] on
+// every axis holds every image within reach. On a periodic axis, a stencil
+// bin past the end wraps around with the image P_k = floor((k + d) / n_k);
+// each offset d names one (bin, image), so a small cell (n_k < 2 m_k + 1,
+// a cutoff above half the cell) visits every image within reach exactly
+// once, a particle's own images included.
+//
+// The rule (what a candidate must satisfy; the callers document it to
+// users): D = (x'_j - x'_i) + P h, each component evaluated in double as
+// fl(fl(x'_jk - x'_ik) + (P h)_k), where (P h)_k = ((P_0 h_0k + P_1 h_1k)
+// + P_2 h_2k) (exact for orthorhombic cells: one term is non-zero); the
+// pair is in iff (D_0^2 + D_1^2) + D_2^2 <= reach^2, reach = (r_i + r_j) +
+// extra (one radius: (r + r) + extra), all in double.
+//
+// Costs: O(n) to wrap, bin and sort (a counting sort); the traversal tests
+// each particle against the particles of (2 m + 1)^3 bins (the full
+// stencil, for rows) or about half of them (the half stencil, for pairs).
+// Bins are a reach/2 wide by default (m = 2), which tests about 0.57x the
+// candidates of bins a reach wide. The sorted arrays are struct of arrays
+// in double; the distance test is a loop the compiler vectorises.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "../pairs.hpp"
+#include "parallel.hpp"
+
+namespace broadphase {
+namespace detail {
+
+/// A cell as the kernel reads it: the edge vectors as rows of h (zero
+/// rows on open axes), which axes wrap, and whether h is diagonal.
+struct CellFrame {
+    double h[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+    double inv[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};  // h^-1 on the periodic block (general cells: all of it)
+    bool periodic[3] = {false, false, false};
+    bool diagonal = true;  // every periodic axis is along its own coordinate axis (orthorhombic)
+
+    bool any() const { return periodic[0] || periodic[1] || periodic[2]; }
+
+    /// From edge vectors (rows). Open axes must have zero rows and then
+    /// the periodic rows must be diagonal; the caller has checked that.
+    template <class Rows>
+    static CellFrame of(const Rows& v) {
+        CellFrame f;
+        for (int r = 0; r < 3; ++r)
+            for (int k = 0; k < 3; ++k) f.h[r][k] = v[r][k];
+        for (int r = 0; r < 3; ++r) f.periodic[r] = v[r][0] != 0 || v[r][1] != 0 || v[r][2] != 0;
+        for (int r = 0; r < 3; ++r)
+            for (int k = 0; k < 3; ++k)
+                if (r != k && f.h[r][k] != 0) f.diagonal = false;
+        if (f.diagonal) {
+            for (int k = 0; k < 3; ++k) f.inv[k][k] = f.periodic[k] ? 1 / f.h[k][k] : 0;
+        } else {
+            const double(&h)[3][3] = f.h;
+            const double det = h[0][0] * (h[1][1] * h[2][2] - h[1][2] * h[2][1]) -
+                               h[0][1] * (h[1][0] * h[2][2] - h[1][2] * h[2][0]) +
+                               h[0][2] * (h[1][0] * h[2][1] - h[1][1] * h[2][0]);
+            for (int r = 0; r < 3; ++r)
+                for (int k = 0; k < 3; ++k) {
+                    // inv[r][k] = cofactor(k, r) / det
+                    const int r1 = (k + 1) % 3, r2 = (k + 2) % 3, c1 = (r + 1) % 3, c2 = (r + 2) % 3;
+                    f.inv[r][k] = (h[r1][c1] * h[r2][c2] - h[r1][c2] * h[r2][c1]) / det;
+                }
+        }
+        return f;
+    }
+
+    /// The cell's width across axis k (its volume over the area of the
+    /// face the other two vectors span). O(1).
+    double width(int k) const {
+        if (diagonal) return std::fabs(h[k][k]);
+        const int a = (k + 1) % 3, b = (k + 2) % 3;
+        double c[3];
+        for (int i = 0; i < 3; ++i) c[i] = h[a][(i + 1) % 3] * h[b][(i + 2) % 3] - h[a][(i + 2) % 3] * h[b][(i + 1) % 3];
+        const double area = std::sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
+        const double vol = std::fabs(h[k][0] * c[0] + h[k][1] * c[1] + h[k][2] * c[2]);
+        return vol / area;
+    }
+
+    /// Fractional coordinate of a point along periodic axis k.
+    double frac(const double x[3], int k) const {
+        if (diagonal) return x[k] * inv[k][k];
+        return (x[0] * inv[0][k] + x[1] * inv[1][k]) + x[2] * inv[2][k];
+    }
+
+    /// Wraps a finite point into the cell: w = x - n h on the periodic
+    /// axes, n[k] the image count (0 on open axes). Orthorhombic axes use
+    /// fmod (exact), plus L when negative (rounded once), and a result of L
+    /// becomes 0: w in [0, L). General cells: n = floor(s), w_k = ((x_k -
+    /// n_0 h_0k) - n_1 h_1k) - n_2 h_2k, rounded at each step. O(1).
+    void wrap(const double x[3], double w[3], double n[3]) const {
+        if (diagonal) {
+            for (int k = 0; k < 3; ++k) {
+                if (!periodic[k]) {
+                    w[k] = x[k], n[k] = 0;
+                    continue;
+                }
+                const double L = std::fabs(h[k][k]);
+                double v = std::fmod(x[k], L);
+                if (v < 0) v += L;
+                if (v >= L) v = 0;
+                w[k] = v;
+                n[k] = std::nearbyint((x[k] - v) / L);
+                if (h[k][k] < 0) n[k] = -n[k];
+            }
+            return;
+        }
+        for (int k = 0; k < 3; ++k) n[k] = std::floor(frac(x, k));
+        for (int k = 0; k < 3; ++k) w[k] = ((x[k] - n[0] * h[0][k]) - n[1] * h[1][k]) - n[2] * h[2][k];
+    }
+
+    /// (P h)_k for an image P, in the rule's order. O(1).
+    double shift(const int p[3], int k) const {
+        return (static_cast<double>(p[0]) * h[0][k] + static_cast<double>(p[1]) * h[1][k]) + static_cast<double>(p[2]) * h[2][k];
+    }
+};
+
+/// Whether (D_0^2 + D_1^2) + D_2^2 <= reach^2. O(1).
+inline bool within_reach(double dx, double dy, double dz, double reach) {
+    return (dx * dx + dy * dy) + dz * dz <= reach * reach;
+}
+
+/// An image P packed in one 32-bit word (8 bits an axis, offset by 128);
+/// P is within [-127, 127] (the stencil's reach, at most 127 cells).
+inline std::uint32_t pack_image(const int p[3]) {
+    return static_cast<std::uint32_t>(p[0] + 128) | static_cast<std::uint32_t>(p[1] + 128) << 8 |
+           static_cast<std::uint32_t>(p[2] + 128) << 16;
+}
+inline void unpack_image(std::uint32_t code, int p[3]) {
+    for (int k = 0; k < 3; ++k) p[k] = static_cast<int>((code >> (8 * k)) & 0xff) - 128;
+}
+
+class CellList {
+public:
+    /// Bins per reach on each axis (2 by default: bins a reach/2 wide).
+    int bins_per_reach = 2;
+
+    /// What wrap and sort found.
+    struct Summary {
+        std::size_t gridded = 0;  // valid particles with a finite centre, sorted into bins
+        bool infinite_radius = false;
+        double rmax = 0, rsum = 0;
+        std::size_t valid = 0;
+    };
+
+    /// Wraps, bins and sorts the particles of `v` (a SphereView) for
+    /// pairs within (r_i + r_j) + extra; `one` means every radius is
+    /// v.radius. Invalid particles (a NaN centre coordinate, a radius not
+    /// >= 0) go to `invalid` (increasing); particles with an infinite
+    /// coordinate are left out (they touch nothing). Returns false, with
+    /// nothing sorted, when the stencil would exceed 127 bins an axis (a
+    /// reach over 60 cells wide), a radius is infinite, or the grid does
+    /// not fit 32-bit bin numbers; the caller then takes another path.
+    /// O(n + bins).
+    template <class V>
+    bool sort(const V& v, const CellFrame& frame, double extra, unsigned threads, std::size_t min_per_thread,
+              std::vector<std::uint32_t>& invalid) {
+        frame_ = frame;
+        threads_ = plan_threads(threads, v.n, std::max<std::size_t>(min_per_thread, 1));
+        one_ = v.radii == nullptr;
+        survey(v, invalid);
+        if (sum_.infinite_radius || !(sum_.rmax < std::numeric_limits<double>::infinity())) return false;
+        if (!std::isfinite(extra) || extra < 0) return false;
+        extra_ = extra;
+        reach_ = (sum_.rmax + sum_.rmax) + extra;
+        if (!std::isfinite(reach_)) return false;
+        if (!plan()) return false;
+        bin_and_sort(v);
+        return true;
+    }
+
+    /// The largest reach any pair can have (2 rmax + extra). O(1).
+    double reach() const { return reach_; }
+    /// Whether every pair has at most one image within reach and no
+    /// particle reaches its own images: each periodic axis has at least
+    /// 2 m + 1 bins. O(1).
+    bool one_image() const {
+        for (int k = 0; k < 3; ++k)
+            if (frame_.periodic[k] && bins_[k] < 2 * static_cast<std::uint64_t>(m_[k]) + 1) return false;
+        return true;
+    }
+    const Summary& summary() const { return sum_; }
+    std::size_t gridded() const { return sum_.gridded; }
+    /// Per sorted position: the particle's index; its wrapped centre.
+    const std::vector<std::uint32_t>& ids() const { return ids_; }
+    const double* x(int k) const { return pos_[k].data(); }
+    /// Per input particle: its sorted position, or ~0 when not sorted.
+    const std::vector<std::uint32_t>& where() const { return where_; }
+
+    // ---- traversal ----------------------------------------------------------
+
+    /// Writes the pairs within reach of the half stencil, each unordered
+    /// pair of images once, as Pair{min id, max id}; with `images`, each
+    /// pair's image P (of the larger id's particle relative to the
+    /// smaller's... as found: see pairs_with_images) goes to `codes`.
+    /// Output order: bin by bin, the same for every thread count.
+    /// max_pairs bounds the output; `exceeded` says it was reached.
+    void pairs(std::vector<Pair>& out, std::uint64_t max_pairs, bool& exceeded) {
+        traverse_pairs(out, max_pairs, exceeded);
+    }
+
+    /// Rows: for each sorted position i, the particles j (input indices)
+    /// within reach, with their images P (packed) relative to i: the
+    /// full stencil, all of them (`half` false: j != i or P != 0), or
+    /// only those with id_j > id_i, or id_j == id_i and P > 0 (the first
+    /// non-zero P_k positive) (`half` true). rows_count()[i] entries for
+    /// sorted position i, in order of sorted position, across tasks:
+    /// for_each_row visits them.
+    void rows(bool half, bool images, std::uint64_t max_entries, bool& exceeded);
+
+    /// Entries for sorted position i after rows(). O(1).
+    const std::vector<std::uint32_t>& row_counts() const { return count_; }
+    /// f(sorted position, cols, codes, count) for every sorted position,
+    /// task by task in order (codes null without images). Calls from one
+    /// task come from one thread; with threads > 1 tasks run in parallel.
+    template <class F>
+    void for_each_row(bool parallel, F&& f) const {
+        run_tasks(parallel ? threads_ : 1, tasks_, [&](std::size_t t, unsigned) {
+            const Out& o = outs_[t];
+            std::size_t at = 0;
+            for (std::size_t i = cut_[t]; i < cut_[t + 1]; ++i) {
+                const std::uint32_t c = count_[i];
+                f(i, o.cols.data() + at, o.codes.empty() ? nullptr : o.codes.data() + at, c);
+                at += c;
+            }
+        });
+    }
+    unsigned threads() const { return threads_; }
+
+private:
+    struct Part {
+        double lo[3], hi[3];
+        Summary s;
+        std::vector<std::uint32_t> invalid;
+        void reset() {
+            for (int k = 0; k < 3; ++k) lo[k] = std::numeric_limits<double>::infinity(), hi[k] = -lo[k];
+            s = Summary{};
+            invalid.clear();
+        }
+    };
+
+    /// A task's output, kept between calls.
+    struct Out {
+        std::vector<std::uint32_t> cols;   // rows: column ids
+        std::vector<std::uint32_t> codes;  // rows: packed images
+        std::vector<Pair> pairs;           // pairs
+        std::size_t size = 0;
+    };
+
+    template <class V>
+    void survey(const V& v, std::vector<std::uint32_t>& invalid) {
+        const std::size_t n = v.n;
+        const std::size_t parts = threads_ <= 1 ? 1 : threads_ * 4;
+        if (parts_.size() < parts) parts_.resize(parts);
+        where_.resize(n);
+        wrapped_.resize(3 * n);
+        run_tasks(threads_, parts, [&](std::size_t p, unsigned) {
+            Part& s = parts_[p];
+            s.reset();
+            const std::size_t b = even_bound(n, parts, p), e = even_bound(n, parts, p + 1);
+            for (std::size_t i = b; i < e; ++i) {
+                const double x[3] = {static_cast<double>(v.coord(i, 0)), static_cast<double>(v.coord(i, 1)),
+                                     static_cast<double>(v.coord(i, 2))};
+                const double r = static_cast<double>(v.r(i));
+                where_[i] = not_sorted;
+                if (std::isnan(x[0]) || std::isnan(x[1]) || std::isnan(x[2]) || !(r >= 0)) {
+                    s.invalid.push_back(static_cast<std::uint32_t>(i));
+                    continue;
+                }
+                ++s.s.valid;
+                if (std::isinf(r)) s.s.infinite_radius = true;
+                s.s.rmax = std::max(s.s.rmax, r);
+                s.s.rsum += r;
+                if (!(std::isfinite(x[0]) && std::isfinite(x[1]) && std::isfinite(x[2]))) continue;
+                double w[3], im[3];
+                frame_.wrap(x, w, im);
+                if (!(std::isfinite(w[0]) && std::isfinite(w[1]) && std::isfinite(w[2]))) continue;
+                ++s.s.gridded;
+                where_[i] = 0;  // sorted later
+                for (int k = 0; k < 3; ++k) {
+                    wrapped_[3 * i + k] = w[k];
+                    s.lo[k] = std::min(s.lo[k], w[k]), s.hi[k] = std::max(s.hi[k], w[k]);
+                }
+            }
+        });
+        sum_ = Summary{};
+        for (int k = 0; k < 3; ++k) lo_[k] = std::numeric_limits<double>::infinity(), hi_[k] = -lo_[k];
+        invalid.clear();
+        for (std::size_t p = 0; p < parts; ++p) {
+            const Part& s = parts_[p];
+            for (int k = 0; k < 3; ++k) lo_[k] = std::min(lo_[k], s.lo[k]), hi_[k] = std::max(hi_[k], s.hi[k]);
+            sum_.gridded += s.s.gridded, sum_.valid += s.s.valid, sum_.rsum += s.s.rsum;
+            sum_.rmax = std::max(sum_.rmax, s.s.rmax);
+            sum_.infinite_radius = sum_.infinite_radius || s.s.infinite_radius;
+            invalid.insert(invalid.end(), s.invalid.begin(), s.invalid.end());
+        }
+    }
+
+    /// Bins on each axis and the stencil's reach m; false when it does not
+    /// suit (see sort()).
+    bool plan() {
+        double big = 0;  // the largest magnitude in play, for the rounding margin
+        for (int k = 0; k < 3; ++k) {
+            if (sum_.gridded) big = std::max({big, std::fabs(lo_[k]), std::fabs(hi_[k])});
+            for (int r = 0; r < 3; ++r) big = std::max(big, std::fabs(frame_.h[r][k]));
+        }
+        // Rounding in wrapping and binning is a few units of 2^-52 of the
+        // magnitudes; the margin is far above it.
+        const double reach = reach_ * (1 + 0x1p-20) + big * 0x1p-40;
+        const double q = std::max(bins_per_reach, 1);
+        const double max_bins = std::min(std::max(4.0 * static_cast<double>(sum_.gridded), 4096.0), 2.0e9);
+        double extent[3];
+        for (int k = 0; k < 3; ++k) extent[k] = frame_.periodic[k] ? frame_.width(k) : std::max(hi_[k] - lo_[k], 0.0);
+        if (sum_.gridded == 0) for (int k = 0; k < 3; ++k) extent[k] = frame_.periodic[k] ? extent[k] : 0;
+        double target = reach / q;
+        for (int attempt = 0;; ++attempt) {
+            if (attempt > 200) return false;
+            double total = 1;
+            for (int k = 0; k < 3; ++k) {
+                double b = target > 0 ? std::floor(extent[k] / target) : max_bins;
+                if (!(b >= 1)) b = 1;
+                b = std::min(b, max_bins);
+                bins_[k] = static_cast<std::uint64_t>(b);
+                total *= b;
+            }
+            if (total <= max_bins) break;
+            target *= std::max(1.01, std::cbrt(total / max_bins));
+        }
+        for (int k = 0; k < 3; ++k) {
+            const double width = extent[k] / static_cast<double>(bins_[k]);  // across the axis
+            double m = width > 0 ? std::ceil(reach / width) : 1;
+            if (!frame_.periodic[k]) m = std::min<double>(m, static_cast<double>(bins_[k] - 1));
+            if (!(m <= 127)) return false;
+            m_[k] = static_cast<int>(std::max(m, frame_.periodic[k] ? 1.0 : 0.0));
+            scale_[k] = frame_.periodic[k] ? static_cast<double>(bins_[k])
+                                           : (extent[k] > 0 ? static_cast<double>(bins_[k]) / extent[k] : 0);
+        }
+        return true;
+    }
+
+    std::uint32_t bin_of(const double w[3]) const {
+        std::uint64_t key = 0;
+        for (int k = 2; k >= 0; --k) {
+            const double s = frame_.periodic[k] ? frame_.frac(w, k) * scale_[k] : (w[k] - lo_[k]) * scale_[k];
+            std::uint64_t b = s > 0 ? static_cast<std::uint64_t>(std::min(s, 4.0e9)) : 0;
+            b = std::min(b, bins_[k] - 1);
+            key = key * bins_[k] + b;
+        }
+        return static_cast<std::uint32_t>(key);
+    }
+
+    template <class V>
+    void bin_and_sort(const V& v) {
+        const std::size_t n = v.n, m = sum_.gridded;
+        const std::size_t bins = static_cast<std::size_t>(bins_[0] * bins_[1] * bins_[2]);
+        bin_.resize(n);
+        start_.assign(bins + 2, 0);
+        for (std::size_t i = 0; i < n; ++i) {
+            if (where_[i] == not_sorted) continue;
+            const std::uint32_t b = bin_of(&wrapped_[3 * i]);
+            bin_[i] = b;
+            ++start_[b + 2];
+        }
+        for (std::size_t b = 2; b < bins + 2; ++b) start_[b] += start_[b - 1];
+        ids_.resize(m);
+        keys_.resize(m);
+        for (int k = 0; k < 3; ++k) pos_[k].resize(m);
+        rad_.resize(one_ ? 0 : m);
+        for (std::size_t i = 0; i < n; ++i) {
+            if (where_[i] == not_sorted) continue;
+            const std::uint32_t at = start_[bin_[i] + 1]++;
+            ids_[at] = static_cast<std::uint32_t>(i);
+            keys_[at] = bin_[i];
+            where_[i] = at;
+        }
+        // start_[b] is now bin b's first sorted position (start_[bins] = m).
+        run_tasks(threads_, threads_ <= 1 ? 1 : threads_ * 4, [&](std::size_t p, unsigned) {
+            const std::size_t parts = threads_ <= 1 ? 1 : threads_ * 4;
+            for (std::size_t t = even_bound(m, parts, p); t < even_bound(m, parts, p + 1); ++t) {
+                const std::uint32_t i = ids_[t];
+                for (int k = 0; k < 3; ++k) pos_[k][t] = wrapped_[3 * i + k];
+                if (!one_) rad_[t] = static_cast<double>(v.r(i));
+            }
+        });
+        radius_ = one_ ? static_cast<double>(v.radius) : 0;
+    }
+
+    /// A run of candidates: sorted positions [b, e) seen through image p.
+    struct Run {
+        std::uint32_t b, e;
+        double sh[3];
+        std::uint32_t code;
+        bool shifted;    // p != 0
+        bool positive;   // p's first non-zero component is positive
+    };
+
+    /// The runs of bin `key`'s stencil: the half stencil (offsets after 0,
+    /// z then y then x first; the own bin is handled by the caller) or
+    /// the full one (the own bin included, as an offset-0 run).
+    void stencil_runs(std::uint32_t key, bool half, std::vector<Run>& runs) const {
+        runs.clear();
+        const std::uint64_t nx = bins_[0], ny = bins_[1], nz = bins_[2];
+        const std::int64_t c[3] = {static_cast<std::int64_t>(key % nx), static_cast<std::int64_t>((key / nx) % ny),
+                                   static_cast<std::int64_t>(key / (nx * ny))};
+        const int mx = m_[0], my = m_[1], mz = m_[2];
+        for (int dz = half ? 0 : -mz; dz <= mz; ++dz) {
+            int pz;
+            std::int64_t bz;
+            if (!wrap_bin(2, c[2] + dz, bz, pz)) continue;
+            for (int dy = (half && dz == 0) ? 0 : -my; dy <= my; ++dy) {
+                int py;
+                std::int64_t by;
+                if (!wrap_bin(1, c[1] + dy, by, py)) continue;
+                const int dx0 = (half && dz == 0 && dy == 0) ? 1 : -mx;
+                // Consecutive x bins with the same image form one run.
+                Run cur{};
+                bool open = false;
+                int cur_px = 0;
+                std::int64_t last_bx = -2;
+                for (int dx = dx0; dx <= mx; ++dx) {
+                    int px;
+                    std::int64_t bx;
+                    if (!wrap_bin(0, c[0] + dx, bx, px)) continue;
+                    const std::uint64_t b = (static_cast<std::uint64_t>(bz) * ny + static_cast<std::uint64_t>(by)) * nx +
+                                            static_cast<std::uint64_t>(bx);
+                    if (open && px == cur_px && bx == last_bx + 1) {
+                        cur.e = start_[b + 1];
+                    } else {
+                        if (open && cur.e > cur.b) runs.push_back(cur);
+                        const int p[3] = {px, py, pz};
+                        cur.b = start_[b], cur.e = start_[b + 1];
+                        cur.code = pack_image(p);
+                        cur.shifted = px != 0 || py != 0 || pz != 0;
+                        cur.positive = px > 0 || (px == 0 && (py > 0 || (py == 0 && pz > 0)));
+                        for (int k = 0; k < 3; ++k) cur.sh[k] = frame_.shift(p, k);
+                        cur_px = px;
+                        open = true;
+                    }
+                    last_bx = bx;
+                }
+                if (open && cur.e > cur.b) runs.push_back(cur);
+            }
+        }
+    }
+
+    /// Bin c on axis k, wrapped on a periodic axis (image p), or false
+    /// when outside an open axis.
+    bool wrap_bin(int k, std::int64_t c, std::int64_t& b, int& p) const {
+        const std::int64_t n = static_cast<std::int64_t>(bins_[k]);
+        if (!frame_.periodic[k]) {
+            p = 0, b = c;
+            return c >= 0 && c < n;
+        }
+        std::int64_t q = c >= 0 ? c / n : -((-c + n - 1) / n);
+        b = c - q * n;
+        p = static_cast<int>(q);
+        return true;
+    }
+
+    /// Tests particle i against run [jb, je) and appends hits through w.
+    /// Mode 0: pairs (Pair{min, max}); 1: rows, full; 2: rows, half.
+    template <bool One, bool Shifted>
+    static std::size_t scan(const double* __restrict X, const double* __restrict Y, const double* __restrict Z,
+                            const double* __restrict R, double xi, double yi, double zi, double ri, double rr_one,
+                            double extra, const double sh[3], std::size_t jb, std::size_t je,
+                            std::uint8_t* __restrict hit) {
+        const double sx = sh[0], sy = sh[1], sz = sh[2];
+        const std::size_t len = je - jb;
+        for (std::size_t t = 0; t < len; ++t) {
+            const std::size_t j = jb + t;
+            double dx = X[j] - xi, dy = Y[j] - yi, dz = Z[j] - zi;
+            if (Shifted) dx += sx, dy += sy, dz += sz;
+            const double d2 = (dx * dx + dy * dy) + dz * dz;
+            double rr;
+            if (One) {
+                rr = rr_one;
+            } else {
+                const double reach = (ri + R[j]) + extra;
+                rr = reach * reach;
+            }
+            hit[t] = d2 <= rr;
+        }
+        return len;
+    }
+
+    template <bool One>
+    void scan_run(const Run& run, double xi, double yi, double zi, double ri, double rr_one, std::uint8_t* hit) const {
+        const double* R = One ? nullptr : rad_.data();
+        if (run.shifted)
+            scan<One, true>(pos_[0].data(), pos_[1].data(), pos_[2].data(), R, xi, yi, zi, ri, rr_one, extra_, run.sh, run.b,
+                            run.e, hit);
+        else
+            scan<One, false>(pos_[0].data(), pos_[1].data(), pos_[2].data(), R, xi, yi, zi, ri, rr_one, extra_, run.sh,
+                             run.b, run.e, hit);
+    }
+
+    void make_tasks() {
+        const std::size_t m = sum_.gridded;
+        tasks_ = threads_ <= 1 ? 1 : std::min<std::size_t>(threads_ * 8, std::max<std::size_t>(m / 4096, 1));
+        cut_.resize(tasks_ + 1);
+        for (std::size_t t = 0; t <= tasks_; ++t) {
+            std::size_t b = even_bound(m, tasks_, t);
+            while (b > 0 && b < m && keys_[b] == keys_[b - 1]) ++b;
+            cut_[t] = std::max(b, t ? cut_[t - 1] : 0);
+        }
+        if (outs_.size() < tasks_) outs_.resize(tasks_);
+        if (scratch_.size() < threads_) scratch_.resize(threads_);
+    }
+
+    struct Scratch {
+        std::vector<Run> runs;
+        std::vector<std::uint8_t> hit;
+    };
+
+    template <bool One>
+    void task_pairs(std::size_t t, Scratch& sc, std::uint64_t budget) {
+        Out& o = outs_[t];
+        o.size = 0;
+        const double rr_one = ((radius_ + radius_) + extra_) * ((radius_ + radius_) + extra_);
+        const std::uint32_t* ids = ids_.data();
+        for (std::size_t s = cut_[t]; s < cut_[t + 1];) {
+            const std::uint32_t key = keys_[s];
+            const std::size_t e = start_[key + 1];
+            stencil_runs(key, true, sc.runs);
+            std::size_t span = 0;
+            for (const Run& r : sc.runs) span = std::max<std::size_t>(span, r.e - r.b);
+            span = std::max(span, e - s);
+            if (sc.hit.size() < span) sc.hit.resize(span);
+            Run own{};
+            own.e = static_cast<std::uint32_t>(e);
+            for (std::size_t i = s; i < e; ++i) {
+                const double xi = pos_[0][i], yi = pos_[1][i], zi = pos_[2][i], ri = One ? radius_ : rad_[i];
+                const std::uint32_t a = ids[i];
+                auto emit = [&](const Run& run) {
+                    if (run.e <= run.b) return;
+                    scan_run<One>(run, xi, yi, zi, ri, rr_one, sc.hit.data());
+                    const std::size_t len = run.e - run.b;
+                    if (o.pairs.size() < o.size + len) o.pairs.resize(std::max(o.pairs.size() * 2, o.size + len + 1024));
+                    Pair* w = o.pairs.data() + o.size;
+                    const std::uint8_t* h = sc.hit.data();
+                    for (std::size_t q = 0; q < len; ++q) {
+                        const std::uint32_t b = ids[run.b + q];
+                        *w = a < b ? Pair{a, b} : Pair{b, a};
+                        w += h[q];
+                    }
+                    o.size = static_cast<std::size_t>(w - o.pairs.data());
+                };
+                own.b = static_cast<std::uint32_t>(i + 1);
+                emit(own);
+                for (const Run& run : sc.runs) emit(run);
+            }
+            if (o.size > budget) break;
+            s = e;
+        }
+    }
+
+    void traverse_pairs(std::vector<Pair>& res, std::uint64_t max_pairs, bool& exceeded);
+
+public:
+    /// The rows' tasks (valid after rows()).
+    std::size_t tasks() const { return tasks_; }
+    const std::vector<std::size_t>& cuts() const { return cut_; }
+
+private:
+    template <bool One>
+    void task_rows(std::size_t t, Scratch& sc, bool half, bool images, std::uint64_t budget) {
+        Out& o = outs_[t];
+        o.size = 0;
+        const double rr_one = ((radius_ + radius_) + extra_) * ((radius_ + radius_) + extra_);
+        const std::uint32_t* ids = ids_.data();
+        for (std::size_t s = cut_[t]; s < cut_[t + 1];) {
+            const std::uint32_t key = keys_[s];
+            const std::size_t e = start_[key + 1];
+            stencil_runs(key, false, sc.runs);
+            std::size_t span = 0, total = 0;
+            for (const Run& r : sc.runs) span = std::max<std::size_t>(span, r.e - r.b), total += r.e - r.b;
+            if (sc.hit.size() < span) sc.hit.resize(span);
+            for (std::size_t i = s; i < e; ++i) {
+                const double xi = pos_[0][i], yi = pos_[1][i], zi = pos_[2][i], ri = One ? radius_ : rad_[i];
+                const std::uint32_t a = ids[i];
+                if (o.cols.size() < o.size + total) {
+                    o.cols.resize(std::max(o.cols.size() * 2, o.size + total + 1024));
+                    if (images) o.codes.resize(o.cols.size());
+                }
+                std::uint32_t* w = o.cols.data() + o.size;
+                std::uint32_t* wc = images ? o.codes.data() + o.size : nullptr;
+                for (const Run& run : sc.runs) {
+                    scan_run<One>(run, xi, yi, zi, ri, rr_one, sc.hit.data());
+                    const std::size_t len = run.e - run.b;
+                    const std::uint8_t* h = sc.hit.data();
+                    const std::uint32_t* col = ids + run.b;
+                    // Which hits to keep: full: all but i itself through
+                    // image 0; half: id_j > id_i, or id_j == id_i with P > 0.
+                    if (half) {
+                        const std::uint64_t lim = static_cast<std::uint64_t>(a) + (run.positive ? 0 : 1);
+                        if (wc) {
+                            for (std::size_t q = 0; q < len; ++q) {
+                                const std::uint32_t b = col[q];
+                                *w = b, *wc = run.code;
+                                const std::size_t keep = h[q] & (b >= lim);
+                                w += keep, wc += keep;
+                            }
+                        } else {
+                            for (std::size_t q = 0; q < len; ++q) {
+                                const std::uint32_t b = col[q];
+                                *w = b;
+                                w += h[q] & (b >= lim);
+                            }
+                        }
+                    } else {
+                        const std::size_t self = run.shifted ? ~std::size_t(0) : i - run.b;  // i's place in the run, if there
+                        for (std::size_t q = 0; q < len; ++q) {
+                            *w = col[q];
+                            if (wc) *wc = run.code;
+                            const std::size_t keep = h[q] & (q != self);
+                            w += keep;
+                            if (wc) wc += keep;
+                        }
+                    }
+                }
+                const std::size_t got = static_cast<std::size_t>(w - (o.cols.data() + o.size));
+                count_[i] = static_cast<std::uint32_t>(got);
+                o.size += got;
+            }
+            s = e;
+            if (o.size > budget) {
+                for (std::size_t i = s; i < cut_[t + 1]; ++i) count_[i] = 0;
+                break;
+            }
+        }
+    }
+
+    static constexpr std::uint32_t not_sorted = ~std::uint32_t(0);
+
+    CellFrame frame_;
+    unsigned threads_ = 1;
+    bool one_ = true;
+    double radius_ = 0, extra_ = 0, reach_ = 0;
+    Summary sum_;
+    double lo_[3] = {0, 0, 0}, hi_[3] = {0, 0, 0};
+    std::uint64_t bins_[3] = {1, 1, 1};
+    int m_[3] = {1, 1, 1};
+    double scale_[3] = {1, 1, 1};
+    std::vector<Part> parts_;
+    std::vector<double> wrapped_;           // per input particle: wrapped centre (3 each)
+    std::vector<std::uint32_t> where_;      // per input particle: sorted position or not_sorted
+    std::vector<std::uint32_t> bin_;        // per input particle: bin
+    std::vector<std::uint32_t> start_;      // per bin: first sorted position
+    std::vector<std::uint32_t> ids_, keys_; // per sorted position: particle, bin
+    std::vector<double> pos_[3], rad_;      // per sorted position: wrapped centre, radius
+    std::size_t tasks_ = 0;
+    std::vector<std::size_t> cut_, at_;
+    std::vector<Out> outs_;
+    std::vector<Scratch> scratch_;
+    std::vector<std::uint32_t> count_;      // per sorted position: row entries
+};
+
+inline void CellList::traverse_pairs(std::vector<Pair>& res, std::uint64_t max_pairs, bool& exceeded) {
+    exceeded = false;
+    make_tasks();
+    run_tasks(threads_, tasks_, [&](std::size_t t, unsigned th) {
+        if (one_) task_pairs<true>(t, scratch_[th], max_pairs);
+        else task_pairs<false>(t, scratch_[th], max_pairs);
+    });
+    at_.resize(tasks_ + 1);
+    at_[0] = 0;
+    for (std::size_t t = 0; t < tasks_; ++t) at_[t + 1] = at_[t] + outs_[t].size;
+    std::size_t total = at_[tasks_];
+    if (total > max_pairs) {
+        exceeded = true;
+        total = static_cast<std::size_t>(max_pairs);
+    }
+    res.resize(total);
+    run_tasks(threads_, tasks_, [&](std::size_t t, unsigned) {
+        if (at_[t] >= total) return;
+        const std::size_t k = std::min(outs_[t].size, total - at_[t]);
+        if (k) std::memcpy(res.data() + at_[t], outs_[t].pairs.data(), k * sizeof(Pair));
+    });
+}
+
+inline void CellList::rows(bool half, bool images, std::uint64_t max_entries, bool& exceeded) {
+    exceeded = false;
+    make_tasks();
+    count_.resize(sum_.gridded);
+    run_tasks(threads_, tasks_, [&](std::size_t t, unsigned th) {
+        if (one_) task_rows<true>(t, scratch_[th], half, images, max_entries);
+        else task_rows<false>(t, scratch_[th], half, images, max_entries);
+    });
+    std::uint64_t total = 0;
+    for (std::size_t t = 0; t < tasks_; ++t) total += outs_[t].size;
+    exceeded = total > max_entries;
+}
+
+}  // namespace detail
+}  // namespace broadphase

@@ -1,0 +1,447 @@
+// Neighbour lists as molecular dynamics and DEM codes keep them: every
+// particle's neighbours within a cutoff plus a skin, in CSR form (offsets
+// and indices), rebuilt only when some particle has moved more than half
+// the skin, in an open domain or a periodic cell (orthorhombic or
+// triclinic).
+//
+//   broadphase::NeighborListOptions o;
+//   o.cutoff = 2.5, o.skin = 0.3;                       // LAMMPS's LJ benchmark
+//   broadphase::NeighborList list(o, broadphase::PeriodicCell::orthorhombic(L, L, L));
+//   for (int step = 0; step < steps; ++step) {
+//       list.update(xyz, n);                            // rebuilds only when needed; says whether it did
+//       for (std::size_t i = 0; i < n; ++i)
+//           for (std::uint64_t e = list.offsets()[i]; e < list.offsets()[i + 1]; ++e) {
+//               std::uint32_t j = list.indices()[e];    // a half list: each pair once, i < j
+//               ...                                     // forces on i and j, if |x_j - x_i| (minimum image) < cutoff
+//           }
+//   }
+//
+// What is listed. Particle i has centre x_i and radius r_i (0 when built
+// from positions alone; per particle from a SphereView, as DEM codes
+// need). The reach of a pair is reach_ij = (r_i + r_j) + (cutoff + skin).
+// An entry (i, j, S) says that the image of j moved by S (whole cell
+// vectors: S h) lies within reach of i:
+//   - in an open domain S = 0 and the entries are the pairs with
+//     |x_j - x_i| <= reach_ij;
+//   - in a periodic cell every image within reach is listed, as ASE's and
+//     vesin's neighbour lists do: with a cutoff under half the cell's
+//     width that is one entry per pair, the minimum image; with a larger
+//     cutoff, a pair may appear with several shifts and a particle may
+//     list its own images (i, i, S != 0).
+// The test, exactly: positions are wrapped into the cell first (x'_i =
+// x_i - n_i h, n_i whole; see detail::CellFrame::wrap: fmod on
+// orthorhombic axes), then D = (x'_j - x'_i) + P h is evaluated in double
+// component by component, fl(fl(x'_jk - x'_ik) + (P h)_k), and the entry
+// is in iff (D_0^2 + D_1^2) + D_2^2 <= reach_ij^2. The shift reported is S
+// = P + n_i - n_j, so that x_j + S h - x_i = D up to rounding; vectors()
+// gives D itself. Touching counts (<=).
+//
+// Half and full lists. A full list (NeighborListOptions::full) gives each
+// particle all of its entries: (i, j, S) and (j, i, -S) both appear. A
+// half list gives each pair once: in row i when i < j, and for a
+// particle's own images (i, i, S) the S whose first non-zero component is
+// positive. Rows are in a fixed order for given input (independent of the
+// thread count); NeighborListOptions::sorted sorts each row by (j, S).
+//
+// Verlet skin. update(...) rebuilds when it is the first call, the number
+// of particles or the cell changed, or some particle moved more than
+// skin / 2 since the last build (measured as the minimum image of its
+// displacement on periodic axes, so wrapping a particle back into the cell
+// does not count as moving); otherwise it keeps the list and returns
+// false. With the list built at reach + skin, every pair within the cutoff
+// now is in it (up to rounding: a few units in the 16th digit). Entries,
+// vectors and shifts are as of the last build: compute the current D as
+// x_j + S h - x_i. Radii are assumed not to change between builds (call
+// build() when they do).
+//
+// Odd input. A particle with a NaN coordinate, or a radius that is
+// negative, NaN or infinite, is invalid: it has no entries and invalid()
+// lists it. A particle with an infinite coordinate is valid and has no
+// entries. A cell with a zero, infinite or NaN vector, a zero volume, or
+// an open axis mixed with a tilted cell throws std::invalid_argument (built
+// without exceptions: the report says invalid_argument and the list is
+// empty); so does a negative or non-finite cutoff or skin.
+//
+// Cost: O(n) to wrap, bin and sort the particles, then each particle is
+// tested against the particles in a stencil of bins about reach/2 wide
+// (detail/cell_list.hpp): about 4.2 x (4/3 pi reach^3) x density
+// candidates a particle, SIMD distance tests, each entry written once and
+// then moved once into its row. update() without a rebuild is one pass
+// over the positions. A kept list allocates nothing once it has built a
+// list of the largest size. Threads: NeighborListOptions::threads (0: the
+// default, as Options::threads), one per 32,768 particles at most.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "detail/cell_list.hpp"
+#include "detail/exceptions.hpp"
+#include "pairs.hpp"
+#include "spheres.hpp"
+
+namespace broadphase {
+
+/// A simulation cell: its edge vectors a, b, c as rows (ASE's `cell`;
+/// LAMMPS's triclinic box is a = (lx, 0, 0), b = (xy, ly, 0), c = (xz, yz,
+/// lz)). A zero row leaves that axis open (not periodic); a cell with an
+/// open axis must be orthorhombic (each row along its own axis). The
+/// default is open on every axis.
+struct PeriodicCell {
+    std::array<std::array<double, 3>, 3> vectors{};
+
+    /// Periods lx, ly, lz on x, y and z (0: open). O(1).
+    static PeriodicCell orthorhombic(double lx, double ly, double lz) {
+        PeriodicCell c;
+        c.vectors[0][0] = lx, c.vectors[1][1] = ly, c.vectors[2][2] = lz;
+        return c;
+    }
+    /// LAMMPS's triclinic box: lengths and tilt factors. O(1).
+    static PeriodicCell triclinic(double lx, double ly, double lz, double xy, double xz, double yz) {
+        PeriodicCell c = orthorhombic(lx, ly, lz);
+        c.vectors[1][0] = xy, c.vectors[2][0] = xz, c.vectors[2][1] = yz;
+        return c;
+    }
+    /// The periods of a PeriodicDomain (0: open). O(1).
+    template <class T>
+    static PeriodicCell of(const BasicPeriodicDomain<T, 3>& d) {
+        return orthorhombic(static_cast<double>(d.period[0]), static_cast<double>(d.period[1]),
+                            static_cast<double>(d.period[2]));
+    }
+
+    /// Whether axis k wraps (row k is not zero). O(1).
+    bool periodic(int k) const { return vectors[k][0] != 0 || vectors[k][1] != 0 || vectors[k][2] != 0; }
+
+    /// Empty when the cell is usable, else what is wrong with it. O(1).
+    std::string problem() const {
+        bool open = false, tilted = false;
+        for (int r = 0; r < 3; ++r)
+            for (int k = 0; k < 3; ++k) {
+                if (!std::isfinite(vectors[r][k])) return "a cell vector component is not finite";
+                if (r != k && vectors[r][k] != 0) tilted = true;
+            }
+        for (int r = 0; r < 3; ++r) open = open || !periodic(r);
+        if (open && tilted) return "a cell with an open axis must be orthorhombic (no tilt)";
+        if (!tilted) return "";
+        const detail::CellFrame f = detail::CellFrame::of(vectors);
+        for (int k = 0; k < 3; ++k)
+            if (!(f.width(k) > 0) || !std::isfinite(f.width(k))) return "the cell has no volume";
+        for (int r = 0; r < 3; ++r)
+            for (int k = 0; k < 3; ++k)
+                if (!std::isfinite(f.inv[r][k])) return "the cell has no volume";
+        return "";
+    }
+    /// The kernel's view of the cell (rows as given). O(1).
+    detail::CellFrame frame() const { return detail::CellFrame::of(vectors); }
+};
+
+/// What a NeighborList lists and how.
+struct NeighborListOptions {
+    double cutoff = 0;     ///< the pair distance on top of the radii (MD: the force cutoff)
+    double skin = 0;       ///< listed at cutoff + skin; rebuilt when a particle moved more than skin / 2
+    bool full = false;     ///< every entry in both rows (else a half list: each pair once)
+    bool vectors = false;  ///< keep D per entry (vectors())
+    bool shifts = false;   ///< keep S per entry (shifts())
+    bool sorted = false;   ///< sort each row by (j, S)
+    unsigned threads = 0;  ///< 0: the default (as Options::threads)
+    std::uint64_t max_entries = no_budget;  ///< stop with Status::pair_budget_exceeded past this many entries
+};
+
+/// A neighbour list over particles of precision T (float or double).
+template <class T>
+class BasicNeighborList {
+public:
+    explicit BasicNeighborList(const NeighborListOptions& options = {}, const PeriodicCell& cell = {})
+        : options_(options) {
+        check_options();
+        set_cell(cell);
+    }
+
+    /// Replaces the cell (a box that changes shape: NPT); the next update
+    /// rebuilds. Throws std::invalid_argument for a bad cell. O(1).
+    void set_cell(const PeriodicCell& cell) {
+        const std::string p = cell.problem();
+        if (!p.empty()) fail("NeighborList: " + p);
+        bad_cell_ = !p.empty();
+        cell_ = cell;
+        if (!bad_cell_) frame_ = cell_.frame();
+        stale_ = true;
+    }
+    const PeriodicCell& cell() const { return cell_; }
+    const NeighborListOptions& options() const { return options_; }
+
+    /// Points: n rows x y z (xyz[3 i + k]), radius 0. Rebuilds if needed
+    /// (see the top of the file); true when it did. O(n) without a
+    /// rebuild, build()'s cost with one.
+    bool update(const T* xyz, std::size_t n) { return update(sphere_rows<T>(xyz, T(0), n)); }
+    /// Spheres (their radii count in the reach). As update(xyz, n).
+    bool update(const SphereView<T>& particles) {
+        if (stale_ || particles.n != n_ || moved_too_far(particles)) {
+            build(particles);
+            return true;
+        }
+        return false;
+    }
+
+    /// Builds the list now, whatever moved. Returns the report: ok, or
+    /// too_many_boxes (over 2^32 - 2 particles), out_of_memory,
+    /// pair_budget_exceeded (max_entries; the rows are incomplete) or
+    /// invalid_argument (see the top of the file); invalid particles in
+    /// Report::invalid_a. O(n + candidates + entries).
+    Report build(const T* xyz, std::size_t n) { return build(sphere_rows<T>(xyz, T(0), n)); }
+    Report build(const SphereView<T>& v) {
+        report_ = Report{};
+        stale_ = false;
+        n_ = v.n;
+        ++builds_;
+        offsets_.assign(1, 0);
+        indices_.clear(), vectors_.clear(), shifts_.clear();
+        if (bad_cell_ || bad_options_ || v.n > max_boxes) {
+            report_.status = v.n > max_boxes ? Status::too_many_boxes : Status::invalid_argument;
+            offsets_.assign(n_ + 1, 0);
+            stale_ = true;
+            return report_;
+        }
+        BROADPHASE_TRY {
+            if (!build_now(v)) {
+                offsets_.assign(n_ + 1, 0);
+                report_.status = Status::out_of_memory;
+                stale_ = true;
+            }
+        } BROADPHASE_CATCH(const std::bad_alloc&) {
+            offsets_.assign(n_ + 1, 0);
+            indices_.clear(), vectors_.clear(), shifts_.clear();
+            report_.status = Status::out_of_memory;
+            stale_ = true;
+        }
+        report_.pairs = indices_.size();
+        return report_;
+    }
+
+    /// Number of particles of the last build. O(1).
+    std::size_t size() const { return n_; }
+    /// Row i is indices()[offsets()[i] .. offsets()[i + 1]). n + 1 values.
+    const std::vector<std::uint64_t>& offsets() const { return offsets_; }
+    const std::vector<std::uint32_t>& indices() const { return indices_; }
+    /// D per entry, 3 values each (with options().vectors; else empty).
+    const std::vector<double>& vectors() const { return vectors_; }
+    /// S per entry, 3 values each (with options().shifts; else empty).
+    const std::vector<std::int32_t>& shifts() const { return shifts_; }
+    /// The last build's report (invalid particles in invalid_a). O(1).
+    const Report& report() const { return report_; }
+    /// Builds so far. O(1).
+    std::size_t builds() const { return builds_; }
+    /// Entries. O(1).
+    std::size_t entries() const { return indices_.size(); }
+
+private:
+    /// A bad argument: std::invalid_argument, or (built without
+    /// exceptions) every build reports Status::invalid_argument.
+    void fail(const std::string& what) {
+#if BROADPHASE_EXCEPTIONS
+        throw std::invalid_argument(what);
+#else
+        (void)what;
+#endif
+    }
+
+    void check_options() {
+        bad_options_ = false;
+        if (!(options_.cutoff >= 0) || !std::isfinite(options_.cutoff)) {
+            fail("NeighborList: the cutoff must be finite and >= 0");
+            bad_options_ = true;
+        }
+        if (!(options_.skin >= 0) || !std::isfinite(options_.skin)) {
+            fail("NeighborList: the skin must be finite and >= 0");
+            bad_options_ = true;
+        }
+    }
+
+    /// Whether some particle moved more than skin/2 since the last build.
+    bool moved_too_far(const SphereView<T>& v) const {
+        if (held_.size() != 3 * v.n) return true;
+        const double limit = 0.5 * options_.skin;
+        const double lim2 = limit * limit;
+        const double* held = held_.data();
+        bool far = false;
+        if (frame_.diagonal) {
+            double L[3], inv[3];
+            for (int k = 0; k < 3; ++k) L[k] = frame_.periodic[k] ? std::fabs(frame_.h[k][k]) : 0, inv[k] = L[k] ? 1 / L[k] : 0;
+            for (std::size_t i = 0; i < v.n; ++i) {
+                double d2 = 0;
+                for (int k = 0; k < 3; ++k) {
+                    double d = static_cast<double>(v.coord(i, k)) - held[3 * i + k];
+                    d -= L[k] * std::nearbyint(d * inv[k]);
+                    d2 += d * d;
+                }
+                far |= !(d2 <= lim2);  // NaN (a particle that became invalid) counts as moved
+            }
+        } else {
+            for (std::size_t i = 0; i < v.n; ++i) {
+                double d[3], s[3];
+                for (int k = 0; k < 3; ++k) d[k] = static_cast<double>(v.coord(i, k)) - held[3 * i + k];
+                for (int k = 0; k < 3; ++k) s[k] = std::nearbyint(frame_.frac(d, k));
+                double d2 = 0;
+                for (int k = 0; k < 3; ++k) {
+                    const double e = d[k] - ((s[0] * frame_.h[0][k] + s[1] * frame_.h[1][k]) + s[2] * frame_.h[2][k]);
+                    d2 += e * e;
+                }
+                far |= !(d2 <= lim2);
+            }
+        }
+        return far;
+    }
+
+    /// False when the stencil would be too large (a reach over ~60 cells).
+    bool build_now(const SphereView<T>& v) {
+        const std::size_t n = v.n;
+        // Positions as of this build, for the skin test.
+        held_.resize(3 * n);
+        for (std::size_t i = 0; i < n; ++i)
+            for (int k = 0; k < 3; ++k) held_[3 * i + k] = static_cast<double>(v.coord(i, k));
+        const double extra = options_.cutoff + options_.skin;
+        // Infinite radii are invalid here (their list would be infinite).
+        SphereView<T> use = v;
+        const bool checked = grid_.sort(use, frame_, extra, options_.threads, 32768, report_.invalid_a);
+        if (!checked) {
+            // Infinite radius somewhere, or a reach over ~60 cells: the
+            // particles with an infinite radius become invalid and the rest
+            // go through again; a reach too large is out of memory.
+            if (grid_.summary().infinite_radius) {
+                finite_radii_.assign(n, T(0));
+                for (std::size_t i = 0; i < n; ++i) {
+                    const T r = v.r(i);
+                    finite_radii_[i] = std::isinf(r) ? std::numeric_limits<T>::quiet_NaN() : r;
+                }
+                use.radii = finite_radii_.data();
+                if (!grid_.sort(use, frame_, extra, options_.threads, 32768, report_.invalid_a)) return false;
+            } else {
+                return false;
+            }
+        }
+        bool exceeded = false;
+        const bool images = options_.shifts || options_.vectors;
+        grid_.rows(!options_.full, images, options_.max_entries, exceeded);
+        if (exceeded) report_.status = Status::pair_budget_exceeded;
+        // Offsets in input order, then each row moved to its place.
+        const std::vector<std::uint32_t>& counts = grid_.row_counts();
+        const std::vector<std::uint32_t>& ids = grid_.ids();
+        offsets_.assign(n + 1, 0);
+        for (std::size_t s = 0; s < ids.size(); ++s) offsets_[ids[s] + 1] = counts[s];
+        for (std::size_t i = 0; i < n; ++i) offsets_[i + 1] += offsets_[i];
+        const std::size_t total = static_cast<std::size_t>(offsets_[n]);
+        indices_.resize(total);
+        if (options_.vectors) vectors_.resize(3 * total);
+        if (options_.shifts) shifts_.resize(3 * total);
+        if (images) image_.resize(n * 3);
+        if (images) {
+            // Each particle's image count n_i (for S) from its wrap.
+            for (std::size_t i = 0; i < n; ++i) {
+                if (grid_.where()[i] == ~std::uint32_t(0)) continue;
+                const double x[3] = {static_cast<double>(use.coord(i, 0)), static_cast<double>(use.coord(i, 1)),
+                                     static_cast<double>(use.coord(i, 2))};
+                double w[3], m[3];
+                frame_.wrap(x, w, m);
+                for (int k = 0; k < 3; ++k) image_[3 * i + k] = m[k];
+            }
+        }
+        const double* X[3] = {grid_.x(0), grid_.x(1), grid_.x(2)};
+        const std::vector<std::uint32_t>& where = grid_.where();
+        grid_.for_each_row(true, [&](std::size_t s, const std::uint32_t* cols, const std::uint32_t* codes, std::uint32_t c) {
+            const std::uint32_t i = ids[s];
+            const std::size_t at = static_cast<std::size_t>(offsets_[i]);
+            std::copy(cols, cols + c, indices_.data() + at);
+            if (!codes) return;
+            for (std::uint32_t e = 0; e < c; ++e) {
+                int p[3];
+                detail::unpack_image(codes[e], p);
+                const std::uint32_t j = cols[e], sj = where[j];
+                if (options_.vectors) {
+                    for (int k = 0; k < 3; ++k)
+                        vectors_[3 * (at + e) + k] = (X[k][sj] - X[k][s]) + frame_.shift(p, k);
+                }
+                if (options_.shifts) {
+                    for (int k = 0; k < 3; ++k)
+                        shifts_[3 * (at + e) + k] =
+                            static_cast<std::int32_t>(p[k] + image_[3 * i + k] - image_[3 * j + k]);
+                }
+            }
+            if (options_.sorted) sort_row(at, c);
+        });
+        if (options_.sorted && !images)
+            for (std::size_t i = 0; i < n; ++i)
+                std::sort(indices_.begin() + static_cast<std::ptrdiff_t>(offsets_[i]),
+                          indices_.begin() + static_cast<std::ptrdiff_t>(offsets_[i + 1]));
+        return true;
+    }
+
+    /// Sorts one row (with its vectors and shifts) by (j, S).
+    void sort_row(std::size_t at, std::size_t c) {
+        if (c < 2 || !(options_.vectors || options_.shifts)) return;
+        // Small rows: an insertion sort on an index permutation.
+        thread_local std::vector<std::uint32_t> perm;
+        thread_local std::vector<double> tmpv;
+        thread_local std::vector<std::int32_t> tmps, tmpi;
+        perm.resize(c);
+        for (std::size_t e = 0; e < c; ++e) perm[e] = static_cast<std::uint32_t>(e);
+        // S of an entry, recomputed when shifts are not kept: from D's
+        // image the order is the same for entries of one j (distinct P).
+        auto key_less = [&](std::uint32_t a, std::uint32_t b) {
+            const std::uint32_t ja = indices_[at + a], jb = indices_[at + b];
+            if (ja != jb) return ja < jb;
+            if (!options_.shifts) {
+                for (int k = 0; k < 3; ++k)
+                    if (vectors_[3 * (at + a) + k] != vectors_[3 * (at + b) + k])
+                        return vectors_[3 * (at + a) + k] < vectors_[3 * (at + b) + k];
+                return false;
+            }
+            for (int k = 0; k < 3; ++k)
+                if (shifts_[3 * (at + a) + k] != shifts_[3 * (at + b) + k]) return shifts_[3 * (at + a) + k] < shifts_[3 * (at + b) + k];
+            return false;
+        };
+        std::stable_sort(perm.begin(), perm.end(), key_less);
+        tmpi.resize(c);
+        for (std::size_t e = 0; e < c; ++e) tmpi[e] = static_cast<std::int32_t>(indices_[at + perm[e]]);
+        for (std::size_t e = 0; e < c; ++e) indices_[at + e] = static_cast<std::uint32_t>(tmpi[e]);
+        if (options_.vectors) {
+            tmpv.resize(3 * c);
+            for (std::size_t e = 0; e < c; ++e)
+                for (int k = 0; k < 3; ++k) tmpv[3 * e + k] = vectors_[3 * (at + perm[e]) + k];
+            std::copy(tmpv.begin(), tmpv.end(), vectors_.begin() + static_cast<std::ptrdiff_t>(3 * at));
+        }
+        if (options_.shifts) {
+            tmps.resize(3 * c);
+            for (std::size_t e = 0; e < c; ++e)
+                for (int k = 0; k < 3; ++k) tmps[3 * e + k] = shifts_[3 * (at + perm[e]) + k];
+            std::copy(tmps.begin(), tmps.end(), shifts_.begin() + static_cast<std::ptrdiff_t>(3 * at));
+        }
+    }
+
+    NeighborListOptions options_;
+    PeriodicCell cell_;
+    detail::CellFrame frame_;
+    detail::CellList grid_;
+    Report report_;
+    bool stale_ = true, bad_cell_ = false, bad_options_ = false;
+    std::size_t n_ = 0, builds_ = 0;
+    std::vector<double> held_, image_;
+    std::vector<T> finite_radii_;
+    std::vector<std::uint64_t> offsets_;
+    std::vector<std::uint32_t> indices_;
+    std::vector<double> vectors_;
+    std::vector<std::int32_t> shifts_;
+};
+
+using NeighborList = BasicNeighborList<double>;
+using NeighborListF = BasicNeighborList<float>;
+
+}  // namespace broadphase
