@@ -38,10 +38,13 @@
 //
 // Half and full lists. A full list (NeighborListOptions::full) gives each
 // particle all of its entries: (i, j, S) and (j, i, -S) both appear. A
-// half list gives each pair once: in row i when i < j, and for a
-// particle's own images (i, i, S) the S whose first non-zero component is
-// positive. Rows are in a fixed order for given input (independent of the
-// thread count); NeighborListOptions::sorted sorts each row by (j, S).
+// half list gives each pair once, as LAMMPS's half lists do: (i, j, S) or
+// (j, i, -S), in the row of whichever of the two the search visits first
+// (its spatial bin order), and a particle's own images (i, i, S) with one
+// of S and -S. Which one is fixed for given input and independent of the
+// thread count; it costs half the distance tests of a full list. Rows are
+// in a fixed order for given input; NeighborListOptions::sorted sorts
+// each row by (j, S).
 //
 // Verlet skin. update(...) rebuilds when it is the first call, the number
 // of particles or the cell changed, or some particle moved more than
@@ -336,7 +339,7 @@ private:
         const std::vector<std::uint32_t>& counts = grid_.row_counts();
         const std::vector<std::uint32_t>& ids = grid_.ids();
         offsets_.assign(n + 1, 0);
-        for (std::size_t s = 0; s < ids.size(); ++s) offsets_[ids[s] + 1] = counts[s];
+        for (std::size_t s = 0; s < grid_.gridded(); ++s) offsets_[ids[s] + 1] = counts[s];
         for (std::size_t i = 0; i < n; ++i) offsets_[i + 1] += offsets_[i];
         const std::size_t total = static_cast<std::size_t>(offsets_[n]);
         indices_.resize(total);
