@@ -94,59 +94,6 @@
 
 namespace broadphase {
 
-/// A simulation cell: its edge vectors a, b, c as rows (ASE's `cell`;
-/// LAMMPS's triclinic box is a = (lx, 0, 0), b = (xy, ly, 0), c = (xz, yz,
-/// lz)). A zero row leaves that axis open (not periodic); a cell with an
-/// open axis must be orthorhombic (each row along its own axis). The
-/// default is open on every axis.
-struct PeriodicCell {
-    std::array<std::array<double, 3>, 3> vectors{};
-
-    /// Periods lx, ly, lz on x, y and z (0: open). O(1).
-    static PeriodicCell orthorhombic(double lx, double ly, double lz) {
-        PeriodicCell c;
-        c.vectors[0][0] = lx, c.vectors[1][1] = ly, c.vectors[2][2] = lz;
-        return c;
-    }
-    /// LAMMPS's triclinic box: lengths and tilt factors. O(1).
-    static PeriodicCell triclinic(double lx, double ly, double lz, double xy, double xz, double yz) {
-        PeriodicCell c = orthorhombic(lx, ly, lz);
-        c.vectors[1][0] = xy, c.vectors[2][0] = xz, c.vectors[2][1] = yz;
-        return c;
-    }
-    /// The periods of a PeriodicDomain (0: open). O(1).
-    template <class T>
-    static PeriodicCell of(const BasicPeriodicDomain<T, 3>& d) {
-        return orthorhombic(static_cast<double>(d.period[0]), static_cast<double>(d.period[1]),
-                            static_cast<double>(d.period[2]));
-    }
-
-    /// Whether axis k wraps (row k is not zero). O(1).
-    bool periodic(int k) const { return vectors[k][0] != 0 || vectors[k][1] != 0 || vectors[k][2] != 0; }
-
-    /// Empty when the cell is usable, else what is wrong with it. O(1).
-    std::string problem() const {
-        bool open = false, tilted = false;
-        for (int r = 0; r < 3; ++r)
-            for (int k = 0; k < 3; ++k) {
-                if (!std::isfinite(vectors[r][k])) return "a cell vector component is not finite";
-                if (r != k && vectors[r][k] != 0) tilted = true;
-            }
-        for (int r = 0; r < 3; ++r) open = open || !periodic(r);
-        if (open && tilted) return "a cell with an open axis must be orthorhombic (no tilt)";
-        if (!tilted) return "";
-        const detail::CellFrame f = detail::CellFrame::of(vectors);
-        for (int k = 0; k < 3; ++k)
-            if (!(f.width(k) > 0) || !std::isfinite(f.width(k))) return "the cell has no volume";
-        for (int r = 0; r < 3; ++r)
-            for (int k = 0; k < 3; ++k)
-                if (!std::isfinite(f.inv[r][k])) return "the cell has no volume";
-        return "";
-    }
-    /// The kernel's view of the cell (rows as given). O(1).
-    detail::CellFrame frame() const { return detail::CellFrame::of(vectors); }
-};
-
 /// What a NeighborList lists and how.
 struct NeighborListOptions {
     double cutoff = 0;     ///< the pair distance on top of the radii (MD: the force cutoff)

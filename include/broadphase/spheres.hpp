@@ -27,7 +27,7 @@
 //
 // Two paths. With Options::algorithm automatic (the default), spheres whose
 // radii are within 2x of the mean go to a grid of their own
-// (detail/sphere_grid.hpp: cells a diameter wide, each sphere in one cell,
+// (detail/sphere_rule.hpp: cells a diameter wide, each sphere in one cell,
 // each candidate tested once, no box pairs); other inputs, or a named
 // algorithm, take the box path: the broad phase on the spheres' boxes
 // (centre -+ radius, float, rounded outwards so that no pair is lost), then
@@ -74,7 +74,8 @@
 
 #include "broadphase.hpp"
 #include "detail/exceptions.hpp"
-#include "detail/sphere_grid.hpp"
+#include "detail/cell_list.hpp"
+#include "detail/sphere_rule.hpp"
 #include "periodic.hpp"
 
 namespace broadphase {
@@ -161,13 +162,8 @@ public:
             return rep;
         }
         BROADPHASE_TRY {
-            bool exceeded = false;
-            if (options.algorithm == Algorithm::automatic &&
-                grid_.find(spheres, options.threads, options.min_boxes_per_thread, options.max_pairs, out, rep.invalid_a,
-                           exceeded)) {
+            if (options.algorithm == Algorithm::automatic && on_grid(spheres, detail::CellFrame{}, options, out, rep)) {
                 last_ = SphereMethod::grid;
-                if (exceeded) rep.status = Status::pair_budget_exceeded;
-                else if (options.sorted) detail::sort_pairs_by_first(out, spheres.n, sort_start_, sort_b_);
             } else {
                 last_ = SphereMethod::boxes;
                 fill_boxes(spheres, options.threads);
@@ -205,6 +201,13 @@ public:
             return rep;
         }
         BROADPHASE_TRY {
+            if (options.algorithm == Algorithm::automatic &&
+                on_grid(spheres, PeriodicCell::of(domain).frame(), options, out, rep, true)) {
+                last_ = SphereMethod::grid;
+                rep.pairs = out.size();
+                return rep;
+            }
+            rep = Report{};
             last_ = SphereMethod::boxes;
             if (periods_are_floats(domain)) {  // float boxes: the broad phase at float speed, the same periods
                 BasicPeriodicDomain<float, 3> fd;
@@ -229,6 +232,27 @@ public:
     SphereMethod last_method() const { return last_; }
 
 private:
+    /// The grid path (detail/cell_list.hpp), when it suits: radii within
+    /// 2x of the mean, no infinite radius, centres not so spread that bins
+    /// would be over 2 diameters wide, and in a periodic domain at most
+    /// one image of a sphere within reach of another (every period over
+    /// 3 diameters, about). Fills `out` and `rep` and returns true; else
+    /// false, having done a pass over the input. O(n + pairs).
+    template <class T>
+    bool on_grid(const SphereView<T>& spheres, const detail::CellFrame& frame, const Options& options,
+                 std::vector<Pair>& out, Report& rep, bool periodic = false) {
+        const std::size_t per_thread = 8 * std::max<std::size_t>(options.min_boxes_per_thread, 1);
+        if (!grid_.sort(spheres, frame, 0.0, options.threads, per_thread, rep.invalid_a, 2.0)) return false;
+        const auto& s = grid_.summary();
+        if (!(s.rmax > 0) || s.rmax > 2 * (s.rsum / static_cast<double>(s.valid))) return false;
+        if (periodic && !grid_.one_image()) return false;
+        bool exceeded = false;
+        grid_.pairs(out, options.max_pairs, exceeded);
+        if (exceeded) rep.status = Status::pair_budget_exceeded;
+        else if (options.sorted) detail::sort_pairs_by_first(out, spheres.n, sort_start_, sort_b_);
+        return true;
+    }
+
     /// The spheres' boxes in float whatever the input precision (the broad
     /// phase runs at float speed; the rule filters in double): each bound,
     /// c -+ r(1 + 2^-40) in double, is rounded to float and moved one float
@@ -415,7 +439,7 @@ private:
         pairs.resize(w);
     }
 
-    detail::SphereGrid grid_;
+    detail::CellList grid_;
     PeriodicState<float> periodic_f_;
     PeriodicState<double> periodic_d_;
     Boxes boxes_;

@@ -509,12 +509,56 @@ TYPED_TEST(PeriodicSpheres, RandomAgainstTheRule) {
                     std::vector<Pair> got;
                     const bp::Report r = finder.find_pairs(c.view(), dom, got, o);
                     ASSERT_TRUE(r.ok());
-                    EXPECT_EQ(finder.last_method(), bp::SphereMethod::boxes);
+                    // Automatic: the cell list when at most one image is
+                    // within reach (small radii), else the box path.
+                    if (a != bp::Algorithm::automatic) EXPECT_EQ(finder.last_method(), bp::SphereMethod::boxes);
+                    else if (r_max == 7.0) EXPECT_EQ(finder.last_method(), bp::SphereMethod::boxes);
                     SCOPED_TRACE(::testing::Message() << "L " << L << " mask " << mask << " r_max " << r_max);
                     expect_same_pairs(got, want, bp::to_string(a));
                 }
             }
         }
+}
+
+// The cell list path (radii within 2x of the mean, periods over about 3
+// diameters): the same pairs as the rule, in the same order at any thread
+// count; a period too short for one image takes the box path.
+TYPED_TEST(PeriodicSpheres, CellListAgainstTheRule) {
+    using T = TypeParam;
+    int seed = 0;
+    for (const T L : {T(10), T(10.1), T(3.5)})
+        for (unsigned mask = 1; mask < 8; ++mask)
+            for (double r_lo : {0.5, 0.3}) {
+                std::mt19937_64 rng(900 + seed++);
+                std::uniform_real_distribution<double> u(0, 1);
+                Cloud<T> c;
+                for (std::size_t i = 0; i < 600; ++i) {
+                    for (int k = 0; k < 3; ++k) c.xyz.push_back(static_cast<T>(-L + 3 * L * u(rng)));
+                    c.r.push_back(static_cast<T>(r_lo + (0.5 - r_lo) * u(rng)));
+                }
+                // Exact ties across the boundary: two spheres a diameter
+                // apart through the wrap on every periodic axis.
+                for (int k = 0; k < 3; ++k) c.xyz.push_back(k == 0 ? T(0.25) : T(1));
+                c.r.push_back(T(0.5));
+                for (int k = 0; k < 3; ++k) c.xyz.push_back(k == 0 ? static_cast<T>(L - 0.75) : T(1));
+                c.r.push_back(T(0.5));
+                bp::BasicPeriodicDomain<T, 3> dom;
+                for (int k = 0; k < 3; ++k) dom.period[k] = (mask >> k) & 1u ? L : T(0);
+                const std::vector<Pair> want = sphere_oracle(c, dom);
+                bp::SpherePairFinder finder;
+                std::vector<Pair> first;
+                for (unsigned threads : {1u, 3u}) {
+                    bp::Options o;
+                    o.threads = threads, o.min_boxes_per_thread = 1;
+                    std::vector<Pair> got;
+                    ASSERT_TRUE(finder.find_pairs(c.view(), dom, got, o).ok());
+                    SCOPED_TRACE(::testing::Message() << "L " << L << " mask " << mask << " r_lo " << r_lo);
+                    EXPECT_EQ(finder.last_method(), L > 3 ? bp::SphereMethod::grid : bp::SphereMethod::boxes);
+                    if (threads == 1) first = got;
+                    else EXPECT_EQ(got, first);
+                    expect_same_pairs(got, want, "automatic");
+                }
+            }
 }
 
 TYPED_TEST(PeriodicSpheres, AcrossTheBoundaryAndOddInput) {

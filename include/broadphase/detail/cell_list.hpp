@@ -48,6 +48,7 @@
 #include "../pairs.hpp"
 #include "../simd.hpp"
 #include "parallel.hpp"
+#include "sphere_rule.hpp"
 
 #if !defined(BROADPHASE_NO_SIMD)
 #include <immintrin.h>
@@ -143,11 +144,6 @@ struct CellFrame {
         return (static_cast<double>(p[0]) * h[0][k] + static_cast<double>(p[1]) * h[1][k]) + static_cast<double>(p[2]) * h[2][k];
     }
 };
-
-/// Whether (D_0^2 + D_1^2) + D_2^2 <= reach^2. O(1).
-inline bool within_reach(double dx, double dy, double dz, double reach) {
-    return (dx * dx + dy * dy) + dz * dz <= reach * reach;
-}
 
 /// An image P packed in one 32-bit word (8 bits an axis, offset by 128);
 /// P is within [-127, 127] (the stencil's reach, at most 127 cells).
@@ -354,9 +350,14 @@ public:
     /// reach over 60 cells wide), a radius is infinite, or the grid does
     /// not fit 32-bit bin numbers; the caller then takes another path.
     /// O(n + bins).
+    /// max_coarsening: also false when the bins would have to be more
+    /// than that many times a reach wide on an open axis (far apart
+    /// clusters, far outliers: the memory cap of 8 bins a particle), where
+    /// a caller with a better path for sparse scenes takes it.
     template <class V>
     bool sort(const V& v, const CellFrame& frame, double extra, unsigned threads, std::size_t min_per_thread,
-              std::vector<std::uint32_t>& invalid) {
+              std::vector<std::uint32_t>& invalid,
+              double max_coarsening = std::numeric_limits<double>::infinity()) {
         frame_ = frame;
         threads_ = plan_threads(threads, v.n, std::max<std::size_t>(min_per_thread, 1));
         one_ = v.radii == nullptr;
@@ -366,7 +367,7 @@ public:
         extra_ = extra;
         reach_ = (sum_.rmax + sum_.rmax) + extra;
         if (!std::isfinite(reach_)) return false;
-        if (!plan()) return false;
+        if (!plan(max_coarsening)) return false;
         bin_and_sort(v);
         return true;
     }
@@ -501,7 +502,7 @@ private:
 
     /// Bins on each axis and the stencil's reach m; false when it does not
     /// suit (see sort()).
-    bool plan() {
+    bool plan(double max_coarsening) {
         double big = 0;  // the largest magnitude in play, for the rounding margin
         for (int k = 0; k < 3; ++k) {
             if (sum_.gridded) big = std::max({big, std::fabs(lo_[k]), std::fabs(hi_[k])});
@@ -511,7 +512,7 @@ private:
         // magnitudes; the margin is far above it.
         const double reach = reach_ * (1 + 0x1p-20) + big * 0x1p-40;
         const double q = std::max(bins_per_reach, 1);
-        const double max_bins = std::min(std::max(4.0 * static_cast<double>(sum_.gridded), 4096.0), 2.0e9);
+        const double max_bins = std::min(std::max(8.0 * static_cast<double>(sum_.gridded), 65536.0), 2.0e9);
         double extent[3];
         for (int k = 0; k < 3; ++k) extent[k] = frame_.periodic[k] ? frame_.width(k) : std::max(hi_[k] - lo_[k], 0.0);
         if (sum_.gridded == 0) for (int k = 0; k < 3; ++k) extent[k] = frame_.periodic[k] ? extent[k] : 0;
@@ -531,6 +532,8 @@ private:
         }
         for (int k = 0; k < 3; ++k) {
             const double width = extent[k] / static_cast<double>(bins_[k]);  // across the axis
+            if (!frame_.periodic[k] && bins_[k] > 1 && width > max_coarsening * reach) return false;
+            if (!frame_.periodic[k] && bins_[k] == 1 && extent[k] > max_coarsening * reach) return false;
             double m = width > 0 ? std::ceil(reach / width) : 1;
             if (!frame_.periodic[k]) m = std::min<double>(m, static_cast<double>(bins_[k] - 1));
             if (!(m <= 127)) return false;
