@@ -26,20 +26,22 @@
 // touch). An infinite radius touches every sphere with a finite centre.
 //
 // Two paths. With Options::algorithm automatic (the default), spheres whose
-// radii are within 2x of the mean go to a grid of their own
-// (detail/sphere_rule.hpp: cells a diameter wide, each sphere in one cell,
-// each candidate tested once, no box pairs); other inputs, or a named
+// radii are within 2x of the mean go to the cell list that NeighborList
+// uses (detail/cell_list.hpp: bins a diameter wide, each sphere in one bin,
+// each candidate tested once, no box pairs), unless the centres are so
+// spread that bins would be over 2 diameters wide; other inputs, or a named
 // algorithm, take the box path: the broad phase on the spheres' boxes
 // (centre -+ radius, float, rounded outwards so that no pair is lost), then
-// the rule on each box pair. SpherePairFinder::last_method() says which ran.
+// the rule on each box pair. SpherePairFinder::last_method() says which ran
+// (grid for the cell list).
 //
 // Order: unsorted output is the same for every thread count and run (on the
 // grid: cell by cell; on the box path: the broad phase's order);
 // Options::sorted sorts by (a, b). Options::max_pairs stops at that many
 // pairs with Status::pair_budget_exceeded (on the box path it bounds the box
 // pairs, before the exact test). Threads: Options::threads, as find_pairs;
-// the grid uses one per 8 x Options::min_boxes_per_thread spheres (32,768 by
-// default).
+// the cell list uses one per 8 x Options::min_boxes_per_thread spheres
+// (32,768 by default).
 //
 // Periodic domains (periodic.hpp): find_pairs(spheres, domain, pairs) with
 // a BasicPeriodicDomain<T, 3> whose period[k] = L > 0 makes axis k wrap.
@@ -53,8 +55,13 @@
 // the 16th digit of L and of the radii). Centres need not lie in [0, L).
 // Radii above L/2, even above L, are allowed: a pair is reported once
 // however many images touch, and a sphere never pairs with its own images.
-// Invalid and infinite centres as above. These calls always take the box
-// path (last_method() says boxes): the periodic box broad phase
+// Invalid and infinite centres as above. With Options::algorithm
+// automatic, radii within 2x of the mean and every period over about 3
+// diameters (at most one image of a sphere within reach of another), the
+// cell list runs in the periodic cell (wrapped bins, no ghosts), with the
+// same wrap and the same arithmetic: the stencil names the image, and the
+// one it names is the minimum image whenever the pair touches. Otherwise
+// the box path: the periodic box broad phase
 // (BasicPeriodicPairFinder) in float when every period is a float value
 // (at most float's max / 16), else in double, so that its periods are
 // exactly the caller's, on boxes widened by L * 2^-48 besides the 2^-40 r
@@ -180,10 +187,12 @@ public:
 
     /// Every pair of `spheres` that touches in the periodic `domain` (some
     /// image of one touches the other; the rule at the top of this file)
-    /// into `out` (replaced), each once, a < b. Always the box path. Throws
+    /// into `out` (replaced), each once, a < b. The cell list or the box
+    /// path, as the top of this file says. Throws
     /// std::invalid_argument for a bad period (without exceptions:
     /// Status::invalid_argument, `out` emptied). Without a periodic axis,
-    /// the same as find_pairs(spheres, out, options).
+    /// the same as find_pairs(spheres, out, options). O(n + pairs) on the
+    /// cell list; the periodic broad phase's cost on the box path.
     template <class T>
     Report find_pairs(const SphereView<T>& spheres, const BasicPeriodicDomain<T, 3>& domain, std::vector<Pair>& out,
                       const Options& options = {}) {

@@ -59,8 +59,8 @@ centers: (N, 3) array; radii: one number or an (N,) array (float32 when
 both are float32, else float64).
 A pair is kept iff |ci - cj|^2 <= (ri + rj)^2, evaluated in float64 from
 the input values (touching spheres count). With algorithm='auto' (default),
-spheres whose radii are within 2x of the mean go to a grid of its own
-(cells one diameter wide, each sphere in one cell, each candidate tested
+spheres whose radii are within 2x of the mean go to the cell list that
+NeighborList uses (bins one diameter wide, each sphere in one bin, each candidate tested
 exactly once: no box pairs); other inputs, or a named algorithm, take the
 box path: the broad phase on the spheres' boxes (center -+ radius) in
 float32, rounded outwards from float64 input so that no pair is lost, then
@@ -70,7 +70,8 @@ pairs (on the box path, the box pairs). boxsize: a periodic domain, as
 scipy.spatial.cKDTree's boxsize (one period or three; 0 or None: an open
 axis): distances follow the minimum image convention, each pair is
 reported once however many images touch, and centres need not lie in
-[0, L) (they wrap). With boxsize the box path always runs (in float64 when a
+[0, L) (they wrap). With boxsize, the cell list runs in the periodic cell when
+every period is over about 3 diameters; otherwise the box path (in float64 when a
 period is not a float32 value). Other arguments as in find_pairs.
 Returns a (K, 2) uint32 array.)doc");
 }
