@@ -14,8 +14,9 @@ than 2**32 - 2 boxes is refused with a ValueError).
 Functions: find_pairs, find_sphere_pairs, algorithms, default_threads,
 builtin_scene. Classes: PairFinder (memory kept between frames), Index (box
 queries against a built set), Scene (objects kept between frames, contact
-events, ray casts). Errors: InvalidBoxError, PairBudgetError; warning:
-InvalidBoxWarning. See docs/python.md.
+events, ray casts), NeighborList (MD/DEM neighbour lists with a skin, open
+or periodic, triclinic cells included). Errors: InvalidBoxError,
+PairBudgetError; warning: InvalidBoxWarning. See docs/python.md.
 
 Distributed over MPI ranks (mpi4py): ``import broadphase.mpi`` (find_pairs,
 DistributedPairFinder); built when CMake finds MPI and mpi4py. Importing
@@ -27,6 +28,7 @@ from ._core import (  # noqa: F401
     Index,
     InvalidBoxError,
     InvalidBoxWarning,
+    NeighborList,
     PairBudgetError,
     PairFinder,
     Scene,
@@ -41,6 +43,7 @@ __all__ = [
     "Index",
     "InvalidBoxError",
     "InvalidBoxWarning",
+    "NeighborList",
     "PairBudgetError",
     "PairFinder",
     "Scene",

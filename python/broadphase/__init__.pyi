@@ -144,6 +144,77 @@ class Index:
     def dim(self) -> int:
         """2 (built from (N, 4) boxes) or 3."""
 
+Cell = Union[None, float, ArrayLike]
+
+class NeighborList:
+    """Neighbour lists as MD and DEM codes keep them (broadphase::NeighborList).
+
+    Every particle's neighbours within reach_ij = (r_i + r_j) + (cutoff + skin)
+    in CSR form (offsets, indices), open or in a periodic cell (cell: None,
+    one period, three periods with 0 for an open axis, or a (3, 3) array of
+    cell vectors as rows); every image within reach is listed, with its
+    shift S (D = x_j + S h - x_i). update() rebuilds only when some particle
+    moved more than skin / 2 since the last build. Properties are copies.
+    """
+
+    def __init__(
+        self,
+        cutoff: float = 0.0,
+        skin: float = 0.0,
+        *,
+        cell: Cell = None,
+        full: bool = False,
+        vectors: bool = False,
+        shifts: bool = False,
+        sorted: bool = False,
+        threads: int = 0,
+        max_entries: Optional[int] = None,
+    ) -> None: ...
+    def update(
+        self, positions: ArrayLike, radii: Union[None, float, ArrayLike] = None, *, invalid: OnInvalid = "warn"
+    ) -> bool:
+        """Rebuilds if needed (first call, N, cell or dtype changed, a move over skin / 2); True when it did."""
+    def build(
+        self, positions: ArrayLike, radii: Union[None, float, ArrayLike] = None, *, invalid: OnInvalid = "warn"
+    ) -> None:
+        """Builds the list now, whatever moved."""
+    def set_cell(self, cell: Cell) -> None:
+        """Replaces the cell; the next update rebuilds."""
+    def pairs(self) -> Pairs:
+        """(K, 2) uint32 array of (row i, column j) per entry."""
+    @property
+    def offsets(self) -> npt.NDArray[np.uint64]:
+        """N + 1 values: row i is indices[offsets[i]:offsets[i + 1]]."""
+    @property
+    def indices(self) -> Ids: ...
+    @property
+    def vectors(self) -> npt.NDArray[np.float64]:
+        """(K, 3) D per entry (with vectors=True; else (0, 3))."""
+    @property
+    def shifts(self) -> npt.NDArray[np.int32]:
+        """(K, 3) S per entry (with shifts=True; else (0, 3))."""
+    @property
+    def invalid(self) -> Ids: ...
+    @property
+    def builds(self) -> int: ...
+    @property
+    def size(self) -> int: ...
+    @property
+    def entries(self) -> int: ...
+    @property
+    def dtype(self) -> Optional[str]: ...
+    @property
+    def cell(self) -> npt.NDArray[np.float64]: ...
+    @property
+    def cutoff(self) -> float: ...
+    @property
+    def skin(self) -> float: ...
+    @property
+    def full(self) -> bool: ...
+    def __len__(self) -> int: ...
+    def __repr__(self) -> str:
+        """'<broadphase.NeighborList half, cutoff 2.5 + skin 0.3, orthorhombic cell: 4000 particles, float64, ...>'."""
+
 class Scene:
     """Objects kept between frames, with contact events (broadphase::Scene).
 

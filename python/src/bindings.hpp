@@ -17,6 +17,10 @@ void bind_pairs(py::module_& m);
 /// find_sphere_pairs (bind_spheres.cpp).
 void bind_spheres(py::module_& m);
 
+/// NeighborList: neighbour lists with a skin, open or in a periodic cell
+/// (bind_neighbor_list.cpp).
+void bind_neighbor_list(py::module_& m);
+
 /// Index: a built set of boxes answering box queries (bind_index.cpp).
 void bind_index(py::module_& m);
 

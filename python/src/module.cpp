@@ -7,13 +7,14 @@
 //   float_query.cpp          float64 queries answered exactly on float32 boxes;
 //   bind_pairs.cpp           find_pairs, PairFinder, algorithms, default_threads;
 //   bind_spheres.cpp         find_sphere_pairs;
+//   bind_neighbor_list.cpp   NeighborList;
 //   bind_index.cpp           Index;
 //   bind_scene.cpp           Scene;
 //   bind_builtin_scenes.cpp  builtin_scene.
 // common.hpp holds what broadphase._mpi (mpi_module.cpp) shares with them.
 //
 // The GIL is released while the library runs. Objects that keep state
-// (PairFinder, Scene) lock themselves, so Python threads sharing one are safe.
+// (PairFinder, Scene, NeighborList) lock themselves, so Python threads sharing one are safe.
 
 #include "bindings.hpp"
 
@@ -27,6 +28,7 @@ PYBIND11_MODULE(_core, m) {
     bpy::bind_errors(m);
     bpy::bind_pairs(m);
     bpy::bind_spheres(m);
+    bpy::bind_neighbor_list(m);
     bpy::bind_index(m);
     bpy::bind_scene(m);
     bpy::bind_builtin_scenes(m);

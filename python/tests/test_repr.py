@@ -44,10 +44,18 @@ def test_scene_repr():
     assert repr(d) == "<broadphase.Scene 5 objects, float64, update mode automatic>"
 
 
+def test_neighbor_list_repr():
+    nl = broadphase.NeighborList(2.5, 0.3, cell=10.0)
+    assert repr(nl) == "<broadphase.NeighborList half, cutoff 2.5 + skin 0.3, orthorhombic cell, not built>"
+    nl.update(np.array([[0, 0, 0], [1, 0, 0], [9, 0, 0]], np.float64))
+    assert repr(nl) == ("<broadphase.NeighborList half, cutoff 2.5 + skin 0.3, orthorhombic cell: 3 particles, "
+                        "float64, 3 entries, 1 build>")
+
+
 def test_every_public_class_has_its_own_repr():
     """No class in broadphase.__all__ falls back to object's '<... object at 0x...>'."""
     classes = [getattr(broadphase, n) for n in broadphase.__all__ if isinstance(getattr(broadphase, n), type)]
     classes = [c for c in classes if not issubclass(c, BaseException)]  # exceptions: Python's own repr
-    assert {c.__name__ for c in classes} == {"Index", "PairFinder", "Scene"}
+    assert {c.__name__ for c in classes} == {"Index", "NeighborList", "PairFinder", "Scene"}
     for c in classes:
         assert c.__repr__ is not object.__repr__, c
