@@ -103,7 +103,10 @@ struct NeighborListOptions {
     bool shifts = false;   ///< keep S per entry (shifts())
     bool sorted = false;   ///< sort each row by (j, S)
     unsigned threads = 0;  ///< 0: the default (as Options::threads)
-    std::uint64_t max_entries = no_budget;  ///< stop with Status::pair_budget_exceeded past this many entries
+    /// More entries than this: the build stops, the report says
+    /// Status::pair_budget_exceeded and the list is empty (a list with
+    /// rows missing would look complete), and the next update rebuilds.
+    std::uint64_t max_entries = no_budget;
 };
 
 /// A neighbour list over particles of precision T (float or double).
@@ -144,7 +147,7 @@ public:
 
     /// Builds the list now, whatever moved. Returns the report: ok, or
     /// too_many_boxes (over 2^32 - 2 particles), out_of_memory,
-    /// pair_budget_exceeded (max_entries; the rows are incomplete) or
+    /// pair_budget_exceeded (max_entries; the list is then empty) or
     /// invalid_argument (see the top of the file); invalid particles in
     /// Report::invalid_a. O(n + candidates + entries).
     Report build(const T* xyz, std::size_t n) { return build(sphere_rows<T>(xyz, T(0), n)); }
@@ -216,7 +219,11 @@ private:
         }
     }
 
-    /// Whether some particle moved more than skin/2 since the last build.
+    /// x and h are the same value (NaN equal to NaN). O(1).
+    static bool same(double x, double h) { return x == h || (std::isnan(x) && std::isnan(h)); }
+
+    /// Whether some particle moved more than skin/2 since the last build
+    /// (a particle with a NaN or infinite coordinate: whether it changed).
     bool moved_too_far(const SphereView<T>& v) const {
         if (held_.size() != 3 * v.n) return true;
         const double limit = 0.5 * options_.skin;
@@ -229,16 +236,28 @@ private:
             for (std::size_t i = 0; i < v.n; ++i) {
                 double d2 = 0;
                 for (int k = 0; k < 3; ++k) {
-                    double d = static_cast<double>(v.coord(i, k)) - held[3 * i + k];
-                    d -= L[k] * std::nearbyint(d * inv[k]);
+                    const double x = static_cast<double>(v.coord(i, k)), h = held[3 * i + k];
+                    double d = x - h;
+                    if (!std::isfinite(d)) d = same(x, h) ? 0.0 : std::numeric_limits<double>::infinity();
+                    else d -= L[k] * std::nearbyint(d * inv[k]);
                     d2 += d * d;
                 }
-                far |= !(d2 <= lim2);  // NaN (a particle that became invalid) counts as moved
+                far |= !(d2 <= lim2);
             }
         } else {
             for (std::size_t i = 0; i < v.n; ++i) {
                 double d[3], s[3];
-                for (int k = 0; k < 3; ++k) d[k] = static_cast<double>(v.coord(i, k)) - held[3 * i + k];
+                bool odd = false, unchanged = true;
+                for (int k = 0; k < 3; ++k) {
+                    const double x = static_cast<double>(v.coord(i, k)), h = held[3 * i + k];
+                    d[k] = x - h;
+                    odd = odd || !std::isfinite(d[k]);
+                    unchanged = unchanged && same(x, h);
+                }
+                if (odd) {  // a NaN or infinite coordinate: moved unless it is as it was
+                    far |= !unchanged;
+                    continue;
+                }
                 for (int k = 0; k < 3; ++k) s[k] = std::nearbyint(frame_.frac(d, k));
                 double d2 = 0;
                 for (int k = 0; k < 3; ++k) {
@@ -281,7 +300,12 @@ private:
         bool exceeded = false;
         const bool images = options_.shifts || options_.vectors;
         grid_.rows(!options_.full, images, options_.max_entries, exceeded);
-        if (exceeded) report_.status = Status::pair_budget_exceeded;
+        if (exceeded) {  // rows missing here and there would look complete: none
+            report_.status = Status::pair_budget_exceeded;
+            offsets_.assign(n + 1, 0);
+            stale_ = true;
+            return true;
+        }
         // Offsets in input order, then each row moved to its place.
         const std::vector<std::uint32_t>& counts = grid_.row_counts();
         const std::vector<std::uint32_t>& ids = grid_.ids();
@@ -309,12 +333,26 @@ private:
         grid_.for_each_row(true, [&](std::size_t s, const std::uint32_t* cols, const std::uint32_t* codes, std::uint32_t c) {
             const std::uint32_t i = ids[s];
             const std::size_t at = static_cast<std::size_t>(offsets_[i]);
-            std::copy(cols, cols + c, indices_.data() + at);
+            // The row's order: as found, or (sorted) by j then by image (P
+            // and S differ by a constant for one j, so this is by (j, S)).
+            thread_local std::vector<std::uint32_t> order;
+            order.resize(c);
+            for (std::uint32_t e = 0; e < c; ++e) order[e] = e;
+            if (options_.sorted)
+                std::sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) {
+                    if (cols[x] != cols[y]) return cols[x] < cols[y];
+                    if (!codes) return x < y;
+                    int px[3], py[3];
+                    detail::unpack_image(codes[x], px), detail::unpack_image(codes[y], py);
+                    return std::lexicographical_compare(px, px + 3, py, py + 3);
+                });
+            for (std::uint32_t e = 0; e < c; ++e) indices_[at + e] = cols[order[e]];
             if (!codes) return;
             for (std::uint32_t e = 0; e < c; ++e) {
+                const std::uint32_t from = order[e];
                 int p[3];
-                detail::unpack_image(codes[e], p);
-                const std::uint32_t j = cols[e], sj = where[j];
+                detail::unpack_image(codes[from], p);
+                const std::uint32_t j = cols[from], sj = where[j];
                 if (options_.vectors) {
                     for (int k = 0; k < 3; ++k)
                         vectors_[3 * (at + e) + k] = (X[k][sj] - X[k][s]) + frame_.shift(p, k);
@@ -325,55 +363,8 @@ private:
                             static_cast<std::int32_t>(p[k] + image_[3 * i + k] - image_[3 * j + k]);
                 }
             }
-            if (options_.sorted) sort_row(at, c);
         });
-        if (options_.sorted && !images)
-            for (std::size_t i = 0; i < n; ++i)
-                std::sort(indices_.begin() + static_cast<std::ptrdiff_t>(offsets_[i]),
-                          indices_.begin() + static_cast<std::ptrdiff_t>(offsets_[i + 1]));
         return true;
-    }
-
-    /// Sorts one row (with its vectors and shifts) by (j, S).
-    void sort_row(std::size_t at, std::size_t c) {
-        if (c < 2 || !(options_.vectors || options_.shifts)) return;
-        // Small rows: an insertion sort on an index permutation.
-        thread_local std::vector<std::uint32_t> perm;
-        thread_local std::vector<double> tmpv;
-        thread_local std::vector<std::int32_t> tmps, tmpi;
-        perm.resize(c);
-        for (std::size_t e = 0; e < c; ++e) perm[e] = static_cast<std::uint32_t>(e);
-        // S of an entry, recomputed when shifts are not kept: from D's
-        // image the order is the same for entries of one j (distinct P).
-        auto key_less = [&](std::uint32_t a, std::uint32_t b) {
-            const std::uint32_t ja = indices_[at + a], jb = indices_[at + b];
-            if (ja != jb) return ja < jb;
-            if (!options_.shifts) {
-                for (int k = 0; k < 3; ++k)
-                    if (vectors_[3 * (at + a) + k] != vectors_[3 * (at + b) + k])
-                        return vectors_[3 * (at + a) + k] < vectors_[3 * (at + b) + k];
-                return false;
-            }
-            for (int k = 0; k < 3; ++k)
-                if (shifts_[3 * (at + a) + k] != shifts_[3 * (at + b) + k]) return shifts_[3 * (at + a) + k] < shifts_[3 * (at + b) + k];
-            return false;
-        };
-        std::stable_sort(perm.begin(), perm.end(), key_less);
-        tmpi.resize(c);
-        for (std::size_t e = 0; e < c; ++e) tmpi[e] = static_cast<std::int32_t>(indices_[at + perm[e]]);
-        for (std::size_t e = 0; e < c; ++e) indices_[at + e] = static_cast<std::uint32_t>(tmpi[e]);
-        if (options_.vectors) {
-            tmpv.resize(3 * c);
-            for (std::size_t e = 0; e < c; ++e)
-                for (int k = 0; k < 3; ++k) tmpv[3 * e + k] = vectors_[3 * (at + perm[e]) + k];
-            std::copy(tmpv.begin(), tmpv.end(), vectors_.begin() + static_cast<std::ptrdiff_t>(3 * at));
-        }
-        if (options_.shifts) {
-            tmps.resize(3 * c);
-            for (std::size_t e = 0; e < c; ++e)
-                for (int k = 0; k < 3; ++k) tmps[3 * e + k] = shifts_[3 * (at + perm[e]) + k];
-            std::copy(tmps.begin(), tmps.end(), shifts_.begin() + static_cast<std::ptrdiff_t>(3 * at));
-        }
     }
 
     NeighborListOptions options_;

@@ -160,7 +160,11 @@ struct PeriodicCell {
             }
         for (int r = 0; r < 3; ++r) open = open || !periodic(r);
         if (open && tilted) return "a cell with an open axis must be orthorhombic (no tilt)";
-        if (!tilted) return "";
+        if (!tilted) {
+            for (int k = 0; k < 3; ++k)
+                if (vectors[k][k] < 0) return "an orthorhombic period must be positive";
+            return "";
+        }
         const detail::CellFrame f = detail::CellFrame::of(vectors);
         for (int k = 0; k < 3; ++k)
             if (!(f.width(k) > 0) || !std::isfinite(f.width(k))) return "the cell has no volume";

@@ -270,8 +270,6 @@ private:
             active_ = want;
             always = true;
         }
-        // A list past max_entries has incomplete rows: the next call rebuilds.
-        if (list->report().status == bp::Status::pair_budget_exceeded) always = true;
         const T* xyz = data_of<T>(x);
         bp::SphereView<T> v = bp::sphere_rows<T>(xyz, T(0), x.n);
         if (r) {
