@@ -1,4 +1,4 @@
-"""LAMMPS's neighbour-list build against find_sphere_pairs and cKDTree, on LAMMPS's own particles.
+"""LAMMPS's neighbour-list build against find_sphere_pairs, NeighborList and cKDTree, on LAMMPS's own particles.
 
     bash bench/lammps/lammps_bench.sh            # installs lammps, builds the module, runs this
 
@@ -7,38 +7,86 @@ or, with the module built and Debian's lammps installed:
     PYTHONPATH=build/release/python /usr/bin/python3 bench/lammps/compare_lammps.py \\
         --sizes 20,40 --out docs/benchmarks/amd-epyc-2core-lammps.csv
 
-For each size (LAMMPS lattice cells a side: 20 -> 32,000 atoms, 40 -> 256,000,
-80 -> 2,048,000), LAMMPS (the `lmp` program, one MPI rank, one thread) runs
-the Lennard-Jones liquid of its own benchmark, bench/in.lj: fcc lattice at
-density 0.8442, cutoff 2.5, skin 0.3 (`neighbor 0.3 bin`,
+Four kinds of case, one CSV row each (columns that do not apply are empty or
+nan).
+
+"lj", for each --sizes (LAMMPS lattice cells a side: 20 -> 32,000 atoms, 40
+-> 256,000, 80 -> 2,048,000): LAMMPS (the `lmp` program, one MPI rank, one
+thread) runs the Lennard-Jones liquid of its own benchmark, bench/in.lj: fcc
+lattice at density 0.8442, cutoff 2.5, skin 0.3 (`neighbor 0.3 bin`,
 `neigh_modify delay 0 every 1 check no`: a full neighbour-list build every
 step), periodic in x, y and z. Its "Neigh" time over the run divided by its
-"Neighbor list builds" is its cost of one build. At the last step it dumps
-the positions and, through `compute property/local patom1 patom2`, the
-pairs of its list within the force cutoff.
+"Neighbor list builds" is its cost of one build; its "Total # of neighbors"
+(the first run's) is the number of pairs in its half list, those within
+cutoff + skin. At the last step it dumps the positions and, through
+`compute property/local patom1 patom2`, the pairs of its list within the
+force cutoff (not above --pairs-dump-max atoms: at 2,048,000 that dump would
+be ~50M lines; then the checks against LAMMPS are the neighbour count and
+NeighborList == find_sphere_pairs).
 
 The same positions (wrapped into the box) then go to
   - broadphase.find_sphere_pairs(x, 1.4, boxsize=L): every pair within
     2.8 = cutoff + skin, what LAMMPS's build finds; one thread and two;
+  - broadphase.NeighborList(2.5, 0.3, cell=L).build(x): the same pairs as
+    a half list in CSR form, what an MD code keeps; one thread and two
+    (threads=1, 2; the list uses one thread per 32,768 particles at most,
+    so at 32,000 atoms "two" is one);
   - scipy.spatial.cKDTree(x, boxsize=L).query_pairs(2.8): tree built and
     queried, as it is used;
   - ase.neighborlist.neighbor_list('ij', ...) when ASE is installed
     (python3-ase), up to 40,000 atoms (at 256,000 it ran out of 24 GB):
     a full list, so twice the pairs.
 Times are the median of --repeats warm calls (the first call is also
-reported for ours). Pairs: find_sphere_pairs(x, 1.25, ...) must give exactly
-LAMMPS's pairs within the force cutoff (LAMMPS's test is r < 2.5, ours r <= 2.5:
-a tie at exactly 2.5 would show as a difference), and its pairs within 2.8
-must equal cKDTree's.
+reported for ours, find_sphere_pairs and NeighborList: a fresh list, its
+allocations included). Pairs:
+  - find_sphere_pairs(x, 1.25, ...) must give exactly LAMMPS's pairs within
+    the force cutoff (LAMMPS's test is r < 2.5, ours r <= 2.5: a tie at
+    exactly 2.5 would show as a difference), and its pairs within 2.8 must
+    equal cKDTree's;
+  - NeighborList's entries, each taken as (min(i, j), max(i, j)) (every
+    pair here has one image), must be find_sphere_pairs's pairs within 2.8
+    (nl_same_pairs), their number LAMMPS's "Total # of neighbors"
+    (nl_entries_equal_lammps_neighbors), and NeighborList(2.5, 0)'s pairs
+    LAMMPS's pairs within the force cutoff (nl_cutoff_same_pairs_as_lammps).
 
-A granular bed (--granular, sizes in spheres): LAMMPS's granular pair
+"granular", for each --granular (sizes in spheres): LAMMPS's granular pair
 style (gran/hooke, skin 0.1) on polydisperse spheres (diameters uniform in
 0.5 to 1, centres uniform at a solid fraction of 0.3, read from a data
-file), and the same comparison: find_sphere_pairs(x, radii + skin/2) is
-what LAMMPS's build finds (pairs within the sum of the radii plus the
-skin), and its pairs closer than the type's force cutoff (twice the
-largest radius: what property/local gives of LAMMPS's list) must be
-LAMMPS's.
+file), and the same comparison: find_sphere_pairs(x, radii + skin/2) and
+NeighborList(0, 0.1, cell=L).build(x, radii) are what LAMMPS's build finds
+(pairs within the sum of the radii plus the skin), and the pairs of each
+(NeighborList(0.1, 0) for the list) closer than the type's force cutoff
+(twice the largest radius: what property/local gives of LAMMPS's list) must
+be LAMMPS's.
+
+"lj-triclinic", for each --triclinic (lattice cells a side, default 20):
+the LJ liquid as above, but LAMMPS makes the box triclinic before the run
+(`change_box all triclinic`, then tilts xy = 0.1 L, xz = 0.05 L, yz =
+-0.08 L, `remap units box`). The cell rows a = (lx, 0, 0), b = (xy, ly, 0),
+c = (xz, yz, lz) (from the dump's bounds, as LAMMPS's Howto_triclinic
+converts them) and the positions less the box's origin go to
+NeighborList(2.5, 0.3, cell=rows), timed as above against LAMMPS's build;
+its entries must number LAMMPS's neighbours and NeighborList(2.5, 0)'s pairs
+must be LAMMPS's within the force cutoff. find_sphere_pairs, cKDTree and ASE
+take no triclinic cell here: their columns are empty.
+
+"lj-skin", for each --skin-size (lattice cells a side, default 20): the LJ
+liquid run --skin-steps steps with `neigh_modify delay 0 every 1 check yes`
+(LAMMPS rebuilds only when some atom moved more than skin / 2), the
+positions dumped every step. LAMMPS's Neigh time per step and its number of
+builds (the setup's build not counted) go in the row. The frames are then
+replayed: (a) NeighborList(2.5, 0.3, cell=L).update(x_t) on every frame,
+each call timed (frame 0, the first build, untimed: LAMMPS's setup build is
+not in its Neigh time either), and (b) NeighborList.build(x_t) on every
+frame; the row has the mean ms per step of each, (b) / (a), and our
+rebuilds (which must be LAMMPS's builds: the same rule on the same
+positions; LAMMPS wraps atoms into the box only when it rebuilds, our
+update measures moves by the minimum image, so either way). Checks: the
+kept list must be find_sphere_pairs's pairs within 2.8 at the frame of its
+last build, number LAMMPS's neighbours at the end of the run, and hold all
+of LAMMPS's pairs within the force cutoff at the last step
+(nl_kept_covers_lammps_pairs); NeighborList(2.5, 0) on the last frame must
+give exactly those pairs.
 
 Run it on an otherwise idle machine: LAMMPS and the library run one after
 the other, and a compile on the other core slows them differently.
@@ -68,27 +116,51 @@ try:
 except ImportError:  # pragma: no cover
     neighbor_list = None
 
-LJ_INPUT = """
+# The LJ liquid of LAMMPS's bench/in.lj; {box} may make the box triclinic.
+LJ_SETUP = """
 units           lj
 atom_style      atomic
 lattice         fcc 0.8442
 region          box block 0 {n} 0 {n} 0 {n}
 create_box      1 box
 create_atoms    1 box
-mass            1 1.0
+{box}mass            1 1.0
 velocity        all create 1.44 87287 loop geom
 pair_style      lj/cut 2.5
 pair_coeff      1 1 1.0 1.0 2.5
 neighbor        0.3 bin
+"""
+
+# A build every step; then `run 0` dumps the last positions and the pairs.
+LJ_INPUT = LJ_SETUP + """
 neigh_modify    delay 0 every 1 check no
 fix             1 all nve
 thermo          {steps}
 run             {steps}
 dump            d all custom 1 pos.dump id x y z
 dump_modify     d sort id format float %.17g
-compute         p all property/local patom1 patom2
-dump            l all local 1 pairs.dump c_p[1] c_p[2]
-run             0
+{pairs}run             0
+"""
+
+PAIRS_DUMP = """compute         p all property/local patom1 patom2
+dump            l all local {every} pairs.dump c_p[1] c_p[2]
+"""
+
+# The box made triclinic before the run (tilts well inside LAMMPS's limit
+# of half the box length).
+TRICLINIC_BOX = """change_box      all triclinic
+change_box      all xy final {xy!r} xz final {xz!r} yz final {yz!r} remap units box
+"""
+
+# The Verlet skin as MD codes use it: a build only when some atom moved
+# more than skin / 2; positions dumped every step, the pairs at the last.
+LJ_SKIN_INPUT = LJ_SETUP + """
+neigh_modify    delay 0 every 1 check yes
+fix             1 all nve
+thermo          {steps}
+dump            d all custom 1 traj.dump id x y z
+dump_modify     d sort id format float %.17g
+{pairs}run             {steps}
 """
 
 # A polydisperse granular bed: diameters uniform in 0.5 to 1, centres
@@ -112,10 +184,12 @@ thermo          {steps}
 run             {steps}
 dump            d all custom 1 pos.dump id x y z radius
 dump_modify     d sort id format float %.17g
-compute         p all property/local patom1 patom2
-dump            l all local 1 pairs.dump c_p[1] c_p[2]
-run             0
+{pairs}run             0
 """
+
+LJ_CUTOFF, LJ_SKIN = 2.5, 0.3
+GRANULAR_SKIN = 0.1
+FCC_SIDE = (4 / 0.8442) ** (1 / 3)  # the lattice constant LAMMPS's `lattice fcc 0.8442` gives
 
 
 def write_bed(path, n, seed=1):
@@ -134,7 +208,10 @@ def write_bed(path, n, seed=1):
 
 
 def run_lammps(lmp, script, workdir):
-    """Runs LAMMPS on script in workdir; returns (ms per neighbour build, builds)."""
+    """Runs LAMMPS on script in workdir; returns a dict of its first run's
+    neighbour figures: build_ms (Neigh time per build), builds, neigh_ms
+    (Neigh time in all) and neighbors (its "Total # of neighbors": the
+    pairs of its half list, within cutoff + skin)."""
     with open(os.path.join(workdir, "in.case"), "w") as f:
         f.write(script)
     out = subprocess.run([lmp, "-in", "in.case", "-log", "log.case", "-screen", "none"], cwd=workdir,
@@ -142,12 +219,15 @@ def run_lammps(lmp, script, workdir):
     log = open(os.path.join(workdir, "log.case")).read() if os.path.exists(os.path.join(workdir, "log.case")) else ""
     if out.returncode != 0:
         sys.exit("lmp failed:\n" + out.stdout[-2000:] + out.stderr[-2000:] + log[-2000:])
-    # The first run's timing block (the second is `run 0`, for the dumps).
+    # The first run's timing block (a second, if any, is `run 0`, for the dumps).
     neigh = re.search(r"^Neigh\s*\|\s*([0-9.eE+-]+)", log, re.M)
     builds = re.search(r"^Neighbor list builds = (\d+)", log, re.M)
-    if not neigh or not builds:
-        sys.exit("no neighbour timing in LAMMPS's log")
-    return 1e3 * float(neigh.group(1)) / max(int(builds.group(1)), 1), int(builds.group(1))
+    total = re.search(r"^Total # of neighbors = (\d+)", log, re.M)
+    if not neigh or not builds or not total:
+        sys.exit("no neighbour timing or count in LAMMPS's log")
+    b = int(builds.group(1))
+    return dict(build_ms=1e3 * float(neigh.group(1)) / max(b, 1), builds=b, neigh_ms=1e3 * float(neigh.group(1)),
+                neighbors=int(total.group(1)))
 
 
 def last_frame(path):
@@ -158,15 +238,49 @@ def last_frame(path):
     return lines[:9], lines[9] if len(lines) > 9 else ""
 
 
+def box_of(head):
+    """(origin (3,), cell rows (3, 3)) from a dump frame's header: rows a =
+    (lx, 0, 0), b = (xy, ly, 0), c = (xz, yz, lz). A triclinic dump gives
+    the bounding box and the tilts ("ITEM: BOX BOUNDS xy xz yz"); its
+    xlo, xhi, ylo, yhi are recovered as LAMMPS's Howto_triclinic says."""
+    b = [[float(v) for v in head[5 + k].split()] for k in range(3)]
+    if "xy" in head[4]:
+        xy, xz, yz = b[0][2], b[1][2], b[2][2]
+        xlo, xhi = b[0][0] - min(0.0, xy, xz, xy + xz), b[0][1] - max(0.0, xy, xz, xy + xz)
+        ylo, yhi = b[1][0] - min(0.0, yz), b[1][1] - max(0.0, yz)
+    else:
+        xy = xz = yz = 0.0
+        (xlo, xhi), (ylo, yhi) = b[0][:2], b[1][:2]
+    zlo, zhi = b[2][:2]
+    return np.array([xlo, ylo, zlo]), np.array([[xhi - xlo, 0, 0], [xy, yhi - ylo, 0], [xz, yz, zhi - zlo]])
+
+
 def read_dump(path, columns):
-    """The last frame of a LAMMPS custom dump: (box lo (3,), box hi (3,), array of the columns), by atom id."""
+    """The last frame of a LAMMPS custom dump: (box origin (3,), cell rows (3, 3), array of the columns), by atom id."""
     head, body = last_frame(path)
-    lo = np.array([float(head[5 + k].split()[0]) for k in range(3)])
-    hi = np.array([float(head[5 + k].split()[1]) for k in range(3)])
+    origin, h = box_of(head)
     names = head[8].split()[2:]
     data = np.array(body.split(), dtype=np.float64).reshape(int(head[3]), len(names))
     data = data[np.argsort(data[:, names.index("id")])]
-    return lo, hi, np.stack([data[:, names.index(c)] for c in columns], axis=1)
+    return origin, h, np.stack([data[:, names.index(c)] for c in columns], axis=1)
+
+
+def read_trajectory(path, columns):
+    """Every frame of a custom dump sorted by id (dump_modify sort id), the
+    box fixed: (origin, cell rows, (frames, atoms, len(columns)) array)."""
+    with open(path, "rb") as f:
+        lines = f.read().split(b"\n")
+    n = int(lines[3])
+    per = 9 + n
+    frames = len(lines) // per
+    head = [s.decode() for s in lines[:9]]
+    origin, h = box_of(head)
+    names = head[8].split()[2:]
+    body = b"\n".join(b"\n".join(lines[k * per + 9:(k + 1) * per]) for k in range(frames))
+    data = np.fromstring(body, dtype=np.float64, sep=" ").reshape(frames, n, len(names))
+    if not np.array_equal(data[:, :, names.index("id")], np.broadcast_to(np.arange(1, n + 1), (frames, n))):
+        sys.exit(f"{path}: frames not sorted by id")
+    return origin, h, np.ascontiguousarray(data[:, :, [names.index(c) for c in columns]])
 
 
 def read_pairs(path):
@@ -181,6 +295,10 @@ def sorted_pairs(p):
     return p[np.lexsort((p[:, 1], p[:, 0]))]
 
 
+def same(a, b):
+    return a.shape == b.shape and bool(np.array_equal(a, b))
+
+
 def median_ms(f, repeats):
     times = []
     for _ in range(repeats):
@@ -190,83 +308,267 @@ def median_ms(f, repeats):
     return statistics.median(times), out
 
 
+def list_pairs(nl, below=None):
+    """A half NeighborList's entries as sorted (min(i, j), max(i, j)) rows
+    (those with |D| < below if given: the list needs vectors=True), and
+    whether every pair had one entry (no repeats, no own images)."""
+    p = np.sort(nl.pairs().astype(np.int64), axis=1)
+    if below is not None:
+        v = nl.vectors
+        p = p[np.einsum("ij,ij->i", v, v) < below**2]
+    p = sorted_pairs(p)
+    one_image = not (np.any(p[:, 0] == p[:, 1]) or np.any(np.all(p[1:] == p[:-1], axis=1)))
+    return p, one_image
+
+
+def time_list(x, cell, cutoff, skin, radii, repeats):
+    """NeighborList(cutoff, skin, cell=cell).build(x, radii) timed: (first
+    call ms on a fresh list, median ms, median ms with threads=2, the
+    one-thread list)."""
+    nl = broadphase.NeighborList(cutoff, skin, cell=cell, threads=1)
+    t0 = time.perf_counter()
+    nl.build(x, radii)
+    first_ms = (time.perf_counter() - t0) * 1e3
+    ms, _ = median_ms(lambda: nl.build(x, radii), repeats)
+    nl2 = broadphase.NeighborList(cutoff, skin, cell=cell, threads=2)
+    nl2.build(x, radii)
+    ms2, _ = median_ms(lambda: nl2.build(x, radii), repeats)
+    return first_ms, ms, ms2, nl
+
+
+def within(x, cell, cutoff, radii=None, below=None):
+    """The pairs of NeighborList(cutoff, 0, cell=cell) on x (closer than below if given)."""
+    nl = broadphase.NeighborList(cutoff, 0.0, cell=cell, vectors=below is not None)
+    nl.build(x, radii)
+    return list_pairs(nl, below)[0]
+
+
 ASE_MAX = 40000  # ASE's neighbor_list: 12 s and several GB at 32,000 atoms; 256,000 ran out of 24 GB
 
+COLUMNS = ["case", "atoms", "pairs", "lammps_build_ms", "lammps_builds", "ours_ms", "ours_first_ms", "ours_2t_ms",
+           "ckdtree_ms", "ase_ms", "lammps_over_ours", "same_pairs_as_lammps", "same_pairs_as_ckdtree",
+           "lammps_pairs_within_cutoff",
+           # NeighborList
+           "lammps_neighbors", "nl_entries", "nl_ms", "nl_first_ms", "nl_2t_ms", "lammps_over_nl", "nl_same_pairs",
+           "nl_entries_equal_lammps_neighbors", "nl_cutoff_same_pairs_as_lammps",
+           # the Verlet skin (lj-skin)
+           "steps", "lammps_neigh_ms_per_step", "nl_update_ms_per_step", "nl_build_ms_per_step", "build_over_update",
+           "nl_rebuilds", "same_rebuilds_as_lammps", "nl_kept_covers_lammps_pairs"]
+NUMBERS = {"ours_ms", "ours_first_ms", "ours_2t_ms", "ckdtree_ms", "ase_ms", "lammps_over_ours", "nl_ms",
+           "nl_first_ms", "nl_2t_ms", "lammps_over_nl", "lammps_neigh_ms_per_step", "nl_update_ms_per_step",
+           "nl_build_ms_per_step", "build_over_update"}
 
-def compare(case, atoms, lmp_ms, builds, x, box, radii_cut, radii_list, lmp_pairs, repeats, rows):
-    """Times ours, cKDTree and ASE on x and checks the pairs; appends a row."""
+
+def new_row(**kw):
+    row = {c: (float("nan") if c in NUMBERS else "") for c in COLUMNS}
+    row.update(kw)
+    return row
+
+
+def checks_pass(row):
+    """Every check the row has (True/False columns; empty ones did not apply) passed."""
+    return all(v is not False for v in row.values())
+
+
+def compare(case, lmp, x, box, radii_cut, radii_list, lmp_pairs, nl_args, repeats, rows):
+    """Times ours, NeighborList, cKDTree and ASE on x and checks the pairs;
+    appends a row. lmp: run_lammps's figures; lmp_pairs: LAMMPS's pairs
+    within the force cutoff (None: not dumped); nl_args: (cutoff, skin,
+    radii) of NeighborList's list of LAMMPS's reach, and (cutoff, below) of
+    the one checked against lmp_pairs."""
+    atoms, lmp_ms = len(x), lmp["build_ms"]
     t0 = time.perf_counter()
     ours = broadphase.find_sphere_pairs(x, radii_list, threads=1, boxsize=box)
     first_ms = (time.perf_counter() - t0) * 1e3
     ours_ms, ours = median_ms(lambda: broadphase.find_sphere_pairs(x, radii_list, threads=1, boxsize=box), repeats)
-    ours2_ms, _ = median_ms(lambda: broadphase.find_sphere_pairs(x, radii_list, threads=2, boxsize=box), repeats)
-    within_cut = sorted_pairs(broadphase.find_sphere_pairs(x, radii_cut[0], boxsize=box))
-    if radii_cut[1] is not None:  # and closer than LAMMPS's per-type force cutoff
-        d = x[within_cut[:, 1]] - x[within_cut[:, 0]]
-        d -= box * np.round(d / box)
-        within_cut = within_cut[np.einsum("ij,ij->i", d, d) < radii_cut[1] ** 2]
-    same_as_lammps = within_cut.shape == lmp_pairs.shape and bool(np.array_equal(within_cut, lmp_pairs))
+    ours_ms2, _ = median_ms(lambda: broadphase.find_sphere_pairs(x, radii_list, threads=2, boxsize=box), repeats)
+    ours = sorted_pairs(ours)
+    same_as_lammps = ""
+    if lmp_pairs is not None:
+        within_cut = sorted_pairs(broadphase.find_sphere_pairs(x, radii_cut[0], boxsize=box))
+        if radii_cut[1] is not None:  # and closer than LAMMPS's per-type force cutoff
+            d = x[within_cut[:, 1]] - x[within_cut[:, 0]]
+            d -= box * np.round(d / box)
+            within_cut = within_cut[np.einsum("ij,ij->i", d, d) < radii_cut[1] ** 2]
+        same_as_lammps = same(within_cut, lmp_pairs)
     kd_ms, same_as_kd = float("nan"), ""
     if cKDTree is not None and np.isscalar(radii_list):
         kd_ms, kd = median_ms(lambda: cKDTree(x, boxsize=box).query_pairs(2 * radii_list, output_type="ndarray"),
                               max(1, repeats // 2))
-        same_as_kd = bool(np.array_equal(sorted_pairs(kd), sorted_pairs(ours)))
+        same_as_kd = same(sorted_pairs(kd), ours)
     ase_ms = float("nan")
     if neighbor_list is not None and np.isscalar(radii_list) and len(x) <= ASE_MAX:
         a = Atoms(positions=x, cell=np.diag(box), pbc=True)
         ase_ms, _ = median_ms(lambda: neighbor_list("ij", a, 2 * radii_list), max(1, repeats // 2))
-    row = dict(case=case, atoms=atoms, pairs=len(ours), lammps_build_ms=lmp_ms, lammps_builds=builds,
-               ours_ms=ours_ms, ours_first_ms=first_ms, ours_2t_ms=ours2_ms, ckdtree_ms=kd_ms, ase_ms=ase_ms,
-               lammps_over_ours=lmp_ms / ours_ms, same_pairs_as_lammps=same_as_lammps,
-               same_pairs_as_ckdtree=same_as_kd, lammps_pairs_within_cutoff=len(lmp_pairs))
+    (nl_cutoff, nl_skin, nl_radii), (chk_cutoff, chk_below) = nl_args
+    nl_first, nl_ms, nl_ms2, nl = time_list(x, box, nl_cutoff, nl_skin, nl_radii, repeats)
+    nl_pairs, one_image = list_pairs(nl)
+    nl_same = one_image and same(nl_pairs, ours)
+    nl_cut_same = "" if lmp_pairs is None else same(within(x, box, chk_cutoff, nl_radii, chk_below), lmp_pairs)
+    row = new_row(case=case, atoms=atoms, pairs=len(ours), lammps_build_ms=lmp_ms, lammps_builds=lmp["builds"],
+                  ours_ms=ours_ms, ours_first_ms=first_ms, ours_2t_ms=ours_ms2, ckdtree_ms=kd_ms, ase_ms=ase_ms,
+                  lammps_over_ours=lmp_ms / ours_ms, same_pairs_as_lammps=same_as_lammps,
+                  same_pairs_as_ckdtree=same_as_kd,
+                  lammps_pairs_within_cutoff="" if lmp_pairs is None else len(lmp_pairs),
+                  lammps_neighbors=lmp["neighbors"], nl_entries=nl.entries, nl_ms=nl_ms, nl_first_ms=nl_first,
+                  nl_2t_ms=nl_ms2, lammps_over_nl=lmp_ms / nl_ms, nl_same_pairs=nl_same,
+                  nl_entries_equal_lammps_neighbors=nl.entries == lmp["neighbors"],
+                  nl_cutoff_same_pairs_as_lammps=nl_cut_same)
     rows.append(row)
     print(f"{case:>12} {atoms:>9,} atoms {len(ours):>11,} pairs | LAMMPS build {lmp_ms:8.1f} ms | ours {ours_ms:8.1f} ms "
-          f"(first {first_ms:.1f}, 2 threads {ours2_ms:.1f}) | cKDTree {kd_ms:8.1f} ms | ASE {ase_ms:8.1f} ms | "
-          f"LAMMPS/ours {lmp_ms / ours_ms:5.2f}x | same pairs as LAMMPS: {same_as_lammps}, as cKDTree: {same_as_kd}",
-          flush=True)
-    return same_as_lammps and same_as_kd is not False
+          f"(first {first_ms:.1f}, 2 threads {ours_ms2:.1f}) | cKDTree {kd_ms:8.1f} ms | ASE {ase_ms:8.1f} ms | "
+          f"LAMMPS/ours {lmp_ms / ours_ms:5.2f}x | same pairs as LAMMPS: {same_as_lammps}, as cKDTree: {same_as_kd}\n"
+          f"{'':>12} NeighborList {nl_ms:8.1f} ms (first {nl_first:.1f}, 2 threads {nl_ms2:.1f}) | "
+          f"LAMMPS/NeighborList {lmp_ms / nl_ms:5.2f}x | {nl.entries:,} entries, LAMMPS {lmp['neighbors']:,} | "
+          f"same pairs as find_sphere_pairs: {nl_same}, within the cutoff as LAMMPS: {nl_cut_same}", flush=True)
+    return checks_pass(row)
+
+
+def triclinic_case(lmp, x, h, lmp_pairs, repeats, rows):
+    """NeighborList in LAMMPS's triclinic cell (rows h), x relative to the box's origin; appends a row."""
+    nl_first, nl_ms, nl_ms2, nl = time_list(x, h, LJ_CUTOFF, LJ_SKIN, None, repeats)
+    nl_pairs, one_image = list_pairs(nl)
+    nl_cut_same = "" if lmp_pairs is None else one_image and same(within(x, h, LJ_CUTOFF), lmp_pairs)
+    lmp_ms = lmp["build_ms"]
+    row = new_row(case="lj-triclinic", atoms=len(x), pairs=len(nl_pairs), lammps_build_ms=lmp_ms,
+                  lammps_builds=lmp["builds"], lammps_pairs_within_cutoff="" if lmp_pairs is None else len(lmp_pairs),
+                  lammps_neighbors=lmp["neighbors"], nl_entries=nl.entries, nl_ms=nl_ms, nl_first_ms=nl_first,
+                  nl_2t_ms=nl_ms2, lammps_over_nl=lmp_ms / nl_ms,
+                  nl_entries_equal_lammps_neighbors=one_image and nl.entries == lmp["neighbors"],
+                  nl_cutoff_same_pairs_as_lammps=nl_cut_same)
+    rows.append(row)
+    print(f"{'lj-triclinic':>12} {len(x):>9,} atoms {len(nl_pairs):>11,} pairs | LAMMPS build {lmp_ms:8.1f} ms | "
+          f"NeighborList {nl_ms:8.1f} ms (first {nl_first:.1f}, 2 threads {nl_ms2:.1f}) | "
+          f"LAMMPS/NeighborList {lmp_ms / nl_ms:5.2f}x | {nl.entries:,} entries, LAMMPS {lmp['neighbors']:,} | "
+          f"within the cutoff as LAMMPS: {nl_cut_same}", flush=True)
+    return checks_pass(row)
+
+
+def skin_case(lmp, steps, traj, box, lmp_pairs, rows):
+    """Replays LAMMPS's frames traj (steps + 1, N, 3) through
+    NeighborList.update and .build; appends a row."""
+    nl = broadphase.NeighborList(LJ_CUTOFF, LJ_SKIN, cell=box, threads=1)
+    nl.update(traj[0])  # LAMMPS's setup build
+    update_ms, rebuilt, last_build = [], 0, 0
+    for t in range(1, steps + 1):
+        t0 = time.perf_counter()
+        built = nl.update(traj[t])
+        update_ms.append((time.perf_counter() - t0) * 1e3)
+        if built:
+            rebuilt, last_build = rebuilt + 1, t
+    fresh = broadphase.NeighborList(LJ_CUTOFF, LJ_SKIN, cell=box, threads=1)
+    fresh.build(traj[0])
+    build_ms = []
+    for t in range(1, steps + 1):
+        t0 = time.perf_counter()
+        fresh.build(traj[t])
+        build_ms.append((time.perf_counter() - t0) * 1e3)
+    up, bu = statistics.mean(update_ms), statistics.mean(build_ms)
+    # The kept list: find_sphere_pairs's pairs at the frame it was built from.
+    kept, one_image = list_pairs(nl)
+    xb = np.mod(traj[last_build], box)
+    xb[xb >= box] = 0.0
+    nl_same = one_image and same(kept, sorted_pairs(broadphase.find_sphere_pairs(
+        xb, (LJ_CUTOFF + LJ_SKIN) / 2, boxsize=box)))
+    covers = cut_same = ""
+    if lmp_pairs is not None:
+        n = traj.shape[1]
+        covers = bool(np.all(np.isin(lmp_pairs[:, 0] * n + lmp_pairs[:, 1], kept[:, 0] * n + kept[:, 1])))
+        cut_same = same(within(traj[steps], box, LJ_CUTOFF), lmp_pairs)
+    lmp_step = lmp["neigh_ms"] / steps
+    row = new_row(case="lj-skin", atoms=traj.shape[1], pairs=len(kept), lammps_build_ms=lmp["build_ms"],
+                  lammps_builds=lmp["builds"], lammps_pairs_within_cutoff="" if lmp_pairs is None else len(lmp_pairs),
+                  lammps_neighbors=lmp["neighbors"], nl_entries=nl.entries, nl_same_pairs=nl_same,
+                  nl_entries_equal_lammps_neighbors=nl.entries == lmp["neighbors"],
+                  nl_cutoff_same_pairs_as_lammps=cut_same, steps=steps, lammps_neigh_ms_per_step=lmp_step,
+                  nl_update_ms_per_step=up, nl_build_ms_per_step=bu, build_over_update=bu / up, nl_rebuilds=rebuilt,
+                  same_rebuilds_as_lammps=rebuilt == lmp["builds"], nl_kept_covers_lammps_pairs=covers)
+    rows.append(row)
+    print(f"{'lj-skin':>12} {traj.shape[1]:>9,} atoms, {steps} steps | LAMMPS Neigh {lmp_step:6.2f} ms/step, "
+          f"{lmp['builds']} builds | NeighborList update {up:6.2f} ms/step, {rebuilt} rebuilds; build every step "
+          f"{bu:6.2f} ms/step: {bu / up:5.2f}x | {nl.entries:,} entries, LAMMPS {lmp['neighbors']:,} | "
+          f"same rebuilds: {rebuilt == lmp['builds']}, kept list as find_sphere_pairs: {nl_same}, holds LAMMPS's "
+          f"pairs: {covers}, within the cutoff as LAMMPS: {cut_same}", flush=True)
+    return checks_pass(row)
+
+
+def sizes(text):
+    return [int(s) for s in text.split(",") if s]
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", default="20,40", help="LJ lattice cells a side (20: 32,000 atoms; 80: 2,048,000)")
     ap.add_argument("--granular", default="12000,100000", help="granular bed sizes (empty: none)")
+    ap.add_argument("--triclinic", default="20", help="triclinic LJ lattice cells a side (empty: none)")
+    ap.add_argument("--skin-size", default="20", help="Verlet-skin LJ lattice cells a side (empty: none)")
+    ap.add_argument("--skin-steps", type=int, default=100, help="steps of the Verlet-skin run (each dumped)")
     ap.add_argument("--steps", type=int, default=20, help="LAMMPS steps (each a neighbour build)")
     ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--pairs-dump-max", type=int, default=300000,
+                    help="LAMMPS dumps its pairs only up to this many atoms")
     ap.add_argument("--lmp", default=shutil.which("lmp") or "lmp")
     ap.add_argument("--out", help="CSV file to write")
     args = ap.parse_args()
 
+    def pairs_dump(atoms, every=1):
+        return PAIRS_DUMP.format(every=every) if atoms <= args.pairs_dump_max else ""
+
     rows, ok = [], True
-    for cells in [int(s) for s in args.sizes.split(",") if s]:
+    for cells in sizes(args.sizes):
+        dump = pairs_dump(4 * cells**3)
         with tempfile.TemporaryDirectory() as work:
-            lmp_ms, builds = run_lammps(args.lmp, LJ_INPUT.format(n=cells, steps=args.steps), work)
-            lo, hi, x = read_dump(os.path.join(work, "pos.dump"), ["x", "y", "z"])
-            lmp_pairs = read_pairs(os.path.join(work, "pairs.dump"))
-        box = hi - lo
+            lmp = run_lammps(args.lmp, LJ_INPUT.format(n=cells, box="", steps=args.steps, pairs=dump), work)
+            lo, h, x = read_dump(os.path.join(work, "pos.dump"), ["x", "y", "z"])
+            lmp_pairs = read_pairs(os.path.join(work, "pairs.dump")) if dump else None
+        box = np.diag(h).copy()
         x = np.mod(x - lo, box)  # wrapped into [0, L)
         x[x >= box] = 0.0
-        ok &= compare("lj", len(x), lmp_ms, builds, x, box, (1.25, None), 1.4, lmp_pairs, args.repeats, rows)
-    for n in [int(s) for s in args.granular.split(",") if s]:
+        ok &= compare("lj", lmp, x, box, (LJ_CUTOFF / 2, None), (LJ_CUTOFF + LJ_SKIN) / 2, lmp_pairs,
+                      ((LJ_CUTOFF, LJ_SKIN, None), (LJ_CUTOFF, None)), args.repeats, rows)
+    for n in sizes(args.granular):
+        dump = pairs_dump(n)
         with tempfile.TemporaryDirectory() as work:
             write_bed(os.path.join(work, "bed.data"), n)
-            lmp_ms, builds = run_lammps(args.lmp, GRANULAR_INPUT.format(steps=args.steps), work)
-            lo, hi, xr = read_dump(os.path.join(work, "pos.dump"), ["x", "y", "z", "radius"])
-            lmp_pairs = read_pairs(os.path.join(work, "pairs.dump"))
-        box = hi - lo
+            lmp = run_lammps(args.lmp, GRANULAR_INPUT.format(steps=args.steps, pairs=dump), work)
+            lo, h, xr = read_dump(os.path.join(work, "pos.dump"), ["x", "y", "z", "radius"])
+            lmp_pairs = read_pairs(os.path.join(work, "pairs.dump")) if dump else None
+        box = np.diag(h).copy()
         x = np.mod(xr[:, :3] - lo, box)
         x[x >= box] = 0.0
         r = np.ascontiguousarray(xr[:, 3])
-        # LAMMPS's list: r_ij < r_i + r_j + skin; property/local gives those of
+        # LAMMPS's list: r_ij <= r_i + r_j + skin; property/local gives those of
         # them closer than the type's force cutoff, twice the largest radius.
-        skin = 0.1
-        ok &= compare("granular", len(x), lmp_ms, builds, x, box, (r + skin / 2, 2 * r.max()), r + skin / 2, lmp_pairs,
-                      args.repeats, rows)
+        skin = GRANULAR_SKIN
+        ok &= compare("granular", lmp, x, box, (r + skin / 2, 2 * r.max()), r + skin / 2, lmp_pairs,
+                      ((0.0, skin, r), (skin, 2 * r.max())), args.repeats, rows)
+    for cells in sizes(args.triclinic):
+        L = cells * FCC_SIDE
+        tilt = TRICLINIC_BOX.format(xy=0.1 * L, xz=0.05 * L, yz=-0.08 * L)
+        dump = pairs_dump(4 * cells**3)
+        with tempfile.TemporaryDirectory() as work:
+            lmp = run_lammps(args.lmp, LJ_INPUT.format(n=cells, box=tilt, steps=args.steps, pairs=dump), work)
+            lo, h, x = read_dump(os.path.join(work, "pos.dump"), ["x", "y", "z"])
+            lmp_pairs = read_pairs(os.path.join(work, "pairs.dump")) if dump else None
+        ok &= triclinic_case(lmp, np.ascontiguousarray(x - lo), h, lmp_pairs, args.repeats, rows)
+    for cells in sizes(args.skin_size):
+        dump = pairs_dump(4 * cells**3, args.skin_steps)
+        with tempfile.TemporaryDirectory() as work:
+            lmp = run_lammps(args.lmp, LJ_SKIN_INPUT.format(n=cells, box="", steps=args.skin_steps, pairs=dump),
+                             work)
+            t0 = time.perf_counter()
+            lo, h, traj = read_trajectory(os.path.join(work, "traj.dump"), ["x", "y", "z"])
+            print(f"{'':>12} read {traj.shape[0]} frames of {traj.shape[1]:,} atoms in "
+                  f"{time.perf_counter() - t0:.1f} s", flush=True)
+            lmp_pairs = read_pairs(os.path.join(work, "pairs.dump")) if dump else None
+        if traj.shape[0] != args.skin_steps + 1:
+            sys.exit(f"expected {args.skin_steps + 1} frames, read {traj.shape[0]}")
+        ok &= skin_case(lmp, args.skin_steps, traj - lo, np.diag(h).copy(), lmp_pairs, rows)
     if args.out and rows:
         with open(args.out, "w") as f:
-            f.write(",".join(rows[0].keys()) + "\n")
+            f.write(",".join(COLUMNS) + "\n")
             for r in rows:
-                f.write(",".join(f"{v:.3f}" if isinstance(v, float) else str(v) for v in r.values()) + "\n")
+                f.write(",".join(f"{r[c]:.3f}" if isinstance(r[c], float) else str(r[c]) for c in COLUMNS) + "\n")
         print("wrote", args.out)
     return 0 if ok else 1
 

@@ -1,15 +1,22 @@
 #!/usr/bin/env bash
-# LAMMPS as a peer: its neighbour-list build against find_sphere_pairs (and
-# scipy's cKDTree, and ASE's neighbor_list when python3-ase is installed) on
-# the particles LAMMPS itself made, pairs checked against LAMMPS's own list
+# LAMMPS as a peer: its neighbour-list build against find_sphere_pairs,
+# NeighborList (and scipy's cKDTree, and ASE's neighbor_list when
+# python3-ase is installed) on the particles LAMMPS itself made, pairs
+# checked against LAMMPS's own list and its neighbour count; a triclinic LJ
+# box (NeighborList only), and a Verlet-skin run replayed through
+# NeighborList.update against a build every step
 # (bench/lammps/compare_lammps.py says what is run and compared).
 # Installs Debian's lammps, the Python module's packages and scipy if
 # missing, builds the Python module in build/release, and writes
 # docs/benchmarks/<machine>-lammps.csv.
 # Environment: SIZES (LJ lattice cells a side, default 20,40: 32,000 and
 # 256,000 atoms; 80 gives 2,048,000), GRANULAR (granular bed sizes, default
-# 12000,100000), STEPS (20), REPEATS (5), BUILD_DIR (build/release),
-# MACHINE (file name). Run it on an otherwise idle machine.
+# 12000,100000), TRICLINIC (triclinic LJ sizes, default 20), SKIN_SIZE
+# (Verlet-skin LJ sizes, default 20) and SKIN_STEPS (its steps, each dumped:
+# 100), STEPS (20), REPEATS (5), PAIRS_DUMP_MAX (LAMMPS dumps its pairs only
+# up to this many atoms, 300000), BUILD_DIR (build/release), MACHINE (file
+# name). Empty SIZES, GRANULAR, TRICLINIC or SKIN_SIZE: none of that case.
+# Run it on an otherwise idle machine.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/common.sh"
 cd "$bp_repo_root"
@@ -22,8 +29,9 @@ bp_log "Python module ($build/python)"
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DBROADPHASE_BUILD_PYTHON=ON "-DPython3_EXECUTABLE=$bp_python" >/dev/null
 cmake --build "$build" --parallel "$bp_jobs" --target broadphase_python broadphase_python_files
 
-bp_log "LAMMPS against find_sphere_pairs"
+bp_log "LAMMPS against find_sphere_pairs and NeighborList"
 PYTHONPATH="$build/python" "$bp_python" bench/lammps/compare_lammps.py \
-    --sizes "${SIZES:-20,40}" --granular "${GRANULAR:-12000,100000}" --steps "${STEPS:-20}" \
-    --repeats "${REPEATS:-5}" --out "${bp_results}-lammps.csv"
+    --sizes "${SIZES-20,40}" --granular "${GRANULAR-12000,100000}" --triclinic "${TRICLINIC-20}" \
+    --skin-size "${SKIN_SIZE-20}" --skin-steps "${SKIN_STEPS:-100}" --steps "${STEPS:-20}" \
+    --repeats "${REPEATS:-5}" --pairs-dump-max "${PAIRS_DUMP_MAX:-300000}" --out "${bp_results}-lammps.csv"
 bp_log "wrote ${bp_results}-lammps.csv"
