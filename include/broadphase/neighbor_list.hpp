@@ -72,7 +72,7 @@
 // then moved once into its row. update() without a rebuild is one pass
 // over the positions. A kept list allocates nothing once it has built a
 // list of the largest size. Threads: NeighborListOptions::threads (0: the
-// default, as Options::threads), one per 32,768 particles at most.
+// default, as Options::threads), one per 8,192 particles at most.
 #pragma once
 
 #include <algorithm>
@@ -270,17 +270,24 @@ private:
         return far;
     }
 
+    /// Particles a thread at least: a dense liquid has hundreds of
+    /// candidates a particle, so threads pay from a few thousand.
+    static constexpr std::size_t min_per_thread = 8192;
+
     /// False when the stencil would be too large (a reach over ~60 cells).
     bool build_now(const SphereView<T>& v) {
         const std::size_t n = v.n;
         // Positions as of this build, for the skin test.
         held_.resize(3 * n);
-        for (std::size_t i = 0; i < n; ++i)
-            for (int k = 0; k < 3; ++k) held_[3 * i + k] = static_cast<double>(v.coord(i, k));
+        const unsigned threads = detail::plan_threads(options_.threads, n, min_per_thread);
+        detail::run_parts(threads, n, [&](std::size_t, std::size_t b, std::size_t e) {
+            for (std::size_t i = b; i < e; ++i)
+                for (int k = 0; k < 3; ++k) held_[3 * i + k] = static_cast<double>(v.coord(i, k));
+        });
         const double extra = options_.cutoff + options_.skin;
         // Infinite radii are invalid here (their list would be infinite).
         SphereView<T> use = v;
-        const bool checked = grid_.sort(use, frame_, extra, options_.threads, 32768, report_.invalid_a);
+        const bool checked = grid_.sort(use, frame_, extra, options_.threads, min_per_thread, report_.invalid_a);
         if (!checked) {
             // Infinite radius somewhere, or a reach over ~60 cells: the
             // particles with an infinite radius become invalid and the rest
@@ -292,7 +299,7 @@ private:
                     finite_radii_[i] = std::isinf(r) ? std::numeric_limits<T>::quiet_NaN() : r;
                 }
                 use.radii = finite_radii_.data();
-                if (!grid_.sort(use, frame_, extra, options_.threads, 32768, report_.invalid_a)) return false;
+                if (!grid_.sort(use, frame_, extra, options_.threads, min_per_thread, report_.invalid_a)) return false;
             } else {
                 return false;
             }
@@ -310,7 +317,9 @@ private:
         const std::vector<std::uint32_t>& counts = grid_.row_counts();
         const std::vector<std::uint32_t>& ids = grid_.ids();
         offsets_.assign(n + 1, 0);
-        for (std::size_t s = 0; s < grid_.gridded(); ++s) offsets_[ids[s] + 1] = counts[s];
+        detail::run_parts(threads, grid_.gridded(), [&](std::size_t, std::size_t b, std::size_t e) {
+            for (std::size_t s = b; s < e; ++s) offsets_[ids[s] + 1] = counts[s];
+        });
         for (std::size_t i = 0; i < n; ++i) offsets_[i + 1] += offsets_[i];
         const std::size_t total = static_cast<std::size_t>(offsets_[n]);
         indices_.resize(total);
@@ -319,14 +328,16 @@ private:
         if (images) image_.resize(n * 3);
         if (images) {
             // Each particle's image count n_i (for S) from its wrap.
-            for (std::size_t i = 0; i < n; ++i) {
-                if (grid_.where()[i] == ~std::uint32_t(0)) continue;
-                const double x[3] = {static_cast<double>(use.coord(i, 0)), static_cast<double>(use.coord(i, 1)),
-                                     static_cast<double>(use.coord(i, 2))};
-                double w[3], m[3];
-                frame_.wrap(x, w, m);
-                for (int k = 0; k < 3; ++k) image_[3 * i + k] = m[k];
-            }
+            detail::run_parts(threads, n, [&](std::size_t, std::size_t b, std::size_t e) {
+                for (std::size_t i = b; i < e; ++i) {
+                    if (grid_.where()[i] == ~std::uint32_t(0)) continue;
+                    const double x[3] = {static_cast<double>(use.coord(i, 0)), static_cast<double>(use.coord(i, 1)),
+                                         static_cast<double>(use.coord(i, 2))};
+                    double w[3], m[3];
+                    frame_.wrap(x, w, m);
+                    for (int k = 0; k < 3; ++k) image_[3 * i + k] = m[k];
+                }
+            });
         }
         const double* X[3] = {grid_.x(0), grid_.x(1), grid_.x(2)};
         const std::vector<std::uint32_t>& where = grid_.where();

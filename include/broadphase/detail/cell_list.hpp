@@ -598,14 +598,26 @@ private:
         const std::size_t bins = static_cast<std::size_t>(bins_[0] * bins_[1] * bins_[2]);
         keys_.resize(m);
         ids_.resize(m);
-        std::size_t c = 0;
-        for (std::size_t i = 0; i < n; ++i) {
-            if (where_[i] == not_sorted) continue;
-            double w[3];
-            wrapped(v, i, w);
-            keys_[c] = bin_of(w);
-            ids_[c++] = static_cast<std::uint32_t>(i);
-        }
+        // (bin, index) of the gridded particles in input order: each part
+        // counts its own, then writes from its offset.
+        const std::size_t parts = threads_ <= 1 ? 1 : threads_ * 4;
+        at_.assign(parts + 1, 0);
+        run_tasks(threads_, parts, [&](std::size_t p, unsigned) {
+            std::size_t c = 0;
+            for (std::size_t i = even_bound(n, parts, p); i < even_bound(n, parts, p + 1); ++i) c += where_[i] != not_sorted;
+            at_[p + 1] = c;
+        });
+        for (std::size_t p = 0; p < parts; ++p) at_[p + 1] += at_[p];
+        run_tasks(threads_, parts, [&](std::size_t p, unsigned) {
+            std::size_t c = at_[p];
+            for (std::size_t i = even_bound(n, parts, p); i < even_bound(n, parts, p + 1); ++i) {
+                if (where_[i] == not_sorted) continue;
+                double w[3];
+                wrapped(v, i, w);
+                keys_[c] = bin_of(w);
+                ids_[c++] = static_cast<std::uint32_t>(i);
+            }
+        });
         radix_sort(keys_, ids_, radix_, threads_);
         table_.resize(bins + 2);
         start_ = table_.data();
@@ -613,7 +625,9 @@ private:
         for (std::size_t t = 0; t < m; ++t)
             for (const std::size_t k = keys_[t]; b <= k;) start_[b++] = static_cast<std::uint32_t>(t);
         while (b <= bins) start_[b++] = static_cast<std::uint32_t>(m);
-        for (std::size_t t = 0; t < m; ++t) where_[ids_[t]] = static_cast<std::uint32_t>(t);
+        run_parts(threads_, m, [&](std::size_t, std::size_t b, std::size_t e) {
+            for (std::size_t t = b; t < e; ++t) where_[ids_[t]] = static_cast<std::uint32_t>(t);
+        });
     }
 
     template <class V>
