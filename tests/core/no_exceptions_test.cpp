@@ -1,15 +1,16 @@
 // The public headers compiled with -fno-exceptions (tests/core/CMakeLists.txt
 // adds the flag; this file refuses to build without it): every algorithm, two
 // sets, the Index, a Scene's events, spheres, a periodic domain and the
-// dynamic tree against brute force written here, and the errors the library
-// detects itself, which must come back as a Status (never an abort):
-// invalid boxes, a pair budget, a stopping callback, grid cell entries past
-// 32-bit indices, a bad period.
+// dynamic tree and a neighbour list against brute force written here, and
+// the errors the library detects itself, which must come back as a Status
+// (never an abort): invalid boxes, a pair budget, a stopping callback, grid
+// cell entries past 32-bit indices, a bad period, a bad cell or cutoff.
 //
 // A plain main() with a CHECK macro: GoogleTest is built with exceptions.
 // Float 3-D only, few instantiations: it compiles the library header-only.
 #include <broadphase/broadphase.hpp>
 #include <broadphase/dynamic_tree.hpp>
+#include <broadphase/neighbor_list.hpp>
 #include <broadphase/periodic.hpp>
 #include <broadphase/scene.hpp>
 #include <broadphase/spheres.hpp>
@@ -417,6 +418,83 @@ void periodic() {
     CHECK(std::string(bp::to_string(bp::Status::invalid_argument)) == "invalid argument");
 }
 
+/// A NeighborList (float): a half list in a periodic cube against the
+/// minimum image; a bad cell, cutoff or skin gives Status::invalid_argument
+/// from build() (an empty list), not std::invalid_argument.
+void neighbor_list() {
+    const float L = 20;
+    const std::size_t n = 400;
+    Random r(13);
+    std::vector<float> xyz(3 * n);
+    for (float& v : xyz) v = static_cast<float>(r.uniform(0, L - 0.01));
+    xyz[3 * 7 + 1] = std::numeric_limits<float>::quiet_NaN();  // invalid
+    const double cutoff = 1.2, skin = 0.3, reach = cutoff + skin;
+    std::vector<bp::Pair> want;
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = i + 1; j < n; ++j) {
+            if (i == 7 || j == 7) continue;
+            double d2 = 0;
+            for (int k = 0; k < 3; ++k) {
+                double d = double(xyz[3 * j + k]) - double(xyz[3 * i + k]);
+                if (d > L / 2) d -= L;  // reach < L / 2: one image at most
+                if (d < -L / 2) d += L;
+                d2 += d * d;
+            }
+            if (d2 <= reach * reach) want.push_back({std::uint32_t(i), std::uint32_t(j)});
+        }
+    CHECK(want.size() > 100);
+    bp::NeighborListOptions o;
+    o.cutoff = cutoff, o.skin = skin;
+    const bp::PeriodicCell cube = bp::PeriodicCell::orthorhombic(L, L, L);
+    bp::NeighborListF list(o, cube);
+    CHECK(list.update(xyz.data(), n));
+    CHECK(list.report().ok());
+    CHECK(list.report().invalid_a == std::vector<std::uint32_t>{7});
+    std::vector<bp::Pair> got;
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::uint64_t e = list.offsets()[i]; e < list.offsets()[i + 1]; ++e) {
+            const std::uint32_t j = list.indices()[e];
+            got.push_back(i < j ? bp::Pair{std::uint32_t(i), j} : bp::Pair{j, std::uint32_t(i)});
+        }
+    CHECK(sorted(got) == want);
+    // A budget.
+    o.max_entries = 5;
+    bp::NeighborListF small(o, cube);
+    CHECK(small.build(xyz.data(), n).status == bp::Status::pair_budget_exceeded);
+    o.max_entries = bp::no_budget;
+    // Bad cells and options: a Status from every build, an empty list.
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    bp::PeriodicCell flat;  // zero volume: b along a
+    flat.vectors = {{{1, 0, 0}, {2, 0, 0}, {0, 0, 1}}};
+    const bp::PeriodicCell bad_cells[] = {bp::PeriodicCell::orthorhombic(nan, L, L), flat,
+                                          bp::PeriodicCell::triclinic(L, L, 0, 1, 0, 0),  // tilt, open z
+                                          bp::PeriodicCell::orthorhombic(L, -L, L)};
+    for (const bp::PeriodicCell& c : bad_cells) {
+        bp::NeighborListF bad(o, c);
+        const bp::Report rep = bad.build(xyz.data(), n);
+        CHECK(rep.status == bp::Status::invalid_argument);
+        CHECK(bad.entries() == 0 && bad.offsets().size() == n + 1 && bad.offsets()[n] == 0);
+        CHECK(bad.update(xyz.data(), n));  // still stale: tries again
+        CHECK(bad.report().status == bp::Status::invalid_argument);
+    }
+    // set_cell to a bad cell on a good list: the next build says so.
+    bp::NeighborListF later(o, cube);
+    later.set_cell(flat);
+    CHECK(later.build(xyz.data(), n).status == bp::Status::invalid_argument && later.entries() == 0);
+    later.set_cell(cube);
+    CHECK(later.build(xyz.data(), n).ok() && later.entries() == want.size());
+    for (double v : {-1.0, double(nan), double(std::numeric_limits<float>::infinity())}) {
+        bp::NeighborListOptions b = o;
+        b.cutoff = v;
+        bp::NeighborListF bc(b, cube);
+        CHECK(bc.build(xyz.data(), n).status == bp::Status::invalid_argument && bc.entries() == 0);
+        b = o;
+        b.skin = v;
+        bp::NeighborListF bs(b, cube);
+        CHECK(bs.build(xyz.data(), n).status == bp::Status::invalid_argument && bs.entries() == 0);
+    }
+}
+
 }  // namespace
 
 int main() {
@@ -428,6 +506,7 @@ int main() {
     dynamic_tree();
     spheres();
     periodic();
+    neighbor_list();
     if (failures) {
         std::printf("%d checks failed\n", failures);
         return 1;
