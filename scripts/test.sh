@@ -80,7 +80,7 @@ bp_log "sanitizer tests"
 # last run; to run them again: configure build/asan with -DBROADPHASE_MPI=ON
 # and ASAN_OPTIONS=detect_leaks=0 ctest -L mpi.
 
-bp_log "thread sanitizer build (build/tsan: clang, libomp, parallel and sphere tests)"
+bp_log "thread sanitizer build (build/tsan: clang, libomp, parallel, sphere and neighbour-list tests)"
 archer="$(ls /usr/lib/llvm-*/lib/libarcher.so 2>/dev/null | sort -V | tail -n 1)"
 if [ -z "$archer" ]; then
     echo "error: libarcher.so (LLVM OpenMP's ThreadSanitizer support, package libomp-dev) not found" >&2
@@ -90,6 +90,7 @@ cmake -S . -B build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=
     "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" \
     -DBROADPHASE_BUILD_TOOLS=OFF -DBROADPHASE_BUILD_TESTS=ON -DBROADPHASE_BUILD_BENCH=OFF -DBROADPHASE_BUILD_EXAMPLES=OFF
 cmake --build build/tsan --parallel "$bp_jobs" --target broadphase_parallel_tests broadphase_spheres_tests \
+    broadphase_neighbor_list_tests \
     broadphase_simd_threads_tests
 
 bp_log "thread sanitizer tests"

@@ -60,10 +60,11 @@
 // Odd input. A particle with a NaN coordinate, or a radius that is
 // negative, NaN or infinite, is invalid: it has no entries and invalid()
 // lists it. A particle with an infinite coordinate is valid and has no
-// entries. A cell with a zero, infinite or NaN vector, a zero volume, or
-// an open axis mixed with a tilted cell throws std::invalid_argument (built
-// without exceptions: the report says invalid_argument and the list is
-// empty); so does a negative or non-finite cutoff or skin.
+// entries. A cell with a zero, infinite or NaN vector, a zero volume, a
+// negative orthorhombic period, or an open axis mixed with a tilted cell
+// throws std::invalid_argument (built without exceptions: the report says
+// invalid_argument and the list is empty); so does a negative or
+// non-finite cutoff or skin.
 //
 // Cost: O(n) to wrap, bin and sort the particles, then each particle is
 // tested against the particles in a stencil of bins about reach/2 wide

@@ -801,14 +801,14 @@ TEST(NeighborList, EmptyAndOneParticle) {
 // open domain, with no particle or only particles at the origin: a valid
 // request (empty input, or coincident points with a zero cutoff, work
 // elsewhere), so the report must be ok. Failed when written (41b032c):
-// CellList::plan() starts from a bin width of 0 (a zero reach, and no
-// magnitude for its rounding margin), never grows it, gives up after 200
-// tries, and build() reports out_of_memory with an empty list.
+// CellList::plan() started from a bin width of 0 (a zero reach, and no
+// magnitude for its rounding margin), never grew it, gave up after 200
+// tries, and build() reported out_of_memory with an empty list.
 TEST(NeighborList, ZeroReachOpenDomainAtTheOrigin) {
     bp::NeighborList empty;  // default options, open cell
     EXPECT_EQ(empty.build(nullptr, 0).status, bp::Status::ok) << bp::to_string(empty.report().status);
     EXPECT_EQ(empty.offsets(), std::vector<std::uint64_t>{0});
-    EXPECT_TRUE(empty.update(nullptr, 0));
+    EXPECT_FALSE(empty.update(nullptr, 0));  // built, and nothing moved
     bp::NeighborListF emptyf;
     EXPECT_EQ(emptyf.build(nullptr, 0).status, bp::Status::ok) << bp::to_string(emptyf.report().status);
     Scene s;

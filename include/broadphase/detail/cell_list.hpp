@@ -528,6 +528,10 @@ private:
         for (int k = 0; k < 3; ++k) extent[k] = frame_.periodic[k] ? frame_.width(k) : std::max(hi_[k] - lo_[k], 0.0);
         if (sum_.gridded == 0) for (int k = 0; k < 3; ++k) extent[k] = frame_.periodic[k] ? extent[k] : 0;
         double target = reach / q;
+        if (!(target > 0)) {  // a zero reach at the origin: any positive width holds coincident points together
+            const double e = std::max({extent[0], extent[1], extent[2]});
+            target = e > 0 ? e / std::cbrt(max_bins) : 1.0;
+        }
         for (int attempt = 0;; ++attempt) {
             if (attempt > 200) return false;
             double total = 1;
