@@ -345,6 +345,10 @@ private:
         grid_.for_each_row(true, [&](std::size_t s, const std::uint32_t* cols, const std::uint32_t* codes, std::uint32_t c) {
             const std::uint32_t i = ids[s];
             const std::size_t at = static_cast<std::size_t>(offsets_[i]);
+            if (!options_.sorted && !codes) {  // the common case: the row as found
+                std::copy(cols, cols + c, indices_.data() + at);
+                return;
+            }
             // The row's order: as found, or (sorted) by j then by image (P
             // and S differ by a constant for one j, so this is by (j, S)).
             thread_local std::vector<std::uint32_t> order;
