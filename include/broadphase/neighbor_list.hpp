@@ -67,10 +67,11 @@
 // non-finite cutoff or skin.
 //
 // Cost: O(n) to wrap, bin and sort the particles, then each particle is
-// tested against the particles in a stencil of bins about reach/2 wide
-// (detail/cell_list.hpp): about 4.2 x (4/3 pi reach^3) x density
-// candidates a particle, SIMD distance tests, each entry written once and
-// then moved once into its row. update() without a rebuild is one pass
+// tested against the particles in a stencil of bins a reach wide
+// (detail/cell_list.hpp): 27 bins for a full list, about half for a half
+// list (6.4 and 3.2 x (4/3 pi reach^3) x density candidates a particle),
+// SIMD distance tests, each entry written once and then moved once into
+// its row. update() without a rebuild is one pass
 // over the positions. A kept list allocates nothing once it has built a
 // list of the largest size. Threads: NeighborListOptions::threads (0: the
 // default, as Options::threads), one per 8,192 particles at most.
