@@ -97,14 +97,15 @@ RunResult run_particles(const RunSettings& settings, std::FILE* log) {
     double last_report = -1;
     for (long long s = 0; s < steps; ++s) {
         const StepStats& st = sim.step();
-        records.push_back(StepRecord{st.broad_ms, st.total_ms, st.box_pairs, st.contacts});
+        records.push_back(StepRecord{st.broad_ms, st.total_ms, st.box_pairs, st.contacts, st.rebuilt});
+        res.rebuilds += st.rebuilt ? 1 : 0;
         res.max_box_pairs = std::max(res.max_box_pairs, st.box_pairs);
         res.max_contacts = std::max(res.max_contacts, st.contacts);
         if ((s + 1) % per_frame == 0) on_frame();
         const double elapsed = seconds_since(t_start);
         if (report && (elapsed - last_report >= (tty ? 1.0 : 5.0) || s + 1 == steps)) {
             last_report = elapsed;
-            std::fprintf(log, "%s  step %lld/%lld  t=%.2f s  %.1f ms/step (broad phase %.1f)  %zu box pairs, %zu contacts  [%.0f s]   ",
+            std::fprintf(log, "%s  step %lld/%lld  t=%.2f s  %.1f ms/step (broad phase %.1f)  %zu candidate pairs, %zu contacts  [%.0f s]   ",
                          tty ? "\r" : "", s + 1, steps, sim.time(), st.total_ms, st.broad_ms, st.box_pairs, st.contacts, elapsed);
             if (!tty) std::fprintf(log, "\n");
             std::fflush(log);
@@ -120,6 +121,7 @@ RunResult run_particles(const RunSettings& settings, std::FILE* log) {
     res.simulated_s = sim.time();
     res.last_contacts = sim.contacts().size();
     res.kinetic_energy = sim.kinetic_energy();
+    res.skin = sim.skin();
     double sum_t = 0, sum_b = 0;
     for (const StepRecord& r : records) sum_t += r.total_ms, sum_b += r.broad_ms;
     if (!records.empty()) res.step_ms_mean = sum_t / records.size(), res.broad_ms_mean = sum_b / records.size();
@@ -127,10 +129,10 @@ RunResult run_particles(const RunSettings& settings, std::FILE* log) {
 
     // Every step as CSV.
     if (std::FILE* csv = std::fopen((dir / "steps.csv").string().c_str(), "w")) {
-        std::fprintf(csv, "step,broad_ms,total_ms,box_pairs,contacts\n");
+        std::fprintf(csv, "step,broad_ms,total_ms,box_pairs,contacts,rebuilt\n");
         for (std::size_t i = 0; i < records.size(); ++i)
-            std::fprintf(csv, "%zu,%.4f,%.4f,%zu,%zu\n", i + 1, records[i].broad_ms, records[i].total_ms,
-                         records[i].box_pairs, records[i].contacts);
+            std::fprintf(csv, "%zu,%.4f,%.4f,%zu,%zu,%d\n", i + 1, records[i].broad_ms, records[i].total_ms,
+                         records[i].box_pairs, records[i].contacts, records[i].rebuilt ? 1 : 0);
         std::fclose(csv);
     }
 

@@ -8,7 +8,9 @@
 //      of the run, in a folder named at the end.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -260,6 +262,7 @@ int run_demo(const std::vector<std::string>& args) {
                                            {"--seconds", "", true},
                                            {"--model", "", true},
                                            {"--broad-phase", "", true},
+                                           {"--skin", "", true},
                                            {"--out", "-o", true},
                                            {"--threads", "", true},
                                            {"--size", "", true},
@@ -277,8 +280,16 @@ int run_demo(const std::vector<std::string>& args) {
     run.config.threads = static_cast<unsigned>(threads);
     if (!particles::parse_model(p.get("--model", "dem"), run.config.model))
         throw usage_error("--model needs dem or elastic, not '" + p.get("--model") + "'");
-    if (!particles::parse_broad_phase(p.get("--broad-phase", "spheres"), run.config.broad_phase))
-        throw usage_error("--broad-phase needs spheres or boxes, not '" + p.get("--broad-phase") + "'");
+    if (!particles::parse_broad_phase(p.get("--broad-phase", "neighbor_list"), run.config.broad_phase))
+        throw usage_error("--broad-phase needs neighbor_list, spheres or boxes, not '" + p.get("--broad-phase") + "'");
+    if (p.has("--skin")) {
+        const std::string text = p.get("--skin");
+        char* end = nullptr;
+        const double skin = std::strtod(text.c_str(), &end);
+        if (text.empty() || *end != '\0' || !(skin >= 0) || !std::isfinite(skin))
+            throw usage_error("--skin needs a length >= 0 (e.g. 0.125), not '" + text + "'");
+        run.config.skin = skin;
+    }
     run.config.periodic = p.has("--periodic");
     run.steps = parse_count("--steps", p.get("--steps", "0"), 0, 100000000);
     if (p.has("--seconds")) run.seconds = static_cast<double>(parse_count("--seconds", p.get("--seconds"), 1, 3600));
@@ -370,23 +381,34 @@ int run_demo(const std::vector<std::string>& args) {
 
     if (!p.has("--no-simulation")) {
         const bool periodic = run.config.periodic;
+        const particles::BroadPhase broad = run.config.broad_phase;
+        std::string how;
+        if (broad == particles::BroadPhase::neighbor_list)
+            how = std::string("NeighborList::update on the spheres") + (periodic ? " in the periodic cell" : "") +
+                  " (a half list with a skin of " +
+                  fmt("%.3g", run.config.skin < 0 ? particles::default_skin(run.config.r_min) : run.config.skin) +
+                  ", rebuilt when a sphere has moved half of it)";
+        else if (broad == particles::BroadPhase::spheres)
+            how = periodic ? "SpherePairFinder::find_pairs on the spheres in the periodic domain"
+                           : "SpherePairFinder::find_pairs on the spheres";
+        else
+            how = periodic ? "PeriodicPairFinder::find_pairs on the spheres' boxes"
+                           : "PairFinder::find_pairs on the spheres' boxes";
         std::printf("The particle simulation (sim/): %zu spheres, %s contacts, falling into a pile%s; every step calls "
                     "%s.\n",
                     run.config.n, particles::to_string(run.config.model),
-                    periodic ? " between periodic side walls (x and z wrap around)" : "",
-                    run.config.broad_phase == particles::BroadPhase::spheres
-                        ? (periodic ? "SpherePairFinder::find_pairs on the spheres in the periodic domain"
-                                    : "SpherePairFinder::find_pairs on the spheres")
-                        : (periodic ? "PeriodicPairFinder::find_pairs on the spheres' boxes"
-                                    : "PairFinder::find_pairs on the spheres' boxes"));
+                    periodic ? " between periodic side walls (x and z wrap around)" : "", how.c_str());
         std::fflush(stdout);
         const particles::RunResult r = particles::run_particles(run, stderr);
-        std::printf("%lld steps (%.2f s simulated) in %.1f s: %.2f ms a step, of which the broad phase %.2f ms (%.0f%%); "
-                    "up to %s box pairs and %s contacts a step; %d frames, %.0f ms each to draw and write\n",
-                    r.steps, r.simulated_s, r.wall_s, r.step_ms_mean, r.broad_ms_mean,
+        std::printf("%lld steps (%.2f s simulated) in %.1f s; up to %s candidate pairs and %s contacts a step; %d "
+                    "frames, %.0f ms each to draw and write\n",
+                    r.steps, r.simulated_s, r.wall_s, with_commas(r.max_box_pairs).c_str(),
+                    with_commas(r.max_contacts).c_str(), r.frames, r.render_ms_mean);
+        std::printf("broad phase (%s): %.2f ms of a %.2f ms step on average (%.1f%%); %s %lld of %lld steps\n",
+                    particles::to_string(broad), r.broad_ms_mean, r.step_ms_mean,
                     r.step_ms_mean > 0 ? 100.0 * r.broad_ms_mean / r.step_ms_mean : 0.0,
-                    with_commas(r.max_box_pairs).c_str(), with_commas(r.max_contacts).c_str(), r.frames,
-                    r.render_ms_mean);
+                    broad == particles::BroadPhase::neighbor_list ? "list rebuilt on" : "searched anew on", r.rebuilds,
+                    r.steps);
         for (const std::string& note : r.notes) std::printf("note: %s\n", note.c_str());
         std::printf("\nPictures in %s/\n", r.out_dir.c_str());
         if (!r.last_frame.empty()) std::printf("  frames      frame_0000.png .. %s\n", r.last_frame.substr(r.out_dir.size() + 1).c_str());

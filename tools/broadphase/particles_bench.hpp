@@ -1,6 +1,8 @@
-// broadphase bench particles:N[:dem|:elastic][:spheres|:boxes] — the particle
+// broadphase bench particles:N[:dem|:elastic][:BROAD[:OTHER]] — the particle
 // simulation (sim/) timed as a scene: steps per second and the broad phase's
-// share; the other broad phase is timed on the same states after each step.
+// share with BROAD (neighbor_list, the default, spheres or boxes); OTHER
+// (default spheres, or neighbor_list when BROAD is spheres) is timed on the
+// same states after each step.
 #pragma once
 
 #include <string>

@@ -15,8 +15,8 @@ Usage:
   broadphase bench SCENE|FILE --device cuda [--frames K] [--sorted] [--verify] [--json]
   broadphase bench SEQUENCE [--mode M[,M...]|all] [--frames K] [--threads T] [--verify] [--json]
   broadphase scenes
-  broadphase demo [--particles N] [--steps S] [--model dem|elastic] [--broad-phase spheres|boxes] [--periodic] [--out DIR]
-                  [--threads T] [--export xyz|vtu|xyz,vtu]
+  broadphase demo [--particles N] [--steps S] [--model dem|elastic] [--broad-phase neighbor_list|spheres|boxes]
+                  [--skin S] [--periodic] [--out DIR] [--threads T] [--export xyz|vtu|xyz,vtu]
   broadphase --help | --version
 
 pairs   With one file, every overlapping pair (i, j), i < j, within it; with
@@ -133,8 +133,14 @@ demo    The main job: the five challenges of the article "Simple Fast
           --seconds T           simulated seconds when --steps is not given
           --model dem|elastic   spring-dashpot contacts (default) or elastic
                                 collisions with momentum exchange
-          --broad-phase spheres|boxes  the sphere grid (default) or the box
-                                broad phase on the spheres' bounding boxes
+          --broad-phase neighbor_list|spheres|boxes  a neighbour list with
+                                a skin, rebuilt only when a sphere moved
+                                half the skin (default); the sphere grid
+                                every step; or the box broad phase on the
+                                spheres' bounding boxes every step
+          --skin S              the neighbour list's skin (default: the
+                                smallest radius, 0.5); 0 rebuilds every
+                                step
           --periodic            periodic side walls: x and z wrap around
                                 (minimum image contacts, the periodic
                                 broad phase); floor and ceiling stay
@@ -148,10 +154,11 @@ demo    The main job: the five challenges of the article "Simple Fast
                                 and particles.pvd (VTK XML: ParaView opens
                                 the .pvd as a time series)
           --no-challenges, --no-simulation, --no-animation
-        bench particles:N[:dem|:elastic][:spheres|:boxes] times the simulation's
+        bench particles:N[:dem|:elastic][:BROAD[:OTHER]] times the simulation's
         steps (from the falling cloud; --frames K steps, default 100): steps
-        per second and the broad phase's share, with the sphere grid (default)
-        or the box broad phase; the other one is timed on the same states.
+        per second and the broad phase's share, with BROAD (neighbor_list,
+        the default, spheres or boxes); OTHER (default: spheres, or
+        neighbor_list when BROAD is spheres) is timed on the same states.
 
 Box files: .npy with shape (N, 6), dtype float32 '<f4' or float64 '<f8',
   C order; .npz (np.savez, np.savez_compressed) holding such arrays, read

@@ -32,6 +32,8 @@ struct RunResult {
     double simulated_s = 0;
     double wall_s = 0;             ///< the whole run, pictures included
     double step_ms_mean = 0, broad_ms_mean = 0;  ///< per step
+    long long rebuilds = 0;        ///< steps whose broad phase searched anew (StepStats::rebuilt)
+    double skin = 0;               ///< the neighbour list's skin (Simulation::skin)
     double render_ms_mean = 0;     ///< per frame: render + PNG
     std::size_t max_box_pairs = 0, max_contacts = 0, last_contacts = 0;
     double kinetic_energy = 0;     ///< at the end

@@ -54,6 +54,7 @@ std::size_t count_red_pixels(const Image& image);
 struct StepRecord {
     double broad_ms = 0, total_ms = 0;
     std::size_t box_pairs = 0, contacts = 0;
+    bool rebuilt = false;  ///< StepStats::rebuilt
 };
 
 /// A plot of a run: top, milliseconds per step stacked (broad phase, then
