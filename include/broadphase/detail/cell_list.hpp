@@ -47,13 +47,11 @@
 
 #include "../pairs.hpp"
 #include "../simd.hpp"
+#include "cell_frame.hpp"
+#include "cell_scan.hpp"
 #include "parallel.hpp"
 #include "radix_sort.hpp"
 #include "sphere_rule.hpp"
-
-#if !defined(BROADPHASE_NO_SIMD)
-#include <immintrin.h>
-#endif
 
 // The scans are inlined into the traversal, which is compiled once per
 // instruction set (its AVX2 copy under a target attribute; `flatten` inlines
@@ -65,281 +63,9 @@
 #else
 #define BROADPHASE_CELL_FLATTEN
 #endif
-#define BROADPHASE_CELL_INLINE inline
 
 namespace broadphase {
 namespace detail {
-
-/// A cell as the kernel reads it: the edge vectors as rows of h (zero
-/// rows on open axes), which axes wrap, and whether h is diagonal.
-struct CellFrame {
-    double h[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
-    double inv[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};  // h^-1 on the periodic block (general cells: all of it)
-    bool periodic[3] = {false, false, false};
-    bool diagonal = true;  // every periodic axis is along its own coordinate axis (orthorhombic)
-
-    bool any() const { return periodic[0] || periodic[1] || periodic[2]; }
-
-    /// From edge vectors (rows). Open axes must have zero rows and then
-    /// the periodic rows must be diagonal; the caller has checked that.
-    template <class Rows>
-    static CellFrame of(const Rows& v) {
-        CellFrame f;
-        for (int r = 0; r < 3; ++r)
-            for (int k = 0; k < 3; ++k) f.h[r][k] = v[r][k];
-        for (int r = 0; r < 3; ++r) f.periodic[r] = v[r][0] != 0 || v[r][1] != 0 || v[r][2] != 0;
-        for (int r = 0; r < 3; ++r)
-            for (int k = 0; k < 3; ++k)
-                if (r != k && f.h[r][k] != 0) f.diagonal = false;
-        if (f.diagonal) {
-            for (int k = 0; k < 3; ++k) f.inv[k][k] = f.periodic[k] ? 1 / f.h[k][k] : 0;
-        } else {
-            const double(&h)[3][3] = f.h;
-            const double det = h[0][0] * (h[1][1] * h[2][2] - h[1][2] * h[2][1]) -
-                               h[0][1] * (h[1][0] * h[2][2] - h[1][2] * h[2][0]) +
-                               h[0][2] * (h[1][0] * h[2][1] - h[1][1] * h[2][0]);
-            for (int r = 0; r < 3; ++r)
-                for (int k = 0; k < 3; ++k) {
-                    // inv[r][k] = cofactor(k, r) / det
-                    const int r1 = (k + 1) % 3, r2 = (k + 2) % 3, c1 = (r + 1) % 3, c2 = (r + 2) % 3;
-                    f.inv[r][k] = (h[r1][c1] * h[r2][c2] - h[r1][c2] * h[r2][c1]) / det;
-                }
-        }
-        return f;
-    }
-
-    /// The cell's width across axis k (its volume over the area of the
-    /// face the other two vectors span). O(1).
-    double width(int k) const {
-        if (diagonal) return std::fabs(h[k][k]);
-        const int a = (k + 1) % 3, b = (k + 2) % 3;
-        double c[3];
-        for (int i = 0; i < 3; ++i) c[i] = h[a][(i + 1) % 3] * h[b][(i + 2) % 3] - h[a][(i + 2) % 3] * h[b][(i + 1) % 3];
-        const double area = std::sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
-        const double vol = std::fabs(h[k][0] * c[0] + h[k][1] * c[1] + h[k][2] * c[2]);
-        return vol / area;
-    }
-
-    /// Fractional coordinate of a point along periodic axis k.
-    double frac(const double x[3], int k) const {
-        if (diagonal) return x[k] * inv[k][k];
-        return (x[0] * inv[0][k] + x[1] * inv[1][k]) + x[2] * inv[2][k];
-    }
-
-    /// Wraps a finite point into the cell: w = x - n h on the periodic
-    /// axes, n[k] the image count (0 on open axes). Orthorhombic axes use
-    /// fmod (exact), plus L when negative (rounded once), and a result of L
-    /// becomes 0: w in [0, L). General cells: n = floor(s), w_k = ((x_k -
-    /// n_0 h_0k) - n_1 h_1k) - n_2 h_2k, rounded at each step. O(1).
-    void wrap(const double x[3], double w[3], double n[3]) const {
-        if (diagonal) {
-            for (int k = 0; k < 3; ++k) {
-                if (!periodic[k]) {
-                    w[k] = x[k], n[k] = 0;
-                    continue;
-                }
-                const double L = std::fabs(h[k][k]);
-                if (x[k] >= 0 && x[k] < L) {  // inside already: fmod would return x (most calls)
-                    w[k] = x[k], n[k] = 0;
-                    continue;
-                }
-                double v = std::fmod(x[k], L);
-                if (v < 0) v += L;
-                if (v >= L) v = 0;
-                w[k] = v;
-                n[k] = std::nearbyint((x[k] - v) / L);
-                if (h[k][k] < 0) n[k] = -n[k];
-            }
-            return;
-        }
-        for (int k = 0; k < 3; ++k) n[k] = std::floor(frac(x, k));
-        for (int k = 0; k < 3; ++k) w[k] = ((x[k] - n[0] * h[0][k]) - n[1] * h[1][k]) - n[2] * h[2][k];
-    }
-
-    /// (P h)_k for an image P, in the rule's order. O(1).
-    double shift(const int p[3], int k) const {
-        return (static_cast<double>(p[0]) * h[0][k] + static_cast<double>(p[1]) * h[1][k]) + static_cast<double>(p[2]) * h[2][k];
-    }
-};
-
-/// An image P packed in one 32-bit word (8 bits an axis, offset by 128);
-/// P is within [-127, 127] (the stencil's reach, at most 127 cells).
-inline constexpr int zero_image[3] = {0, 0, 0};
-inline std::uint32_t pack_image(const int p[3]) {
-    return static_cast<std::uint32_t>(p[0] + 128) | static_cast<std::uint32_t>(p[1] + 128) << 8 |
-           static_cast<std::uint32_t>(p[2] + 128) << 16;
-}
-inline void unpack_image(std::uint32_t code, int p[3]) {
-    for (int k = 0; k < 3; ++k) p[k] = static_cast<int>((code >> (8 * k)) & 0xff) - 128;
-}
-
-/// One particle against a run of sorted particles: the arguments of a scan.
-/// A candidate j in [jb, je) is kept iff it is within reach (the rule
-/// above), ids[j] >= lim, and j != skip; its id is appended to out, which
-/// has room for (je - jb) + 4 entries. The arrays are padded by 4 past
-/// their end (kernels read whole vectors).
-struct ScanArgs {
-    const double* X;
-    const double* Y;
-    const double* Z;
-    const double* R;  // null: one radius (rr_one)
-    const std::uint32_t* ids;
-    double xi, yi, zi, ri, rr_one, extra;
-    double sh[3];
-    bool shifted;
-    std::uint32_t lim;
-    std::size_t skip;
-};
-
-namespace cell_scan {
-
-inline int ctz(unsigned x) {
-#if defined(__GNUC__)
-    return __builtin_ctz(x);
-#else
-    int n = 0;
-    while (!(x & 1u)) x >>= 1, ++n;
-    return n;
-#endif
-}
-
-/// The portable loop (and the reference the vector kernels must match).
-template <bool One, bool Shifted>
-BROADPHASE_CELL_INLINE std::size_t scalar(const ScanArgs& a, std::size_t jb, std::size_t je, std::uint32_t* out) {
-    std::size_t w = 0;
-    for (std::size_t j = jb; j < je; ++j) {
-        double dx = a.X[j] - a.xi, dy = a.Y[j] - a.yi, dz = a.Z[j] - a.zi;
-        if (Shifted) dx += a.sh[0], dy += a.sh[1], dz += a.sh[2];
-        const double d2 = (dx * dx + dy * dy) + dz * dz;
-        double rr = a.rr_one;
-        if (!One) {
-            const double reach = (a.ri + a.R[j]) + a.extra;
-            rr = reach * reach;
-        }
-        const std::uint32_t id = a.ids[j];
-        out[w] = id;
-        w += (d2 <= rr) & (id >= a.lim) & (j != a.skip);
-    }
-    return w;
-}
-
-#if defined(BROADPHASE_SIMD_HAS_SSE2)
-/// Two doubles a vector; hits appended bit by bit.
-template <bool One, bool Shifted>
-BROADPHASE_CELL_INLINE std::size_t sse2(const ScanArgs& a, std::size_t jb, std::size_t je, std::uint32_t* out) {
-    const __m128d xi = _mm_set1_pd(a.xi), yi = _mm_set1_pd(a.yi), zi = _mm_set1_pd(a.zi);
-    const __m128d sx = _mm_set1_pd(a.sh[0]), sy = _mm_set1_pd(a.sh[1]), sz = _mm_set1_pd(a.sh[2]);
-    const __m128d rr1 = _mm_set1_pd(a.rr_one), ri = _mm_set1_pd(a.ri), ex = _mm_set1_pd(a.extra);
-    std::size_t w = 0;
-    for (std::size_t j = jb; j < je; j += 2) {
-        __m128d dx = _mm_sub_pd(_mm_loadu_pd(a.X + j), xi);
-        __m128d dy = _mm_sub_pd(_mm_loadu_pd(a.Y + j), yi);
-        __m128d dz = _mm_sub_pd(_mm_loadu_pd(a.Z + j), zi);
-        if (Shifted) dx = _mm_add_pd(dx, sx), dy = _mm_add_pd(dy, sy), dz = _mm_add_pd(dz, sz);
-        const __m128d d2 = _mm_add_pd(_mm_add_pd(_mm_mul_pd(dx, dx), _mm_mul_pd(dy, dy)), _mm_mul_pd(dz, dz));
-        __m128d rr = rr1;
-        if (!One) {
-            const __m128d reach = _mm_add_pd(_mm_add_pd(ri, _mm_loadu_pd(a.R + j)), ex);
-            rr = _mm_mul_pd(reach, reach);
-        }
-        unsigned bits = static_cast<unsigned>(_mm_movemask_pd(_mm_cmple_pd(d2, rr)));
-        if (je - j < 2) bits &= 1u;
-        for (; bits; bits &= bits - 1) {
-            const std::size_t q = j + static_cast<std::size_t>(ctz(bits));
-            const std::uint32_t id = a.ids[q];
-            out[w] = id;
-            w += (id >= a.lim) & (q != a.skip);
-        }
-    }
-    return w;
-}
-#endif
-
-#if defined(BROADPHASE_SIMD_HAS_AVX2)
-#if defined(BROADPHASE_SIMD_RUNTIME)
-#define BROADPHASE_CELL_AVX2 __attribute__((target("avx2,bmi,popcnt")))
-#else
-#define BROADPHASE_CELL_AVX2
-#endif
-/// pshufb patterns that pack the 32-bit lanes named by a 4-bit mask to
-/// the front.
-struct PackTable {
-    alignas(16) std::uint8_t v[16][16];
-    constexpr PackTable() : v() {
-        for (int m = 0; m < 16; ++m) {
-            int at = 0;
-            for (int l = 0; l < 4; ++l)
-                if (m >> l & 1) {
-                    for (int b = 0; b < 4; ++b) v[m][4 * at + b] = static_cast<std::uint8_t>(4 * l + b);
-                    ++at;
-                }
-            for (; at < 4; ++at)
-                for (int b = 0; b < 4; ++b) v[m][4 * at + b] = 0x80;
-        }
-    }
-};
-inline constexpr PackTable pack_table{};
-
-/// Four doubles a vector; the kept ids packed with one shuffle and one
-/// store (no FMA: the same roundings as the scalar loop).
-template <bool One, bool Shifted>
-BROADPHASE_CELL_AVX2 BROADPHASE_CELL_INLINE std::size_t avx2(const ScanArgs& a, std::size_t jb, std::size_t je, std::uint32_t* out) {
-    const __m256d xi = _mm256_set1_pd(a.xi), yi = _mm256_set1_pd(a.yi), zi = _mm256_set1_pd(a.zi);
-    const __m256d sx = _mm256_set1_pd(a.sh[0]), sy = _mm256_set1_pd(a.sh[1]), sz = _mm256_set1_pd(a.sh[2]);
-    const __m256d rr1 = _mm256_set1_pd(a.rr_one), ri = _mm256_set1_pd(a.ri), ex = _mm256_set1_pd(a.extra);
-    const __m128i bias = _mm_set1_epi32(static_cast<int>(0x80000000u));
-    const __m128i lim = _mm_set1_epi32(static_cast<int>((a.lim - 1u) ^ 0x80000000u));
-    const bool any_lim = a.lim != 0;
-    const double* const X = a.X;
-    const double* const Y = a.Y;
-    const double* const Z = a.Z;
-    const double* const R = a.R;
-    const std::uint32_t* const ids = a.ids;
-    const std::size_t skip = a.skip;
-    std::size_t w = 0;
-    for (std::size_t j = jb; j < je; j += 4) {
-        __m256d dx = _mm256_sub_pd(_mm256_loadu_pd(X + j), xi);
-        __m256d dy = _mm256_sub_pd(_mm256_loadu_pd(Y + j), yi);
-        __m256d dz = _mm256_sub_pd(_mm256_loadu_pd(Z + j), zi);
-        if (Shifted) dx = _mm256_add_pd(dx, sx), dy = _mm256_add_pd(dy, sy), dz = _mm256_add_pd(dz, sz);
-        const __m256d d2 =
-            _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy)), _mm256_mul_pd(dz, dz));
-        __m256d rr = rr1;
-        if (!One) {
-            const __m256d reach = _mm256_add_pd(_mm256_add_pd(ri, _mm256_loadu_pd(R + j)), ex);
-            rr = _mm256_mul_pd(reach, reach);
-        }
-        // No branch on the mask: whether a vector has a hit is a coin toss
-        // in a liquid (about half do), and a mispredicted branch cost more
-        // than the shuffle and store it would save.
-        unsigned bits = static_cast<unsigned>(_mm256_movemask_pd(_mm256_cmp_pd(d2, rr, _CMP_LE_OQ)));
-        const __m128i id = _mm_loadu_si128(reinterpret_cast<const __m128i*>(ids + j));
-        if (any_lim)  // id >= lim, unsigned: id > lim - 1 (lim >= 1)
-            bits &= static_cast<unsigned>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpgt_epi32(_mm_xor_si128(id, bias), lim))));
-        if (je - j < 4) bits &= (1u << (je - j)) - 1;
-        if (skip - j < 4) bits &= ~(1u << (skip - j));
-        const __m128i packed =
-            _mm_shuffle_epi8(id, _mm_load_si128(reinterpret_cast<const __m128i*>(pack_table.v[bits])));
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + w), packed);
-        w += static_cast<std::size_t>(__builtin_popcount(bits));
-    }
-    return w;
-}
-#endif
-
-/// The scan at level L (0 scalar, 1 SSE2, 2 AVX2), fixed at compile time.
-template <int L, bool One>
-BROADPHASE_CELL_INLINE std::size_t run(const ScanArgs& a, std::size_t jb, std::size_t je, std::uint32_t* out) {
-#if defined(BROADPHASE_SIMD_HAS_AVX2)
-    if constexpr (L >= 2) return a.shifted ? avx2<One, true>(a, jb, je, out) : avx2<One, false>(a, jb, je, out);
-#endif
-#if defined(BROADPHASE_SIMD_HAS_SSE2)
-    if constexpr (L >= 1) return a.shifted ? sse2<One, true>(a, jb, je, out) : sse2<One, false>(a, jb, je, out);
-#endif
-    return a.shifted ? scalar<One, true>(a, jb, je, out) : scalar<One, false>(a, jb, je, out);
-}
-
-}  // namespace cell_scan
 
 class CellList {
 public:
@@ -856,7 +582,7 @@ private:
     };
 
     template <int L, bool One>
-    BROADPHASE_CELL_INLINE void task_pairs(std::size_t t, Scratch& sc, std::uint64_t budget) {
+    inline void task_pairs(std::size_t t, Scratch& sc, std::uint64_t budget) {
         Out& o = outs_[t];
         o.size = 0;
         for (std::size_t s = cut_[t]; s < cut_[t + 1];) {
@@ -900,7 +626,7 @@ public:
 
 private:
     template <int L, bool One>
-    BROADPHASE_CELL_INLINE void task_rows(std::size_t t, Scratch& sc, bool half, bool images, std::uint64_t budget) {
+    inline void task_rows(std::size_t t, Scratch& sc, bool half, bool images, std::uint64_t budget) {
         Out& o = outs_[t];
         o.size = 0;
         const std::uint32_t own_code = pack_image(zero_image);
