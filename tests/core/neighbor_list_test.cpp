@@ -800,7 +800,7 @@ TEST(NeighborList, EmptyAndOneParticle) {
 // A reach of zero (cutoff 0, skin 0, radius 0: the default options) in an
 // open domain, with no particle or only particles at the origin: a valid
 // request (empty input, or coincident points with a zero cutoff, work
-// elsewhere), so the report must be ok. Failed when written (41b032c):
+// elsewhere), so the report must be ok. Failed when written:
 // CellList::plan() started from a bin width of 0 (a zero reach, and no
 // magnitude for its rounding margin), never grew it, gave up after 200
 // tries, and build() reported out_of_memory with an empty list.
