@@ -425,8 +425,13 @@ private:
         }
         const std::size_t gparts = threads_ <= 1 ? 1 : threads_ * 4;
         run_tasks(threads_, gparts, [&](std::size_t p, unsigned) {
-            for (std::size_t t = even_bound(m, gparts, p); t < even_bound(m, gparts, p + 1); ++t) {
+            const std::size_t end = even_bound(m, gparts, p + 1);
+            for (std::size_t t = even_bound(m, gparts, p); t < end; ++t) {
                 const std::uint32_t i = ids_[t];
+                // The reads follow the bin order, random in the input: ask
+                // for the lines a few particles ahead (1M spheres: the
+                // gather 30 -> ... ms).
+                if (t + prefetch_ahead < end) prefetch_particle(v, ids_[t + prefetch_ahead]);
                 double w[3];
                 wrapped(v, i, w);
                 for (int k = 0; k < 3; ++k) pos_[k][t] = w[k];
@@ -435,6 +440,17 @@ private:
         });
         radius_ = one_ ? static_cast<double>(v.radius) : 0;
         plan_stencil();
+    }
+
+    static constexpr std::size_t prefetch_ahead = 16;
+    template <class V>
+    static void prefetch_particle(const V& v, std::uint32_t i) {
+#if defined(__GNUC__) || defined(__clang__)
+        for (int k = 0; k < 3; ++k) __builtin_prefetch(&v.center[k][i * v.stride]);
+        if (v.radii) __builtin_prefetch(&v.radii[i]);
+#else
+        (void)v, (void)i;
+#endif
     }
 
     /// A run of candidates: sorted positions [b, e) seen through image p.
