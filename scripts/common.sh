@@ -23,6 +23,7 @@ bp_have_pkg() {
         cmake) command -v cmake >/dev/null 2>&1 ;;
         g++) command -v g++ >/dev/null 2>&1 || command -v c++ >/dev/null 2>&1 ;;
         make) command -v make >/dev/null 2>&1 || command -v ninja >/dev/null 2>&1 ;;
+        ninja-build) command -v ninja >/dev/null 2>&1 ;;
         *) dpkg -s "$1" >/dev/null 2>&1 ;;
     esac
 }
@@ -61,7 +62,8 @@ bp_ensure_deps() {
 # pkgconf: the package test compiles a program with pkg-config's flags;
 # zlib1g-dev: the CLI reads np.savez_compressed files with it; libbullet-dev:
 # the Bullet adapter, broadphase::bullet, and its tests, ctest -L bullet).
-bp_deps=(cmake g++ make libgtest-dev libbenchmark-dev libpng-dev pkgconf zlib1g-dev libbullet-dev)
+# ninja-build: the build folders use Ninja when it is there (bp_generator).
+bp_deps=(cmake g++ make ninja-build libgtest-dev libbenchmark-dev libpng-dev pkgconf zlib1g-dev libbullet-dev)
 # The ThreadSanitizer and fuzzing stages of the tests also need clang, its
 # sanitizer and libFuzzer runtimes (libclang-rt-dev: only recommended by
 # clang, so named here) and LLVM's OpenMP.
@@ -90,17 +92,31 @@ bp_docs_deps=(mkdocs python3-pymdownx doxygen)
 # The system interpreter (Debian's, with the packages above), not one found first on PATH.
 bp_python="$(command -v /usr/bin/python3 || command -v python3 || echo python3)"
 
+# The generator for a new build folder: Ninja when it is installed, else
+# CMake's default (Make). Ninja starts a target's compiles while the
+# libraries it links are still compiling (Make's generator finishes each
+# target's dependencies first: every test target waited for all of
+# broadphase_compiled and the test harness). A folder configured before keeps its
+# generator (CMake refuses to switch). Prints the cmake argument, or nothing.
+bp_generator() {
+    if [ ! -f "$1/CMakeCache.txt" ] && command -v ninja >/dev/null 2>&1; then echo "-GNinja"; fi
+}
+
 # Options spelled out, so that a cache left by another configure cannot
 # quietly turn the tests or the CLI off.
 bp_configure_release() {
-    cmake -S "$bp_repo_root" -B "$bp_repo_root/build/release" -DCMAKE_BUILD_TYPE=Release \
+    # shellcheck disable=SC2046  # bp_generator prints one word or none
+    cmake $(bp_generator "$bp_repo_root/build/release") -S "$bp_repo_root" -B "$bp_repo_root/build/release" \
+        -DCMAKE_BUILD_TYPE=Release \
         -DBROADPHASE_BUILD_TOOLS=ON -DBROADPHASE_BUILD_TESTS=ON -DBROADPHASE_BUILD_BENCH=ON "$@"
 }
 
 # Configures build/fuzz: the libFuzzer targets (tests/fuzz/), clang, -O1
 # with line tables, nothing else of the project.
 bp_configure_fuzz() {
-    cmake -S "$bp_repo_root" -B "$bp_repo_root/build/fuzz" -DCMAKE_CXX_COMPILER=clang++ \
+    # shellcheck disable=SC2046
+    cmake $(bp_generator "$bp_repo_root/build/fuzz") -S "$bp_repo_root" -B "$bp_repo_root/build/fuzz" \
+        -DCMAKE_CXX_COMPILER=clang++ \
         -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -DNDEBUG" -DBROADPHASE_FUZZ=ON \
         -DBROADPHASE_BUILD_TOOLS=OFF -DBROADPHASE_BUILD_TESTS=OFF -DBROADPHASE_BUILD_BENCH=OFF \
         -DBROADPHASE_BUILD_EXAMPLES=OFF -DBROADPHASE_BUILD_PYTHON=OFF -DBROADPHASE_CUDA=OFF "$@"

@@ -19,7 +19,12 @@
 #                  which TSan understands natively; Archer (LLVM OpenMP's TSan
 #                  support, libomp-dev) is still loaded through
 #                  OMP_TOOL_LIBRARIES for any OpenMP code a test may use.
-# Installs cmake, g++, make, GoogleTest, Google Benchmark, clang, libomp,
+# The two clang builds (TSan, fuzz) do not depend on the others: they are
+# configured first and compiled in the background at the lowest priority
+# (nice 19), so that they take the cores only when the Release and ASan
+# stages leave one idle (a link, a test that runs alone); their tests run at
+# the end. Each stage's time is printed as it ends and again at the end.
+# Installs cmake, g++, make, ninja, GoogleTest, Google Benchmark, clang, libomp,
 # the Python module's packages and Open MPI with apt-get first if any is
 # missing (Debian/Ubuntu). Exits non-zero if anything fails.
 # JOBS=N overrides the parallelism (default: the number of CPUs).
@@ -28,16 +33,53 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$bp_repo_root"
 
 start=$SECONDS
+stage_name="" stage_start=$SECONDS stage_times=()
+# stage NAME: ends the stage running (its time printed and kept for the
+# summary) and starts NAME.
+stage() {
+    if [ -n "$stage_name" ]; then
+        stage_times+=("$(printf '%6d s  %s' $((SECONDS - stage_start)) "$stage_name")")
+        bp_log "$stage_name: $((SECONDS - stage_start)) s"
+    fi
+    stage_name="$1" stage_start=$SECONDS
+    [ -z "$1" ] || bp_log "$1"
+}
+
+stage "dependencies"
 bp_ensure_deps "${bp_deps[@]}" "${bp_tsan_deps[@]}" "${bp_python_deps[@]}" "${bp_mpi_deps[@]}" "${bp_docs_deps[@]}"
 
-bp_log "release build (build/release)"
+stage "configure the four builds; TSan and fuzz builds start in the background"
+mkdir -p build
+archer="$(ls /usr/lib/llvm-*/lib/libarcher.so 2>/dev/null | sort -V | tail -n 1)"
+if [ -z "$archer" ]; then
+    echo "error: libarcher.so (LLVM OpenMP's ThreadSanitizer support, package libomp-dev) not found" >&2
+    exit 1
+fi
+# shellcheck disable=SC2046  # bp_generator prints one word or none
+cmake $(bp_generator build/tsan) -S . -B build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
+    -DBROADPHASE_TSAN=ON "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" \
+    -DBROADPHASE_BUILD_TOOLS=OFF -DBROADPHASE_BUILD_TESTS=ON -DBROADPHASE_BUILD_BENCH=OFF -DBROADPHASE_BUILD_EXAMPLES=OFF \
+    >build/tsan-configure.log 2>&1 || { cat build/tsan-configure.log; exit 1; }
+bp_configure_fuzz "-DBROADPHASE_FUZZ_SECONDS=${FUZZ_SECONDS:-20}" >build/fuzz-configure.log 2>&1 ||
+    { cat build/fuzz-configure.log; exit 1; }
+# Own session (setsid), so that a failure anywhere stops the whole group.
+setsid bash -c '
+    set -e
+    nice -n 19 cmake --build build/tsan --parallel "$1" --target broadphase_parallel_tests broadphase_spheres_tests \
+        broadphase_neighbor_list_tests broadphase_simd_threads_tests
+    nice -n 19 cmake --build build/fuzz --parallel "$1"
+    echo "background builds done after $SECONDS s"' background "$bp_jobs" >build/background.log 2>&1 &
+background=$!
+trap 'kill -- "-$background" 2>/dev/null || true' EXIT
+
+stage "release build (build/release)"
 # One CUDA architecture (sm_90) when the toolkit is there: the tests need it
 # to compile, not to run (CI has no GPU), and all-major, the default for
 # users, costs three times the compile. CUDAARCHS=... overrides it.
 CUDAARCHS="${CUDAARCHS:-90}" bp_configure_release -DBROADPHASE_BUILD_PYTHON=ON "-DPython3_EXECUTABLE=$bp_python"
 cmake --build build/release --parallel "$bp_jobs"
 
-bp_log "release tests"
+stage "release tests"
 # The MPI tests (label mpi) are among them: CMake builds them whenever it
 # finds MPI, which bp_mpi_deps installs, so a build without them is an error
 # here rather than a silently smaller run.
@@ -53,10 +95,10 @@ if [[ "$(cd build/release && ctest -N -L bullet)" != *bullet.* ]]; then
 fi
 (cd build/release && ctest --output-on-failure --no-tests=error --parallel "$bp_jobs" -LE python)
 
-bp_log "python module tests (build/release/python, pytest)"
-(cd build/release && ctest --output-on-failure --no-tests=error -L python -V)
+stage "python module tests (build/release/python, pytest)"
+(cd build/release && ctest --output-on-failure --no-tests=error --parallel "$bp_jobs" -L python -V)
 
-bp_log "sanitizer build (build/asan: AddressSanitizer + UndefinedBehaviorSanitizer)"
+stage "sanitizer build (build/asan: AddressSanitizer + UndefinedBehaviorSanitizer)"
 # The build is the slowest step of CI, so it is kept to the library's own
 # tests: -O1 and -g1 (line tables only: reports keep file:line) compile much
 # faster than -O2 -g; the CLI, the example programs and the MPI component are
@@ -65,35 +107,36 @@ bp_log "sanitizer build (build/asan: AddressSanitizer + UndefinedBehaviorSanitiz
 # UBSan's per-pointer checks (null, alignment, object-size, pointer-overflow,
 # vptr) are left out too: they doubled the compile time, ASan covers null and
 # out-of-bounds accesses, and the fuzz stage keeps clang's whole UBSan.
-cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBROADPHASE_SANITIZE=ON \
+# shellcheck disable=SC2046
+cmake $(bp_generator build/asan) -S . -B build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBROADPHASE_SANITIZE=ON \
     "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" \
     -DBROADPHASE_BUILD_TOOLS=OFF -DBROADPHASE_BUILD_TESTS=ON -DBROADPHASE_BUILD_BENCH=OFF -DBROADPHASE_MPI=OFF \
     -DBROADPHASE_BUILD_EXAMPLES=OFF -DBROADPHASE_UBSAN_SKIP=alignment,null,object-size,pointer-overflow,vptr
 cmake --build build/asan --parallel "$bp_jobs"
 
-bp_log "sanitizer tests"
+stage "sanitizer tests"
+# Less the package and docs tests (labels package, docs): they install the
+# library and compile consumers, or check the manual, with the compiler's
+# plain flags, the same work the Release stage did; nothing in them is
+# built with the sanitizers.
 (cd build/asan && \
     UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1}" \
-    ctest --output-on-failure --no-tests=error --parallel "$bp_jobs")
+    ctest --output-on-failure --no-tests=error --parallel "$bp_jobs" -LE '^(package|docs)$')
 # The MPI tests under AddressSanitizer (leak detection off: Open MPI 4.1
 # leaks about 120 KB at MPI_Init whatever the program does) were clean when
 # last run; to run them again: configure build/asan with -DBROADPHASE_MPI=ON
 # and ASAN_OPTIONS=detect_leaks=0 ctest -L mpi.
 
-bp_log "thread sanitizer build (build/tsan: clang, libomp, parallel, sphere and neighbour-list tests)"
-archer="$(ls /usr/lib/llvm-*/lib/libarcher.so 2>/dev/null | sort -V | tail -n 1)"
-if [ -z "$archer" ]; then
-    echo "error: libarcher.so (LLVM OpenMP's ThreadSanitizer support, package libomp-dev) not found" >&2
+stage "thread sanitizer and fuzz builds (background, since the start): waiting for them"
+if ! wait "$background"; then
+    cat build/background.log
+    echo "error: the TSan or fuzz build failed (build/background.log)" >&2
     exit 1
 fi
-cmake -S . -B build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DBROADPHASE_TSAN=ON \
-    "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" \
-    -DBROADPHASE_BUILD_TOOLS=OFF -DBROADPHASE_BUILD_TESTS=ON -DBROADPHASE_BUILD_BENCH=OFF -DBROADPHASE_BUILD_EXAMPLES=OFF
-cmake --build build/tsan --parallel "$bp_jobs" --target broadphase_parallel_tests broadphase_spheres_tests \
-    broadphase_neighbor_list_tests \
-    broadphase_simd_threads_tests
+trap - EXIT
+tail -n 1 build/background.log
 
-bp_log "thread sanitizer tests"
+stage "thread sanitizer tests (build/tsan: parallel, sphere and neighbour-list tests)"
 # Archer gives TSan the OpenMP runtime's synchronisation; the runtime's own
 # (uninstrumented) bookkeeping is left out of the reports.
 (cd build/tsan && \
@@ -101,11 +144,9 @@ bp_log "thread sanitizer tests"
     TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1 ignore_noninstrumented_modules=1}" \
     ctest --output-on-failure --no-tests=error --parallel "$bp_jobs" -L threads)
 
-bp_log "fuzz build (build/fuzz: clang, libFuzzer + AddressSanitizer + UndefinedBehaviorSanitizer)"
-bp_configure_fuzz "-DBROADPHASE_FUZZ_SECONDS=${FUZZ_SECONDS:-20}"
-cmake --build build/fuzz --parallel "$bp_jobs"
-
-bp_log "fuzz tests (each target ${FUZZ_SECONDS:-20} s; longer runs: scripts/fuzz.sh)"
+stage "fuzz tests (build/fuzz, each target ${FUZZ_SECONDS:-20} s; longer runs: scripts/fuzz.sh)"
 (cd build/fuzz && ctest --output-on-failure --no-tests=error --parallel "$bp_jobs" -L fuzz)
 
+stage ""
+printf '%s\n' "${stage_times[@]}" >&2
 bp_log "all tests passed in the four builds ($((SECONDS - start)) s)"
