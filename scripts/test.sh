@@ -62,14 +62,20 @@ cmake $(bp_generator build/tsan) -S . -B build/tsan -DCMAKE_BUILD_TYPE=RelWithDe
     >build/tsan-configure.log 2>&1 || { cat build/tsan-configure.log; exit 1; }
 bp_configure_fuzz "-DBROADPHASE_FUZZ_SECONDS=${FUZZ_SECONDS:-20}" >build/fuzz-configure.log 2>&1 ||
     { cat build/fuzz-configure.log; exit 1; }
-# Own session (setsid), so that a failure anywhere stops the whole group.
-setsid bash -c '
+# Its own process group (set -m), so that a failure stops all of it, in
+# this script's session: Linux's autogroup scheduling shares the CPU equally
+# between sessions whatever their nice values (a setsid'd build took half
+# the cores from the Release build), and nice works only inside one.
+set -m
+(
     set -e
-    nice -n 19 cmake --build build/tsan --parallel "$1" --target broadphase_parallel_tests broadphase_spheres_tests \
-        broadphase_neighbor_list_tests broadphase_simd_threads_tests
-    nice -n 19 cmake --build build/fuzz --parallel "$1"
-    echo "background builds done after $SECONDS s"' background "$bp_jobs" >build/background.log 2>&1 &
+    nice -n 19 cmake --build build/tsan --parallel "$bp_jobs" --target broadphase_parallel_tests \
+        broadphase_spheres_tests broadphase_neighbor_list_tests broadphase_simd_threads_tests
+    nice -n 19 cmake --build build/fuzz --parallel "$bp_jobs"
+    echo "background builds done at $SECONDS s"
+) >build/background.log 2>&1 &
 background=$!
+set +m
 trap 'kill -- "-$background" 2>/dev/null || true' EXIT
 
 stage "release build (build/release)"
