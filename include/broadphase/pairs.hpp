@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstddef>
 #include <limits>
+#include <memory>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -198,6 +200,140 @@ private:
     std::uint64_t count_ = 0;
     Status status_ = Status::ok;
 };
+
+namespace detail {
+
+/// A caller's f(a, b) behind a pointer, handed to the algorithms in blocks
+/// (BatchedCallbackSink): deliver(f, pairs, n, taken) calls f on pairs[0..n)
+/// in order and returns false when f returned false (on pairs[taken - 1];
+/// f's value counts only when it is a bool). Made by pair_callback_ref.
+struct PairCallbackRef {
+    void* f;
+    bool (*deliver)(void* f, const Pair* pairs, std::size_t n, std::size_t& taken);
+};
+
+template <class F>
+bool deliver_pairs(void* fp, const Pair* pairs, std::size_t n, std::size_t& taken) {
+    F& f = *static_cast<F*>(fp);
+    for (std::size_t i = 0; i < n; ++i) {
+        if constexpr (std::is_same_v<decltype(f(pairs[i].a, pairs[i].b)), bool>) {
+            if (!f(pairs[i].a, pairs[i].b)) {
+                taken = i + 1;
+                return false;
+            }
+        } else {
+            f(pairs[i].a, pairs[i].b);
+        }
+    }
+    taken = n;
+    return true;
+}
+
+/// f as a PairCallbackRef (f must outlive it). O(1).
+template <class F>
+PairCallbackRef pair_callback_ref(F& f) {
+    return {const_cast<void*>(static_cast<const void*>(std::addressof(f))), &deliver_pairs<F>};
+}
+
+/// A caller's f(index) behind a pointer, as PairCallbackRef (f's value is
+/// ignored).
+struct HitCallbackRef {
+    void* f;
+    void (*deliver)(void* f, const std::uint32_t* hits, std::size_t n);
+};
+
+template <class F>
+void deliver_hits(void* fp, const std::uint32_t* hits, std::size_t n) {
+    F& f = *static_cast<F*>(fp);
+    for (std::size_t i = 0; i < n; ++i) f(hits[i]);
+}
+
+/// f as a HitCallbackRef (f must outlive it). O(1).
+template <class F>
+HitCallbackRef hit_callback_ref(F& f) {
+    return {const_cast<void*>(static_cast<const void*>(std::addressof(f))), &deliver_hits<F>};
+}
+
+/// CallbackSink's contract over a PairCallbackRef: the algorithms' loops
+/// store each pair in a small buffer and every `block` pairs (and at the end:
+/// flush()) one indirect call hands the block to the caller's code, where f
+/// runs inlined. So an algorithm is compiled once for all callback types
+/// (broadphase::compiled holds it) instead of once per lambda in every file
+/// that streams pairs, for a store a pair. The same pairs in the same order
+/// as CallbackSink; f's false stops the search, that pair the last counted;
+/// past the budget, Status::pair_budget_exceeded. f runs later than the pair
+/// is found (at most a block later), on the calling thread.
+class BatchedCallbackSink {
+public:
+    explicit BatchedCallbackSink(PairCallbackRef f, std::uint64_t budget = no_budget)
+        : f_(f), budget_(budget), room_(static_cast<std::size_t>(std::min<std::uint64_t>(block, budget))) {}
+    BatchedCallbackSink(const BatchedCallbackSink&) = delete;
+    BatchedCallbackSink& operator=(const BatchedCallbackSink&) = delete;
+
+    /// One compare and one store a pair; the rest (stop, budget, handing
+    /// the block over) when the room runs out.
+    void operator()(std::uint32_t a, std::uint32_t b) {
+        if (held_ == room_ && !make_room()) return;
+        buffer_[held_++] = Pair{a, b};
+    }
+    bool stopped() const { return status_ != Status::ok; }
+    Status status() const { return status_; }
+    /// Pairs delivered to f (held ones are not, until flush()).
+    std::uint64_t count() const { return delivered_; }
+
+    /// Hands the pairs held to f. The caller calls it before reading
+    /// status() and count() at the end of a search.
+    void flush() {
+        const std::size_t n = held_;
+        if (n == 0) return;
+        held_ = 0;
+        std::size_t taken = n;
+        const bool go_on = f_.deliver(f_.f, buffer_, n, taken);
+        delivered_ += taken;
+        if (!go_on) status_ = Status::stopped_by_callback, room_ = 0;
+    }
+
+private:
+    // Out of line, so that operator() stays small enough to be inlined into
+    // the algorithms' loops (with the flush inlined, GCC called operator()
+    // for every pair).
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((noinline))
+#endif
+    bool make_room() {
+        if (status_ != Status::ok) return false;
+        flush();
+        if (status_ != Status::ok) return false;
+        if (delivered_ >= budget_) {  // this pair is one past the budget
+            status_ = Status::pair_budget_exceeded;
+            room_ = 0;
+            return false;
+        }
+        room_ = static_cast<std::size_t>(std::min<std::uint64_t>(block, budget_ - delivered_));
+        return true;
+    }
+
+    static constexpr std::size_t block = 256;
+    PairCallbackRef f_;
+    std::uint64_t budget_;
+    std::uint64_t delivered_ = 0;
+    std::size_t held_ = 0;
+    std::size_t room_;  // held_ may grow to this before make_room()
+    Status status_ = Status::ok;
+    Pair buffer_[block];
+};
+
+/// Calls sink.flush() where the sink has one (BatchedCallbackSink). O(held).
+template <class Sink, class = void>
+struct HasFlush : std::false_type {};
+template <class Sink>
+struct HasFlush<Sink, std::void_t<decltype(std::declval<Sink&>().flush())>> : std::true_type {};
+template <class Sink>
+void flush_sink(Sink& sink) {
+    if constexpr (HasFlush<Sink>::value) sink.flush();
+}
+
+}  // namespace detail
 
 /// Counts pairs and keeps none.
 class CountSink {

@@ -41,88 +41,44 @@ public:
     using box_type = BasicBox<T, D>;
 
     /// All overlapping pairs (a < b) within `boxes`, replacing `out`'s contents.
-    Report find_pairs(view_type boxes, std::vector<Pair>& out, const Options& options = {}) {
-        out.clear();
-        VectorSink sink(out, options.max_pairs);
-        const ThreadScope scope(*this, options);
-        Report r = run_self(boxes, sink);
-        sink.finish();
-        if (options.sorted) sort_pairs(out);
-        return r;
-    }
+    Report find_pairs(view_type boxes, std::vector<Pair>& out, const Options& options = {});
 
     /// Streams every pair within `boxes` to f(a, b) (return false to stop),
     /// at most max_pairs of them. Nothing is stored. Runs on the calling
     /// thread (f is never called concurrently).
     template <class F>
     Report for_each_pair(view_type boxes, F&& f, std::uint64_t max_pairs = no_budget) {
-        CallbackSink<std::remove_reference_t<F>> sink(f, max_pairs);
-        return run_self(boxes, sink);
+        return stream_self(boxes, pair_callback_ref(f), max_pairs);
     }
 
     /// All pairs (index in a, index in b) between two sets, replacing `out`.
-    Report find_pairs(view_type a, view_type b, std::vector<Pair>& out, const Options& options = {}) {
-        out.clear();
-        VectorSink sink(out, options.max_pairs);
-        const ThreadScope scope(*this, options);
-        Report r = run_cross(a, b, sink);
-        sink.finish();
-        if (options.sorted) sort_pairs(out);
-        return r;
-    }
+    Report find_pairs(view_type a, view_type b, std::vector<Pair>& out, const Options& options = {});
 
     /// Streams every pair between two sets to f(a_index, b_index), at most
     /// max_pairs of them, on the calling thread.
     template <class F>
     Report for_each_pair(view_type a, view_type b, F&& f, std::uint64_t max_pairs = no_budget) {
-        CallbackSink<std::remove_reference_t<F>> sink(f, max_pairs);
-        return run_cross(a, b, sink);
+        return stream_cross(a, b, pair_callback_ref(f), max_pairs);
     }
 
     /// Builds the structure over `boxes` for later queries; copies what it
     /// needs, so `boxes` may change afterwards. Reuses memory between builds.
     /// Uses options.threads (other options do not apply).
-    Report build(view_type boxes, const Options& options = {}) {
-        const ThreadScope scope(*this, options);
-        Report r;
-        built_ = false;
-        if (!fits_indices(boxes.size())) {
-            r.status = Status::too_many_boxes;
-            return r;
-        }
-        BROADPHASE_TRY {
-            built_set_.prepare(boxes, threads_for(boxes.size()));
-            r.invalid_a = built_set_.invalid();
-            derived().build_impl(built_set_.boxes());
-            built_ = true;
-        } BROADPHASE_CATCH(const std::bad_alloc&) {
-            r.status = Status::out_of_memory;
-        } BROADPHASE_CATCH(const TooManyIndices&) {
-            r.status = Status::too_many_boxes;
-        }
-        if (take_index_overflow()) r.status = Status::too_many_boxes, built_ = false;  // (without exceptions)
-        return r;
-    }
+    Report build(view_type boxes, const Options& options = {});
 
     /// True after a successful build().
     bool built() const { return built_; }
 
     /// Indices of the built boxes overlapping q, replacing `out`. An invalid q
     /// overlaps nothing. Safe to call from many threads at once.
-    std::size_t query(const box_type& q, std::vector<std::uint32_t>& out) const {
-        out.clear();
-        for_each_overlap(q, [&](std::uint32_t i) { out.push_back(i); });
-        return out.size();
-    }
+    std::size_t query(const box_type& q, std::vector<std::uint32_t>& out) const;
 
     /// Calls f(index) for every built box overlapping the closed box q
     /// (touching counts; nothing for an invalid q), in no particular order;
     /// f's return value is ignored. Safe to call from many threads at once.
     template <class F>
     void for_each_overlap(const box_type& q, F&& f) const {
-        if (!built_ || !q.valid()) return;
-        if (built_set_.identity()) derived().query_impl(q, [&](std::uint32_t i) { f(i); });
-        else derived().query_impl(q, [&](std::uint32_t i) { f(built_set_.original(i)); });
+        overlaps(q, hit_callback_ref(f));
     }
 
     /// The former name of for_each_overlap(), kept for one release.
@@ -134,21 +90,13 @@ public:
     /// Pairs (query index, built index) for a batch of query boxes, replacing
     /// `out`. Safe to call from many threads at once; each call may itself
     /// use options.threads threads.
-    Report query_batch(view_type queries, std::vector<Pair>& out, const Options& options = {}) const {
-        out.clear();
-        VectorSink sink(out, options.max_pairs);
-        Report r = run_batch(queries, sink, plan_threads(options.threads, queries.size(), options.min_boxes_per_thread));
-        sink.finish();
-        if (options.sorted) sort_pairs(out);
-        return r;
-    }
+    Report query_batch(view_type queries, std::vector<Pair>& out, const Options& options = {}) const;
 
     /// Streams (query index, built index) pairs of a batch to f, at most
     /// max_pairs of them, on the calling thread.
     template <class F>
     Report for_each_overlap_batch(view_type queries, F&& f, std::uint64_t max_pairs = no_budget) const {
-        CallbackSink<std::remove_reference_t<F>> sink(f, max_pairs);
-        return run_batch(queries, sink, 1);
+        return stream_batch(queries, pair_callback_ref(f), max_pairs);
     }
 
     /// The former name of for_each_overlap_batch(), kept for one release.
@@ -159,6 +107,14 @@ public:
     }
 
 protected:
+    /// What the callback calls above compile to, whatever f's type: the
+    /// algorithm runs once per class (not per lambda), f gets blocks of
+    /// pairs or hits (BatchedCallbackSink). Out of the class body below.
+    Report stream_self(view_type boxes, PairCallbackRef f, std::uint64_t max_pairs);
+    Report stream_cross(view_type a, view_type b, PairCallbackRef f, std::uint64_t max_pairs);
+    Report stream_batch(view_type queries, PairCallbackRef f, std::uint64_t max_pairs) const;
+    void overlaps(const box_type& q, HitCallbackRef f) const;
+
     /// Threads the current find_pairs or build may use for `items` boxes.
     unsigned threads_for(std::size_t items) const {
         return plan_threads(threads_requested_, items, min_boxes_per_thread_);
@@ -226,6 +182,7 @@ private:
                 RemapSink<Sink> remap(sink, &set_a_.map(), &set_a_.map());
                 derived().self_impl(set_a_.boxes(), remap);
             }
+            flush_sink(sink);
         } BROADPHASE_CATCH(const std::bad_alloc&) {
             r.status = Status::out_of_memory;
         } BROADPHASE_CATCH(const TooManyIndices&) {
@@ -255,6 +212,7 @@ private:
                                       set_b_.identity() ? nullptr : &set_b_.map());
                 derived().cross_impl(set_a_.boxes(), set_b_.boxes(), remap);
             }
+            flush_sink(sink);
         } BROADPHASE_CATCH(const std::bad_alloc&) {
             r.status = Status::out_of_memory;
         } BROADPHASE_CATCH(const TooManyIndices&) {
@@ -288,6 +246,7 @@ private:
                 RemapSink<Sink> remap(sink, qmap, bmap);
                 derived().query_batch_impl(qs.boxes(), remap, threads);
             }
+            flush_sink(sink);
         } BROADPHASE_CATCH(const std::bad_alloc&) {
             r.status = Status::out_of_memory;
         } BROADPHASE_CATCH(const TooManyIndices&) {
@@ -303,6 +262,111 @@ private:
     unsigned threads_requested_ = 1;
     std::size_t min_boxes_per_thread_ = 4096;
 };
+
+// The calls that store pairs, out of the class body, so not inline: where
+// BROADPHASE_EXTERN_TEMPLATES declares a specialisation extern
+// (broadphase::compiled), a translation unit that calls one compiles a call,
+// not the algorithm (see BasicPairFinder::find_pairs). Header-only they are
+// instantiated where used, as before.
+
+template <class Derived, class T, int D>
+Report AlgorithmBase<Derived, T, D>::find_pairs(view_type boxes, std::vector<Pair>& out, const Options& options) {
+    out.clear();
+    VectorSink sink(out, options.max_pairs);
+    const ThreadScope scope(*this, options);
+    Report r = run_self(boxes, sink);
+    sink.finish();
+    if (options.sorted) sort_pairs(out);
+    return r;
+}
+
+template <class Derived, class T, int D>
+Report AlgorithmBase<Derived, T, D>::find_pairs(view_type a, view_type b, std::vector<Pair>& out,
+                                                const Options& options) {
+    out.clear();
+    VectorSink sink(out, options.max_pairs);
+    const ThreadScope scope(*this, options);
+    Report r = run_cross(a, b, sink);
+    sink.finish();
+    if (options.sorted) sort_pairs(out);
+    return r;
+}
+
+template <class Derived, class T, int D>
+Report AlgorithmBase<Derived, T, D>::build(view_type boxes, const Options& options) {
+    const ThreadScope scope(*this, options);
+    Report r;
+    built_ = false;
+    if (!fits_indices(boxes.size())) {
+        r.status = Status::too_many_boxes;
+        return r;
+    }
+    BROADPHASE_TRY {
+        built_set_.prepare(boxes, threads_for(boxes.size()));
+        r.invalid_a = built_set_.invalid();
+        derived().build_impl(built_set_.boxes());
+        built_ = true;
+    } BROADPHASE_CATCH(const std::bad_alloc&) {
+        r.status = Status::out_of_memory;
+    } BROADPHASE_CATCH(const TooManyIndices&) {
+        r.status = Status::too_many_boxes;
+    }
+    if (take_index_overflow()) r.status = Status::too_many_boxes, built_ = false;  // (without exceptions)
+    return r;
+}
+
+template <class Derived, class T, int D>
+std::size_t AlgorithmBase<Derived, T, D>::query(const box_type& q, std::vector<std::uint32_t>& out) const {
+    out.clear();
+    for_each_overlap(q, [&](std::uint32_t i) { out.push_back(i); });
+    return out.size();
+}
+
+template <class Derived, class T, int D>
+Report AlgorithmBase<Derived, T, D>::query_batch(view_type queries, std::vector<Pair>& out,
+                                                 const Options& options) const {
+    out.clear();
+    VectorSink sink(out, options.max_pairs);
+    Report r = run_batch(queries, sink, plan_threads(options.threads, queries.size(), options.min_boxes_per_thread));
+    sink.finish();
+    if (options.sorted) sort_pairs(out);
+    return r;
+}
+
+template <class Derived, class T, int D>
+Report AlgorithmBase<Derived, T, D>::stream_self(view_type boxes, PairCallbackRef f, std::uint64_t max_pairs) {
+    BatchedCallbackSink sink(f, max_pairs);
+    return run_self(boxes, sink);
+}
+
+template <class Derived, class T, int D>
+Report AlgorithmBase<Derived, T, D>::stream_cross(view_type a, view_type b, PairCallbackRef f,
+                                                 std::uint64_t max_pairs) {
+    BatchedCallbackSink sink(f, max_pairs);
+    return run_cross(a, b, sink);
+}
+
+template <class Derived, class T, int D>
+Report AlgorithmBase<Derived, T, D>::stream_batch(view_type queries, PairCallbackRef f,
+                                                 std::uint64_t max_pairs) const {
+    BatchedCallbackSink sink(f, max_pairs);
+    return run_batch(queries, sink, 1);
+}
+
+template <class Derived, class T, int D>
+void AlgorithmBase<Derived, T, D>::overlaps(const box_type& q, HitCallbackRef f) const {
+    if (!built_ || !q.valid()) return;
+    // Hits go to f a block at a time, as pairs do (BatchedCallbackSink).
+    constexpr std::size_t block = 64;
+    std::uint32_t hits[block];
+    std::size_t held = 0;
+    const bool identity = built_set_.identity();
+    derived().query_impl(q, [&](std::uint32_t i) {
+        hits[held++] = identity ? i : built_set_.original(i);
+        if (held == block) f.deliver(f.f, hits, block), held = 0;
+    });
+    if (held) f.deliver(f.f, hits, held);
+}
 
 }  // namespace detail
 }  // namespace broadphase

@@ -7,11 +7,14 @@
 // (a static library holding the explicit instantiations for float and
 // double boxes in 2-D and 3-D) gets BROADPHASE_EXTERN_TEMPLATES defined; each
 // header then declares those specialisations `extern template`, and its
-// translation units skip them (about 6 s instead of 18 s for the example in
-// docs/building.md). Other scalar types and dimensions, member templates
-// (callbacks, sinks) and the inline functions the optimiser chooses to
-// inline are still compiled where they are used, so nothing changes in
-// what a call does.
+// translation units skip them. It works on what is not inline: the calls
+// that run an algorithm (find_pairs, build, query, query_batch of the
+// algorithms, PairFinder and Index) are defined out of their class body for
+// this, and the callback calls (for_each_pair, for_each_overlap, ...) hand
+// an erased callback to such a call (detail::BatchedCallbackSink), so a
+// file that uses them compiles the call, not the algorithm. Other scalar
+// types and dimensions, and what stays inline, are still compiled where
+// used, so nothing changes in what a call does.
 //
 // Each header names what it instantiates in one macro,
 // BROADPHASE_INSTANTIATE_<NAME>(E, T, D), written once and used twice: with
