@@ -59,6 +59,51 @@ TEST_P(FinderTest, LastAlgorithm) {
     }
 }
 
+// Streaming hands the callback blocks of 256 pairs (detail::BatchedCallbackSink):
+// a stop or a budget at, just before and just after a block's end gives
+// exactly the first k pairs of the stored search (one thread, same order),
+// k counted, and the right status.
+TEST_P(FinderTest, StreamStopsAndBudgetsAtBlockEdges) {
+    const Boxes b = random_scene<float, 3>(3000, 23);
+    broadphase::PairFinder finder;
+    Options o;
+    o.algorithm = GetParam();
+    o.threads = 1;
+    std::vector<Pair> all;
+    ASSERT_TRUE(finder.find_pairs(b, all, o).ok());
+    ASSERT_GT(all.size(), 800u);
+    EXPECT_TRUE(same_pair_set(all, ref_self(b)));
+    for (std::uint64_t k : {1u, 255u, 256u, 257u, 512u, 600u}) {
+        SCOPED_TRACE(::testing::Message() << "k " << k);
+        std::vector<Pair> got;
+        Report r = finder.for_each_pair(b, [&](std::uint32_t x, std::uint32_t y) {
+            got.push_back(Pair{x, y});
+            return got.size() < k;
+        }, o);
+        EXPECT_EQ(r.status, Status::stopped_by_callback);
+        EXPECT_EQ(r.pairs, k);
+        ASSERT_EQ(got.size(), k);
+        EXPECT_TRUE(std::equal(got.begin(), got.end(), all.begin()));
+
+        got.clear();
+        Options budget = o;
+        budget.max_pairs = k;
+        r = finder.for_each_pair(b, [&](std::uint32_t x, std::uint32_t y) { got.push_back(Pair{x, y}); }, budget);
+        EXPECT_EQ(r.status, Status::pair_budget_exceeded);
+        EXPECT_EQ(r.pairs, k);
+        ASSERT_EQ(got.size(), k);
+        EXPECT_TRUE(std::equal(got.begin(), got.end(), all.begin()));
+    }
+    // Exactly as many as there are: not exceeded.
+    Options exact = o;
+    exact.max_pairs = all.size();
+    std::uint64_t calls = 0;
+    const Report r = finder.for_each_pair(b, [&](std::uint32_t, std::uint32_t) { ++calls; }, exact);
+    EXPECT_EQ(r.status, Status::ok);
+    EXPECT_EQ(r.pairs, all.size());
+    EXPECT_EQ(calls, all.size());
+}
+
 INSTANTIATE_TEST_SUITE_P(Differential, FinderTest,
                          ::testing::Values(Algorithm::automatic, Algorithm::brute_force, Algorithm::sweep_and_prune,
                                            Algorithm::uniform_grid, Algorithm::hybrid_grid,
