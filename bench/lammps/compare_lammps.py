@@ -57,7 +57,11 @@ NeighborList(0, 0.1, cell=L).build(x, radii) are what LAMMPS's build finds
 (pairs within the sum of the radii plus the skin), and the pairs of each
 (NeighborList(0.1, 0) for the list) closer than the type's force cutoff
 (twice the largest radius: what property/local gives of LAMMPS's list) must
-be LAMMPS's.
+be LAMMPS's. The data file lists the spheres in random order and LAMMPS
+sorts its atoms into bins when a run starts (atom_modify sort), so its
+builds read memory in streams; NeighborList is timed twice: on the spheres
+in id order (random, nl_ms) and in the order LAMMPS holds them (an unsorted
+dump of the ids; nl_lammps_order_ms, its list must be the same pairs).
 
 "lj-triclinic", for each --triclinic (lattice cells a side, default 20):
 the LJ liquid as above, but LAMMPS makes the box triclinic before the run
@@ -184,6 +188,7 @@ thermo          {steps}
 run             {steps}
 dump            d all custom 1 pos.dump id x y z radius
 dump_modify     d sort id format float %.17g
+dump            o all custom 1 order.dump id
 {pairs}run             0
 """
 
@@ -283,6 +288,14 @@ def read_trajectory(path, columns):
     return origin, h, np.ascontiguousarray(data[:, :, [names.index(c) for c in columns]])
 
 
+def read_order(path):
+    """The atoms of an unsorted dump's last frame in LAMMPS's own memory
+    order (a serial run writes its atoms as it stores them: sorted into
+    bins, atom_modify sort), as 0-based indices into the id order."""
+    head, body = last_frame(path)
+    return np.array(body.split(), dtype=np.int64) - 1
+
+
 def read_pairs(path):
     """LAMMPS's local dump of atom-id pairs, as 0-based index pairs (i < j), sorted."""
     head, body = last_frame(path)
@@ -349,13 +362,15 @@ COLUMNS = ["case", "atoms", "pairs", "lammps_build_ms", "lammps_builds", "ours_m
            "ckdtree_ms", "ase_ms", "lammps_over_ours", "same_pairs_as_lammps", "same_pairs_as_ckdtree",
            "lammps_pairs_within_cutoff",
            # NeighborList
-           "lammps_neighbors", "nl_entries", "nl_ms", "nl_first_ms", "nl_2t_ms", "lammps_over_nl", "nl_same_pairs",
+           "lammps_neighbors", "nl_entries", "nl_ms", "nl_first_ms", "nl_2t_ms", "lammps_over_nl",
+           "nl_lammps_order_ms", "lammps_over_nl_lammps_order", "nl_same_pairs",
            "nl_entries_equal_lammps_neighbors", "nl_cutoff_same_pairs_as_lammps",
            # the Verlet skin (lj-skin)
            "steps", "lammps_neigh_ms_per_step", "nl_update_ms_per_step", "nl_build_ms_per_step", "build_over_update",
            "nl_rebuilds", "same_rebuilds_as_lammps", "nl_kept_covers_lammps_pairs"]
 NUMBERS = {"ours_ms", "ours_first_ms", "ours_2t_ms", "ckdtree_ms", "ase_ms", "lammps_over_ours", "nl_ms",
-           "nl_first_ms", "nl_2t_ms", "lammps_over_nl", "lammps_neigh_ms_per_step", "nl_update_ms_per_step",
+           "nl_first_ms", "nl_2t_ms", "lammps_over_nl", "nl_lammps_order_ms", "lammps_over_nl_lammps_order",
+           "lammps_neigh_ms_per_step", "nl_update_ms_per_step",
            "nl_build_ms_per_step", "build_over_update"}
 
 
@@ -370,12 +385,13 @@ def checks_pass(row):
     return all(v is not False for v in row.values())
 
 
-def compare(case, lmp, x, box, radii_cut, radii_list, lmp_pairs, nl_args, repeats, rows):
+def compare(case, lmp, x, box, radii_cut, radii_list, lmp_pairs, nl_args, repeats, rows, order=None):
     """Times ours, NeighborList, cKDTree and ASE on x and checks the pairs;
     appends a row. lmp: run_lammps's figures; lmp_pairs: LAMMPS's pairs
     within the force cutoff (None: not dumped); nl_args: (cutoff, skin,
     radii) of NeighborList's list of LAMMPS's reach, and (cutoff, below) of
-    the one checked against lmp_pairs."""
+    the one checked against lmp_pairs; order: LAMMPS's memory order of the
+    atoms (read_order), in which NeighborList is timed again."""
     atoms, lmp_ms = len(x), lmp["build_ms"]
     t0 = time.perf_counter()
     ours = broadphase.find_sphere_pairs(x, radii_list, threads=1, boxsize=box)
@@ -404,6 +420,12 @@ def compare(case, lmp, x, box, radii_cut, radii_list, lmp_pairs, nl_args, repeat
     nl_first, nl_ms, nl_ms2, nl = time_list(x, box, nl_cutoff, nl_skin, nl_radii, repeats)
     nl_pairs, one_image = list_pairs(nl)
     nl_same = one_image and same(nl_pairs, ours)
+    nl_order_ms = float("nan")
+    if order is not None:  # the same atoms in the order LAMMPS holds them
+        r = nl_radii[order] if nl_radii is not None and not np.isscalar(nl_radii) else nl_radii
+        _, nl_order_ms, _, nl_o = time_list(np.ascontiguousarray(x[order]), box, nl_cutoff, nl_skin, r, repeats)
+        o_pairs, _ = list_pairs(nl_o)
+        nl_same = nl_same and same(sorted_pairs(np.sort(order[o_pairs], axis=1)), nl_pairs)
     nl_cut_same = "" if lmp_pairs is None else same(within(x, box, chk_cutoff, nl_radii, chk_below), lmp_pairs)
     row = new_row(case=case, atoms=atoms, pairs=len(ours), lammps_build_ms=lmp_ms, lammps_builds=lmp["builds"],
                   ours_ms=ours_ms, ours_first_ms=first_ms, ours_2t_ms=ours_ms2, ckdtree_ms=kd_ms, ase_ms=ase_ms,
@@ -411,7 +433,8 @@ def compare(case, lmp, x, box, radii_cut, radii_list, lmp_pairs, nl_args, repeat
                   same_pairs_as_ckdtree=same_as_kd,
                   lammps_pairs_within_cutoff="" if lmp_pairs is None else len(lmp_pairs),
                   lammps_neighbors=lmp["neighbors"], nl_entries=nl.entries, nl_ms=nl_ms, nl_first_ms=nl_first,
-                  nl_2t_ms=nl_ms2, lammps_over_nl=lmp_ms / nl_ms, nl_same_pairs=nl_same,
+                  nl_2t_ms=nl_ms2, lammps_over_nl=lmp_ms / nl_ms, nl_lammps_order_ms=nl_order_ms,
+                  lammps_over_nl_lammps_order=lmp_ms / nl_order_ms, nl_same_pairs=nl_same,
                   nl_entries_equal_lammps_neighbors=nl.entries == lmp["neighbors"],
                   nl_cutoff_same_pairs_as_lammps=nl_cut_same)
     rows.append(row)
@@ -419,7 +442,8 @@ def compare(case, lmp, x, box, radii_cut, radii_list, lmp_pairs, nl_args, repeat
           f"(first {first_ms:.1f}, 2 threads {ours_ms2:.1f}) | cKDTree {kd_ms:8.1f} ms | ASE {ase_ms:8.1f} ms | "
           f"LAMMPS/ours {lmp_ms / ours_ms:5.2f}x | same pairs as LAMMPS: {same_as_lammps}, as cKDTree: {same_as_kd}\n"
           f"{'':>12} NeighborList {nl_ms:8.1f} ms (first {nl_first:.1f}, 2 threads {nl_ms2:.1f}) | "
-          f"LAMMPS/NeighborList {lmp_ms / nl_ms:5.2f}x | {nl.entries:,} entries, LAMMPS {lmp['neighbors']:,} | "
+          f"LAMMPS/NeighborList {lmp_ms / nl_ms:5.2f}x; in LAMMPS's atom order {nl_order_ms:8.1f} ms, "
+          f"{lmp_ms / nl_order_ms:5.2f}x | {nl.entries:,} entries, LAMMPS {lmp['neighbors']:,} | "
           f"same pairs as find_sphere_pairs: {nl_same}, within the cutoff as LAMMPS: {nl_cut_same}", flush=True)
     return checks_pass(row)
 
@@ -439,7 +463,8 @@ def triclinic_case(lmp, x, h, lmp_pairs, repeats, rows):
     rows.append(row)
     print(f"{'lj-triclinic':>12} {len(x):>9,} atoms {len(nl_pairs):>11,} pairs | LAMMPS build {lmp_ms:8.1f} ms | "
           f"NeighborList {nl_ms:8.1f} ms (first {nl_first:.1f}, 2 threads {nl_ms2:.1f}) | "
-          f"LAMMPS/NeighborList {lmp_ms / nl_ms:5.2f}x | {nl.entries:,} entries, LAMMPS {lmp['neighbors']:,} | "
+          f"LAMMPS/NeighborList {lmp_ms / nl_ms:5.2f}x; in LAMMPS's atom order {nl_order_ms:8.1f} ms, "
+          f"{lmp_ms / nl_order_ms:5.2f}x | {nl.entries:,} entries, LAMMPS {lmp['neighbors']:,} | "
           f"within the cutoff as LAMMPS: {nl_cut_same}", flush=True)
     return checks_pass(row)
 
@@ -532,6 +557,7 @@ def main():
             write_bed(os.path.join(work, "bed.data"), n)
             lmp = run_lammps(args.lmp, GRANULAR_INPUT.format(steps=args.steps, pairs=dump), work)
             lo, h, xr = read_dump(os.path.join(work, "pos.dump"), ["x", "y", "z", "radius"])
+            order = read_order(os.path.join(work, "order.dump"))
             lmp_pairs = read_pairs(os.path.join(work, "pairs.dump")) if dump else None
         box = np.diag(h).copy()
         x = np.mod(xr[:, :3] - lo, box)
@@ -541,7 +567,7 @@ def main():
         # them closer than the type's force cutoff, twice the largest radius.
         skin = GRANULAR_SKIN
         ok &= compare("granular", lmp, x, box, (r + skin / 2, 2 * r.max()), r + skin / 2, lmp_pairs,
-                      ((0.0, skin, r), (skin, 2 * r.max())), args.repeats, rows)
+                      ((0.0, skin, r), (skin, 2 * r.max())), args.repeats, rows, order)
     for cells in sizes(args.triclinic):
         L = cells * FCC_SIDE
         tilt = TRICLINIC_BOX.format(xy=0.1 * L, xz=0.05 * L, yz=-0.08 * L)

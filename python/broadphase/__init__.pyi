@@ -182,6 +182,8 @@ class NeighborList:
         """Replaces the cell; the next update rebuilds."""
     def pairs(self) -> Pairs:
         """(K, 2) uint32 array of (row i, column j) per entry."""
+    def spatial_order(self) -> Ids:
+        """The last build's particles in bin order (then the invalid ones): reorder arrays by it for faster builds."""
     @property
     def offsets(self) -> npt.NDArray[np.uint64]:
         """N + 1 values: row i is indices[offsets[i]:offsets[i + 1]]."""

@@ -202,6 +202,14 @@ public:
         });
     }
 
+    py::array spatial_order() const {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return with([](const auto& l) {
+            const std::vector<std::uint32_t> o = l.spatial_order();
+            return copy_array(o, {static_cast<py::ssize_t>(o.size())});
+        });
+    }
+
     std::size_t builds() const {
         std::lock_guard<std::mutex> lock(mutex_);
         return builds_;
@@ -351,7 +359,7 @@ half list: each pair once, in the row of whichever particle the search visits
 first (fixed for given input, whatever the thread count), at half the cost.
 vectors / shifts: keep D ((K, 3) float64) / S ((K, 3) int32) per entry.
 sorted: each row sorted by (j, S). threads: 0 (all cores) or a count; one
-thread per 32,768 particles at most. max_entries: a build that finds more
+thread per 8,192 particles at most. max_entries: a build that finds more
 entries stops early and raises PairBudgetError: the rows are incomplete
 (.pairs holds the entries kept, which may be somewhat more than max_entries)
 and the next update() builds again.
@@ -404,6 +412,11 @@ build). Out of memory (or a reach too large for the cell list): MemoryError.)doc
         .def("set_cell", &NeighborList::set_cell, py::arg("cell"),
              "Replaces the cell (as the constructor's cell=; a box that changes shape: NPT); the next update rebuilds. "
              "ValueError for a bad cell, which leaves the list as it was.")
+        .def("spatial_order", &NeighborList::spatial_order,
+             R"doc(uint32 array: the particles of the last build in the list's spatial order (bin by bin, then the
+invalid ones and those with an infinite coordinate in input order); empty before a build. Reorder your arrays by it
+(x = x[order], likewise velocities and radii), as LAMMPS sorts its atoms every so many steps: later builds then
+read memory in streams instead of at random (1M random spheres: 270 -> 200 ms a build, 2-core EPYC). O(n).)doc")
         .def("pairs", &NeighborList::pairs,
              "(K, 2) uint32 array of (i, j) per entry, in the order of indices (i: the row). A copy.")
         .def_property_readonly("offsets", &NeighborList::offsets,

@@ -667,3 +667,29 @@ def test_same_as_ase():
         d = np.linalg.norm(nl.vectors, axis=1)
         assert np.all(np.abs(d - cutoff) > 1e-9)
         assert got == want and nl.entries == len(i)
+
+
+def test_spatial_order(rng):
+    """spatial_order is a permutation (the invalid particle last); the list of
+    the reordered particles is the same list relabelled, and their order is
+    then the identity."""
+    n, L = 500, 10.0
+    x = rng.uniform(0, L, (n, 3))
+    r = rng.uniform(0.1, 0.4, n)
+    x[11, 1] = np.nan
+    nl = broadphase.NeighborList(0.0, 0.1, cell=L)
+    assert len(nl.spatial_order()) == 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        nl.build(x, r)
+    order = nl.spatial_order()
+    assert order.dtype == np.uint32 and sorted(order.tolist()) == list(range(n)) and order[-1] == 11
+    new_of = np.empty(n, np.int64)
+    new_of[order] = np.arange(n)
+    again = broadphase.NeighborList(0.0, 0.1, cell=L)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        again.build(x[order], r[order])
+    assert rows_set(np.sort(new_of[nl.pairs().astype(np.int64)], axis=1)) == rows_set(np.sort(again.pairs(), axis=1))
+    assert len(again.pairs()) > 0
+    np.testing.assert_array_equal(again.spatial_order(), np.arange(n))

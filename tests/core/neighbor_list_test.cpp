@@ -1338,3 +1338,62 @@ TEST(NeighborList, ReuseGivesTheSameOutput) {
 }
 
 }  // namespace
+
+// spatial_order() is a permutation (binned particles first, then the
+// invalid and infinite ones in input order); the list of the reordered
+// particles is the same list relabelled; and reordered particles are in
+// order already (stable within a bin), so their order is the identity.
+TEST(NeighborList, SpatialOrder) {
+    for (int variant = 0; variant < 3; ++variant) {
+        Scene s = variant == 0 ? uniform_scene("polydisperse, orthorhombic", bp::PeriodicCell::orthorhombic(10, 10, 10),
+                                               400, 0.0, 0.1, 301)
+                  : variant == 1 ? uniform_scene("triclinic", bp::PeriodicCell::triclinic(9, 10, 11, 2, -1, 1.5), 400,
+                                                 0.8, 0.2, 302)
+                                 : uniform_scene("open", {}, 400, 0.5, 0.1, 303);
+        SCOPED_TRACE(s.name);
+        const std::size_t n = s.n();
+        Random rnd(304 + variant);
+        s.r.resize(n);
+        for (double& r : s.r) r = rnd.uniform(0.1, 0.4);
+        s.xyz[3 * 7 + 1] = kNaN;   // invalid
+        s.xyz[3 * 50 + 2] = kInf;  // valid, not binned
+        s.r[90] = -1;              // invalid
+        bp::NeighborListOptions o;
+        o.cutoff = s.cutoff, o.skin = s.skin, o.sorted = true, o.threads = 1;
+        bp::NeighborList a(o, s.cell);
+        EXPECT_EQ(a.spatial_order().size(), 0u);  // nothing built yet
+        a.build(bp::sphere_rows<double>(s.xyz.data(), s.r.data(), n));
+        const std::vector<std::uint32_t> order = a.spatial_order();
+        ASSERT_EQ(order.size(), n);
+        std::vector<std::uint32_t> seen(order);
+        std::sort(seen.begin(), seen.end());
+        for (std::size_t k = 0; k < n; ++k) ASSERT_EQ(seen[k], k);
+        EXPECT_EQ(std::vector<std::uint32_t>(order.end() - 3, order.end()), (std::vector<std::uint32_t>{7, 50, 90}));
+        // Reordered: x'[k] = x[order[k]]; inverse: new index of old i.
+        std::vector<double> xyz(3 * n), r(n);
+        std::vector<std::uint32_t> to(n);
+        for (std::size_t k = 0; k < n; ++k) {
+            for (int d = 0; d < 3; ++d) xyz[3 * k + d] = s.xyz[3 * order[k] + d];
+            r[k] = s.r[order[k]];
+            to[order[k]] = static_cast<std::uint32_t>(k);
+        }
+        bp::NeighborList b(o, s.cell);
+        b.build(bp::sphere_rows<double>(xyz.data(), r.data(), n));
+        // The same unordered pairs, relabelled.
+        auto pairs_of = [](const bp::NeighborList& l, const std::vector<std::uint32_t>* map) {
+            std::vector<std::pair<std::uint32_t, std::uint32_t>> p;
+            for (std::size_t i = 0; i + 1 < l.offsets().size(); ++i)
+                for (std::uint64_t e = l.offsets()[i]; e < l.offsets()[i + 1]; ++e) {
+                    std::uint32_t x = static_cast<std::uint32_t>(i), y = l.indices()[e];
+                    if (map) x = (*map)[x], y = (*map)[y];
+                    p.emplace_back(std::min(x, y), std::max(x, y));
+                }
+            std::sort(p.begin(), p.end());
+            return p;
+        };
+        EXPECT_EQ(pairs_of(a, &to), pairs_of(b, nullptr));
+        EXPECT_GT(a.entries(), 0u);
+        const std::vector<std::uint32_t> again = b.spatial_order();
+        for (std::size_t k = 0; k < n; ++k) ASSERT_EQ(again[k], k);
+    }
+}

@@ -50,6 +50,7 @@
 #include "cell_frame.hpp"
 #include "cell_scan.hpp"
 #include "parallel.hpp"
+#include "prefetch.hpp"
 #include "radix_sort.hpp"
 #include "sphere_rule.hpp"
 
@@ -445,12 +446,8 @@ private:
     static constexpr std::size_t prefetch_ahead = 16;
     template <class V>
     static void prefetch_particle(const V& v, std::uint32_t i) {
-#if defined(__GNUC__) || defined(__clang__)
-        for (int k = 0; k < 3; ++k) __builtin_prefetch(&v.center[k][i * v.stride]);
-        if (v.radii) __builtin_prefetch(&v.radii[i]);
-#else
-        (void)v, (void)i;
-#endif
+        for (int k = 0; k < 3; ++k) prefetch_read(&v.center[k][i * v.stride]);
+        if (v.radii) prefetch_read(&v.radii[i]);
     }
 
     /// A run of candidates: sorted positions [b, e) seen through image p.
@@ -581,7 +578,7 @@ private:
 
     void make_tasks() {
         const std::size_t m = sum_.gridded;
-        tasks_ = threads_ <= 1 ? 1 : std::min<std::size_t>(threads_ * 8, std::max<std::size_t>(m / 4096, 1));
+        tasks_ = threads_ <= 1 ? 1 : std::min<std::size_t>(threads_ * 8, std::max<std::size_t>(m / 1024, 1));
         cut_.resize(tasks_ + 1);
         for (std::size_t t = 0; t <= tasks_; ++t) {
             std::size_t b = even_bound(m, tasks_, t);

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "../dynamic_tree.hpp"
+#include "prefetch.hpp"
 
 namespace broadphase {
 namespace detail {
@@ -746,14 +747,10 @@ inline auto BasicDynamicTree<T, D>::nearest_leaf(LeafHit& leaf_hit, Hit& best) c
 
 template <class T, int D>
 inline void BasicDynamicTree<T, D>::prefetch(const Kids& k, int j) const {
-#if defined(__GNUC__) || defined(__clang__)
     if (k.leaf[j])
-        __builtin_prefetch(&tight_[k.child[j]]);
+        detail::prefetch_read(&tight_[k.child[j]]);
     else
-        __builtin_prefetch(&kids_[k.child[j]]);
-#else
-    (void)k, (void)j;
-#endif
+        detail::prefetch_read(&kids_[k.child[j]]);
 }
 
 template <class T, int D>

@@ -58,6 +58,7 @@
 #include <vector>
 
 #include "../../boxes.hpp"
+#include "../prefetch.hpp"
 
 namespace broadphase {
 namespace detail {
@@ -448,12 +449,7 @@ private:
     /// these misses are the cost of a move.
     static constexpr std::size_t ahead = 12;
     void prefetch_owner(const std::uint32_t* tag, std::size_t j) const {
-#if defined(__GNUC__) || defined(__clang__)
-        __builtin_prefetch(pos_.data() + std::size_t(tag[j] >> 1) * R, 1);
-#else
-        (void)tag;
-        (void)j;
-#endif
+        prefetch_write(pos_.data() + std::size_t(tag[j] >> 1) * R);
     }
 
     template <class Sink>
