@@ -64,11 +64,10 @@ bp_ensure_deps() {
 # the Bullet adapter, broadphase::bullet, and its tests, ctest -L bullet).
 # ninja-build: the build folders use Ninja when it is there (bp_generator).
 bp_deps=(cmake g++ make ninja-build libgtest-dev libbenchmark-dev libpng-dev pkgconf zlib1g-dev libbullet-dev)
-# The ThreadSanitizer and fuzzing stages of the tests also need clang, its
-# sanitizer and libFuzzer runtimes (libclang-rt-dev: only recommended by
-# clang, so named here) and LLVM's OpenMP.
+# The ThreadSanitizer and fuzzing stages of the tests also need clang and
+# its sanitizer and libFuzzer runtimes (libclang-rt-dev: only recommended by
+# clang, so named here).
 bp_clang_deps=(clang libclang-rt-dev)
-bp_tsan_deps=("${bp_clang_deps[@]}" libomp-dev)
 # Bullet also gives the bullet-dbvt and bullet-sap peers of `broadphase bench SEQUENCE`
 # (scripts/scene_bench.sh); without it the build leaves the adapter and the peers out.
 bp_optional_deps=(libbullet-dev)

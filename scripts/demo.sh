@@ -47,9 +47,9 @@ if [ "${ALGORITHMS:-0}" = 1 ]; then
     # A million boxes: brute force would take hours, so no --verify; the
     # summary checks that every algorithm found the same number of pairs.
     run bench uniform:1000000 --algorithm ours
-    if "$cli" bench uniform:80000 --device gpu --frames 1 >/dev/null 2>&1; then
-        run bench uniform:80000 --device gpu --verify
-        run bench uniform:1000000 --device gpu
+    if "$cli" bench uniform:80000 --device cuda --frames 1 >/dev/null 2>&1; then
+        run bench uniform:80000 --device cuda --verify
+        run bench uniform:1000000 --device cuda
     fi
     echo
     awk -f scripts/summarize_bench.awk "$results"

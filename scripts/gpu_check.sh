@@ -2,7 +2,7 @@
 # The CUDA backend on a machine with an NVIDIA GPU, in one go: configure and
 # build (Release, build/gpu), run the GPU tests (every built-in and
 # adversarial scene against the CPU), then benchmark with
-# `broadphase bench SCENE --device gpu --json` (80k = the adaptive-grid article's fifth challenge,
+# `broadphase bench SCENE --device cuda --json` (80k = the adaptive-grid article's fifth challenge,
 # 1M and 10M boxes, and the other built-in scenes), plus the CPU's
 # automatic choice on all cores for comparison.
 #
@@ -112,22 +112,22 @@ for s in $scenes; do
     case "$s" in identical:20000) verify=() ;; esac
     [ "${QUICK:-0}" = 1 ] && [ "$s" = uniform:10000000 ] && verify=()
     [ "${QUICK:-0}" = 1 ] && [ "$s" = uniform:1000000 ] && verify=()
-    bench "$s" --device gpu --frames 50 "${verify[@]}"
+    bench "$s" --device cuda --frames 50 "${verify[@]}"
 done
 for f in build/gpu/scenes/mixed1m.npy build/gpu/scenes/teapot1m.npy; do
     [ -f "$f" ] || continue
     v=(--verify)
     [ "${QUICK:-0}" = 1 ] && v=()
-    bench "$f" --device gpu --frames 50 "${v[@]}"
+    bench "$f" --device cuda --frames 50 "${v[@]}"
     bench "$f" --device cpu --frames 5
 done
-bench uniform:1000000 --device gpu --frames 50 --sorted
-bench uniform:80000 --device gpu --frames 50 --sorted
+bench uniform:1000000 --device cuda --frames 50 --sorted
+bench uniform:80000 --device cuda --frames 50 --sorted
 # Stage times (each stage synchronised: a little slower than a frame).
 for s in uniform:80000 mixed20k uniform:1000000 build/gpu/scenes/mixed1m.npy uniform:10000000; do
     [ "${QUICK:-0}" = 1 ] && [ "$s" = uniform:10000000 ] && continue
     echo "$s" >> "$OUT/profile.log"
-    BROADPHASE_GPU_PROFILE=1 "$cli" bench "$s" --device gpu --frames 5 > /dev/null 2>> "$OUT/profile.log"
+    BROADPHASE_GPU_PROFILE=1 "$cli" bench "$s" --device cuda --frames 5 > /dev/null 2>> "$OUT/profile.log"
 done
 # The CPU on all cores, for comparison.
 for s in uniform:80000 mixed20k uniform:1000000; do
@@ -140,7 +140,7 @@ import json, sys
 print("%-18s %-4s %10s %10s %11s %10s %12s %9s %8s" % ("scene", "dev", "median_ms", "min_ms", "transfer_ms", "upload_ms", "pairs", "entries", "verified"))
 for line in open(sys.argv[1]):
     r = json.loads(line)
-    gpu = r.get("algorithm") in ("cuda", "gpu")  # gpu: the former name
+    gpu = r.get("algorithm") == "cuda"
     name = r["scene"] + (" sorted" if r.get("sorted") else "")
     print("%-18s %-4s %10.3f %10.3f %11s %10s %12d %9s %8s" % (name, "gpu" if gpu else "cpu", r["median_ms"], r["min_ms"],
           "%.3f" % r["transfer_ms"] if gpu else "-", "%.3f" % r["upload_ms"] if gpu else "-", r["pairs"],
@@ -151,7 +151,7 @@ with open(sys.argv[2], "w") as f:
     f.write(",".join(cols) + "\n")
     for line in open(sys.argv[1]):
         r = json.loads(line)
-        if r.get("algorithm") not in ("cuda", "gpu"):
+        if r.get("algorithm") != "cuda":
             r["device"] = "cpu"
         r["scene"] = r["scene"].replace("build/gpu/scenes/", "").replace(".npy", "")
         f.write(",".join("" if r.get(c) is None else str(r.get(c)).lower() if isinstance(r.get(c), bool) else str(r.get(c)) for c in cols) + "\n")

@@ -14,18 +14,18 @@
 #                  (tests/fuzz/) replays its corpus, then fuzzes for
 #                  FUZZ_SECONDS (default 20) seconds (ctest -L fuzz)
 #   build/tsan     clang with ThreadSanitizer, the threaded tests only
-#                  (ctest -L threads: parallel and sphere tests). The
-#                  library's threads are std::thread (detail/task_pool.hpp),
-#                  which TSan understands natively; Archer (LLVM OpenMP's TSan
-#                  support, libomp-dev) is still loaded through
-#                  OMP_TOOL_LIBRARIES for any OpenMP code a test may use.
+#                  (ctest -L threads: parallel, sphere and neighbour-list
+#                  tests), header-only: those four programs instantiate less
+#                  than the whole compiled library. The library's threads
+#                  are std::thread (detail/task_pool.hpp), which TSan
+#                  understands natively.
 # The two clang builds (TSan, fuzz) do not depend on the others: they are
 # configured first and compiled in the background at the lowest priority
 # (nice 19), so that they take the cores only when the Release and ASan
 # stages leave one idle (a link, a test that runs alone); their tests run at
 # the end. Each stage's time is printed as it ends and again at the end.
-# Installs cmake, g++, make, ninja, GoogleTest, Google Benchmark, clang, libomp,
-# the Python module's packages and Open MPI with apt-get first if any is
+# Installs cmake, g++, make, ninja, GoogleTest, Google Benchmark, clang, the
+# Python module's packages and Open MPI with apt-get first if any is
 # missing (Debian/Ubuntu). Exits non-zero if anything fails.
 # JOBS=N overrides the parallelism (default: the number of CPUs).
 set -euo pipefail
@@ -46,18 +46,13 @@ stage() {
 }
 
 stage "dependencies"
-bp_ensure_deps "${bp_deps[@]}" "${bp_tsan_deps[@]}" "${bp_python_deps[@]}" "${bp_mpi_deps[@]}" "${bp_docs_deps[@]}"
+bp_ensure_deps "${bp_deps[@]}" "${bp_clang_deps[@]}" "${bp_python_deps[@]}" "${bp_mpi_deps[@]}" "${bp_docs_deps[@]}"
 
 stage "configure the four builds; TSan and fuzz builds start in the background"
 mkdir -p build
-archer="$(ls /usr/lib/llvm-*/lib/libarcher.so 2>/dev/null | sort -V | tail -n 1)"
-if [ -z "$archer" ]; then
-    echo "error: libarcher.so (LLVM OpenMP's ThreadSanitizer support, package libomp-dev) not found" >&2
-    exit 1
-fi
 # shellcheck disable=SC2046  # bp_generator prints one word or none
 cmake $(bp_generator build/tsan) -S . -B build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
-    -DBROADPHASE_TSAN=ON "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" \
+    -DBROADPHASE_TSAN=ON "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" -DBROADPHASE_COMPILED=OFF \
     -DBROADPHASE_BUILD_TOOLS=OFF -DBROADPHASE_BUILD_TESTS=ON -DBROADPHASE_BUILD_BENCH=OFF -DBROADPHASE_BUILD_EXAMPLES=OFF \
     >build/tsan-configure.log 2>&1 || { cat build/tsan-configure.log; exit 1; }
 bp_configure_fuzz "-DBROADPHASE_FUZZ_SECONDS=${FUZZ_SECONDS:-20}" >build/fuzz-configure.log 2>&1 ||
@@ -143,10 +138,7 @@ trap - EXIT
 tail -n 1 build/background.log
 
 stage "thread sanitizer tests (build/tsan: parallel, sphere and neighbour-list tests)"
-# Archer gives TSan the OpenMP runtime's synchronisation; the runtime's own
-# (uninstrumented) bookkeeping is left out of the reports.
 (cd build/tsan && \
-    OMP_TOOL_LIBRARIES="$archer" \
     TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1 ignore_noninstrumented_modules=1}" \
     ctest --output-on-failure --no-tests=error --parallel "$bp_jobs" -L threads)
 

@@ -78,8 +78,9 @@ Algorithm choose_algorithm(const BasicBoxes<T, D>& boxes) {
     return choose_algorithm(boxes.view());
 }
 
-/// The thread count Options::threads = 0 stands for: all hardware threads
-/// (or OMP_NUM_THREADS); 1 when the build has no OpenMP.
+/// The thread count Options::threads = 0 stands for: BROADPHASE_NUM_THREADS,
+/// else OMP_NUM_THREADS, else all hardware threads; 1 in a build without
+/// threads (BROADPHASE_THREADS undefined).
 inline unsigned default_threads() { return detail::default_threads(); }
 
 /// Picks the algorithm for a two-set query: brute force when either set is
@@ -249,12 +250,6 @@ public:
         });
     }
 
-    /// The former name of for_each_overlap(), kept for one release.
-    template <class F>
-    [[deprecated("use for_each_overlap")]] void for_each_hit(const BasicBox<T, D>& q, F&& f) const {
-        for_each_overlap(q, std::forward<F>(f));
-    }
-
     /// Pairs (query index, built index) for every query box into `out`
     /// (replaced), on options.threads threads (same pairs, same order).
     Report query_batch(view_type queries, std::vector<Pair>& out, const Options& options = {}) const;
@@ -264,12 +259,6 @@ public:
     template <class F>
     Report for_each_overlap_batch(view_type queries, F&& f) const {
         return dispatch(*this, [&](const auto& a) { return a.for_each_overlap_batch(queries, f); });
-    }
-
-    /// The former name of for_each_overlap_batch(), kept for one release.
-    template <class F>
-    [[deprecated("use for_each_overlap_batch")]] Report for_each_batch_hit(view_type queries, F&& f) const {
-        return for_each_overlap_batch(queries, std::forward<F>(f));
     }
 
     /// The algorithm the index was built with.

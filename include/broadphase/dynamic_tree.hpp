@@ -165,10 +165,6 @@ public:
 
     /// Replaces the user value of proxy id (a live proxy). O(1).
     void set_user_value(std::uint32_t id, std::uint64_t value) { user_[id] = value; }
-    /// The former name of set_user_value(), kept for one release.
-    [[deprecated("use set_user_value")]] void set_user_data(std::uint32_t id, std::uint64_t value) {
-        set_user_value(id, value);
-    }
 
     /// Rebuilds every internal node top-down from the leaves (binned surface
     /// area heuristic over the fat boxes' centres, 16 bins per axis; a
@@ -192,8 +188,6 @@ public:
     const box_type& tight_box(std::uint32_t id) const { return tight_[id]; }
     const box_type& fat_box(std::uint32_t id) const { return nodes_[id].box; }
     std::uint64_t user_value(std::uint32_t id) const { return user_[id]; }
-    /// The former name of user_value(), kept for one release.
-    [[deprecated("use user_value")]] std::uint64_t user_data(std::uint32_t id) const { return user_value(id); }
 
     /// Live proxies. O(1).
     std::size_t size() const { return leaf_count_; }

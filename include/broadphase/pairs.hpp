@@ -335,16 +335,4 @@ void flush_sink(Sink& sink) {
 
 }  // namespace detail
 
-/// Counts pairs and keeps none.
-class CountSink {
-public:
-    void operator()(std::uint32_t, std::uint32_t) { ++count_; }
-    bool stopped() const { return false; }
-    Status status() const { return Status::ok; }
-    std::uint64_t count() const { return count_; }
-
-private:
-    std::uint64_t count_ = 0;
-};
-
 }  // namespace broadphase

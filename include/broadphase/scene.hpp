@@ -258,22 +258,7 @@ public:
     /// it), no events are given, and the scene stays usable. (So does a
     /// change, add() to set_margin(), that throws std::bad_alloc: the scene
     /// is as it was before the call.)
-    Report update() {
-        Report r;
-        BROADPHASE_TRY {
-            r = update_or_throw();
-        } BROADPHASE_CATCH(const std::bad_alloc&) {
-            // The sweep and the regions may be half-way through a change:
-            // dropped, to be made again from the objects when next wanted.
-            if (sweep_on_) sweep_.clear(), sweep_on_ = false;  // (clear() allocates nothing)
-            pruning_ = detail::MultiBoxPruning<T, D>{};
-            pruning_on_ = false;
-            r = Report{};
-            r.status = Status::out_of_memory;
-        }
-        if (!r.ok()) begun_.clear(), ended_.clear();  // (a rebuild's finder reports its failure without throwing)
-        return r;
-    }
+    Report update();
 
     /// The pairs of the last update, (a, b) with a < b, sorted.
     const std::vector<Pair>& pairs() const { return current_; }
@@ -493,34 +478,7 @@ private:
 
     /// The tree, brought up to date with the objects changed since its last
     /// sync. Safe from concurrent const calls: one of them syncs under the lock.
-    const Tree& synced_tree() const {
-        if (tree_behind_.load(std::memory_order_acquire)) {
-            std::lock_guard<std::mutex> lock(tree_mutex_);
-            if (tree_behind_.load(std::memory_order_relaxed)) {
-                for (Id id : tree_pending_) {
-                    tree_stale_[id] = 0;
-                    const Object& o = objects_[id];
-                    std::uint32_t& proxy = proxy_[id];
-                    if (!o.alive || !o.box.valid()) {
-                        if (proxy != Tree::null) tree_.remove(proxy), proxy = Tree::null;
-                    } else if (proxy == Tree::null) {
-                        proxy = tree_.insert(o.box, id);
-                        ++tree_churn_;
-                    } else {
-                        tree_churn_ += tree_.move(proxy, o.box) ? 1 : 0;
-                    }
-                }
-                tree_pending_.clear();
-                // Leaves placed one at a time make a worse tree than a bulk
-                // build (rays 1.5-2x slower): rebuilt, O(n log n), once half
-                // as many leaves as it holds went in since the last rebuild
-                // (the first fill included), so O(log n) a leaf amortised.
-                if (tree_churn_ > 1024 && 2 * tree_churn_ > tree_.size()) tree_.rebuild(), tree_churn_ = 0;
-                tree_behind_.store(false, std::memory_order_release);
-            }
-        }
-        return tree_;
-    }
+    const Tree& synced_tree() const;
 
     /// Brings the multi box pruning regions up to date with the changed
     /// objects; builds them the first time they are wanted, and derives them
@@ -805,6 +763,60 @@ private:
     bool fat_pairs_ = false;
     UpdateMode last_method_ = UpdateMode::rebuild;
 };
+
+// The members that run the library's algorithms are defined outside the
+// class: the definitions of a class template's members inside it are
+// inline, and GCC instantiates inline members for inlining even where the
+// class is declared `extern template` (compiled mode), which would compile
+// every pair-finding method into each file that calls update().
+
+template <class T, int D>
+Report BasicScene<T, D>::update() {
+    Report r;
+    BROADPHASE_TRY {
+        r = update_or_throw();
+    } BROADPHASE_CATCH(const std::bad_alloc&) {
+        // The sweep and the regions may be half-way through a change:
+        // dropped, to be made again from the objects when next wanted.
+        if (sweep_on_) sweep_.clear(), sweep_on_ = false;  // (clear() allocates nothing)
+        pruning_ = detail::MultiBoxPruning<T, D>{};
+        pruning_on_ = false;
+        r = Report{};
+        r.status = Status::out_of_memory;
+    }
+    if (!r.ok()) begun_.clear(), ended_.clear();  // (a rebuild's finder reports its failure without throwing)
+    return r;
+}
+
+template <class T, int D>
+const typename BasicScene<T, D>::Tree& BasicScene<T, D>::synced_tree() const {
+    if (tree_behind_.load(std::memory_order_acquire)) {
+        std::lock_guard<std::mutex> lock(tree_mutex_);
+        if (tree_behind_.load(std::memory_order_relaxed)) {
+            for (Id id : tree_pending_) {
+                tree_stale_[id] = 0;
+                const Object& o = objects_[id];
+                std::uint32_t& proxy = proxy_[id];
+                if (!o.alive || !o.box.valid()) {
+                    if (proxy != Tree::null) tree_.remove(proxy), proxy = Tree::null;
+                } else if (proxy == Tree::null) {
+                    proxy = tree_.insert(o.box, id);
+                    ++tree_churn_;
+                } else {
+                    tree_churn_ += tree_.move(proxy, o.box) ? 1 : 0;
+                }
+            }
+            tree_pending_.clear();
+            // Leaves placed one at a time make a worse tree than a bulk
+            // build (rays 1.5-2x slower): rebuilt, O(n log n), once half
+            // as many leaves as it holds went in since the last rebuild
+            // (the first fill included), so O(log n) a leaf amortised.
+            if (tree_churn_ > 1024 && 2 * tree_churn_ > tree_.size()) tree_.rebuild(), tree_churn_ = 0;
+            tree_behind_.store(false, std::memory_order_release);
+        }
+    }
+    return tree_;
+}
 
 /// A scene of 3-D float boxes.
 using Scene = BasicScene<float, 3>;

@@ -416,7 +416,7 @@ build). Out of memory (or a reach too large for the cell list): MemoryError.)doc
              R"doc(uint32 array: the particles of the last build in the list's spatial order (bin by bin, then the
 invalid ones and those with an infinite coordinate in input order); empty before a build. Reorder your arrays by it
 (x = x[order], likewise velocities and radii), as LAMMPS sorts its atoms every so many steps: later builds then
-read memory in streams instead of at random (1M random spheres: 270 -> 200 ms a build, 2-core EPYC). O(n).)doc")
+read memory in streams instead of at random (1M random spheres: about 250 -> 215 ms a build, 2-core EPYC). O(n).)doc")
         .def("pairs", &NeighborList::pairs,
              "(K, 2) uint32 array of (i, j) per entry, in the order of indices (i: the row). A copy.")
         .def_property_readonly("offsets", &NeighborList::offsets,

@@ -462,20 +462,9 @@ TEST(DynamicTree, EmptyAndOneProxy) {
     ASSERT_NE(id, Tree::null);
     EXPECT_EQ(tree.validate(), "");
     EXPECT_EQ(tree.user_value(id), 42u);
-    {
-        // The former names (user_data, set_user_data) still work for one release.
-#if defined(__GNUC__) || defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-#endif
-        EXPECT_EQ(tree.user_data(id), 42u);
-        tree.set_user_data(id, 43);
-#if defined(__GNUC__) || defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
-        EXPECT_EQ(tree.user_value(id), 43u);
-        tree.set_user_value(id, 42);
-    }
+    tree.set_user_value(id, 43);
+    EXPECT_EQ(tree.user_value(id), 43u);
+    tree.set_user_value(id, 42);
     auto hit = tree.ray_cast({-2, 0.5f, 0.5f}, {1, 0, 0}, 10);
     ASSERT_TRUE(hit);
     EXPECT_EQ(hit.proxy, id);

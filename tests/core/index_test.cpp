@@ -233,52 +233,5 @@ TEST_P(IndexTest, ConcurrentConstQueries) {
 
 INSTANTIATE_TEST_SUITE_P(Differential, IndexTest, ::testing::ValuesIn(index_subjects()), ParamName());
 
-// for_each_hit, the former name of for_each_overlap, still answers the same
-// (kept one release, marked deprecated) on the Index and an algorithm class.
-#if defined(__GNUC__) || defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-#endif
-TEST(IndexDeprecatedName, ForEachHitForwardsToForEachOverlap) {
-    const Boxes built = random_scene<float, 3>(500, 21, RandomKind::mixed);
-    const Boxes queries = random_scene<float, 3>(50, 22, RandomKind::mixed);
-    broadphase::Index index;
-    ASSERT_TRUE(index.build(built).ok());
-    broadphase::UniformGrid grid;
-    ASSERT_TRUE(grid.build(built).ok());
-    for (std::size_t q = 0; q < queries.size(); ++q) {
-        std::vector<std::uint32_t> by_new, by_old, grid_new, grid_old;
-        index.for_each_overlap(queries[q], [&](std::uint32_t i) { by_new.push_back(i); });
-        index.for_each_hit(queries[q], [&](std::uint32_t i) { by_old.push_back(i); });
-        grid.for_each_overlap(queries[q], [&](std::uint32_t i) { grid_new.push_back(i); });
-        grid.for_each_hit(queries[q], [&](std::uint32_t i) { grid_old.push_back(i); });
-        EXPECT_EQ(by_new, by_old) << "query " << q;
-        EXPECT_EQ(grid_new, grid_old) << "query " << q;
-    }
-}
-
-// for_each_batch_hit, the former name of for_each_overlap_batch, likewise.
-TEST(IndexDeprecatedName, ForEachBatchHitForwardsToForEachOverlapBatch) {
-    const Boxes built = random_scene<float, 3>(500, 23, RandomKind::mixed);
-    const Boxes queries = random_scene<float, 3>(50, 24, RandomKind::mixed);
-    broadphase::Index index;
-    ASSERT_TRUE(index.build(built).ok());
-    broadphase::UniformGrid grid;
-    ASSERT_TRUE(grid.build(built).ok());
-    using Hits = std::vector<std::pair<std::uint32_t, std::uint32_t>>;
-    Hits by_new, by_old, grid_new, grid_old;
-    auto into = [](Hits& h) { return [&h](std::uint32_t q, std::uint32_t i) { h.emplace_back(q, i); return true; }; };
-    EXPECT_TRUE(index.for_each_overlap_batch(queries, into(by_new)).ok());
-    EXPECT_TRUE(index.for_each_batch_hit(queries, into(by_old)).ok());
-    EXPECT_TRUE(grid.for_each_overlap_batch(queries, into(grid_new)).ok());
-    EXPECT_TRUE(grid.for_each_batch_hit(queries, into(grid_old)).ok());
-    EXPECT_FALSE(by_new.empty());
-    EXPECT_EQ(by_new, by_old);
-    EXPECT_EQ(grid_new, grid_old);
-}
-#if defined(__GNUC__) || defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
-
 }  // namespace
 }  // namespace bptest

@@ -429,7 +429,7 @@ int run_query_bench(const broadphase::Boxes& boxes, const std::string& scene, co
 
 // ---------------------------------------------------------------- --device cuda
 
-/// bench --device cuda (or gpu): the CUDA backend. The boxes are uploaded once (timed
+/// bench --device cuda: the CUDA backend. The boxes are uploaded once (timed
 /// as upload_ms); each frame runs from boxes on the device to pairs
 /// compacted there (median/min ms, host clock, synchronised); the pairs'
 /// copy to the host is timed apart (transfer_ms, median over frames).
@@ -557,8 +557,8 @@ int run_bench(const std::vector<std::string>& args) {
     if (broadphase::motion::is_sequence_name(scene)) return run_motion_bench(p);
     if (p.has("--mode")) throw usage_error("--mode applies to motion sequences (fall:N, brownian:N:F, static-world:N:F)");
     const bool queries = p.has("--queries");
-    const std::string device = p.get("--device", "cpu");  // gpu: the former name of cuda
-    if (device != "cpu" && device != "cuda" && device != "gpu")
+    const std::string device = p.get("--device", "cpu");
+    if (device != "cpu" && device != "cuda")
         throw usage_error("--device needs cpu or cuda, not '" + device + "'");
     const bool on_cuda = device != "cpu";
     if (on_cuda && queries) throw usage_error("--queries runs on the CPU only (the GPU answers batches: see docs/cuda.md)");

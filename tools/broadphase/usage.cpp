@@ -83,7 +83,7 @@ bench   Times full frames (build + find) on one kept finder: one untimed
         chosen, build_ms, query_p50_ns, query_p90_ns, query_p99_ns,
         query_mean_ns, query_hits, batch_ns_per_query, clock_overhead_ns,
         passes, verified, threads.
-        With --device cuda (or gpu; builds with the CUDA backend, on a
+        With --device cuda (builds with the CUDA backend, on a
         machine with a CUDA device), times the GPU instead (--device
         cpu, the default, is everything above): the boxes are uploaded once, then each frame
         runs from boxes on the device to pairs compacted there; the

@@ -81,12 +81,6 @@ public:
         overlaps(q, hit_callback_ref(f));
     }
 
-    /// The former name of for_each_overlap(), kept for one release.
-    template <class F>
-    [[deprecated("use for_each_overlap")]] void for_each_hit(const box_type& q, F&& f) const {
-        for_each_overlap(q, std::forward<F>(f));
-    }
-
     /// Pairs (query index, built index) for a batch of query boxes, replacing
     /// `out`. Safe to call from many threads at once; each call may itself
     /// use options.threads threads.
@@ -97,13 +91,6 @@ public:
     template <class F>
     Report for_each_overlap_batch(view_type queries, F&& f, std::uint64_t max_pairs = no_budget) const {
         return stream_batch(queries, pair_callback_ref(f), max_pairs);
-    }
-
-    /// The former name of for_each_overlap_batch(), kept for one release.
-    template <class F>
-    [[deprecated("use for_each_overlap_batch")]] Report for_each_batch_hit(view_type queries, F&& f,
-                                                                          std::uint64_t max_pairs = no_budget) const {
-        return for_each_overlap_batch(queries, std::forward<F>(f), max_pairs);
     }
 
 protected:

@@ -9,9 +9,8 @@
 // busy on the other core, two threads took 1.5-20x as long as one
 // (docs/threading.md has the measurements). Threads are on when
 // BROADPHASE_THREADS is defined (CMake's broadphase::broadphase target
-// defines it and links the platform's threads) or when the compiler's
-// OpenMP is on (-fopenmp: how users of the headers switched threads on
-// before); BROADPHASE_NO_THREADS forces them off. Otherwise everything here
+// defines it and links the platform's threads); BROADPHASE_NO_THREADS
+// forces them off. Otherwise everything here
 // runs on the calling thread, and no header needs more than the C++17
 // standard library.
 //
@@ -30,7 +29,7 @@
 #include <type_traits>
 #include <vector>
 
-#if (defined(BROADPHASE_THREADS) || defined(_OPENMP)) && !defined(BROADPHASE_NO_THREADS)
+#if defined(BROADPHASE_THREADS) && !defined(BROADPHASE_NO_THREADS)
 #define BROADPHASE_DETAIL_THREADS 1
 #include <thread>
 

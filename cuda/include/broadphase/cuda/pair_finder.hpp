@@ -174,7 +174,4 @@ private:
 
 }  // namespace cuda
 
-/// The former name of the namespace, kept for one release.
-namespace gpu = cuda;
-
 }  // namespace broadphase
