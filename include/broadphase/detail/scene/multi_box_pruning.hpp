@@ -331,7 +331,7 @@ private:
             // short-circuits): a candidate is a pair about one time in
             // seven, so separate early exits would mispredict often.
             auto consider = [&](const Entry& x, bool hit) {
-                for (int k = 1; k < D; ++k) hit &= !(x.hi[k] < c.lo[k]) & !(c.hi[k] < x.lo[k]);
+                for (int k = 1; k < D; ++k) hit &= static_cast<int>(!(x.hi[k] < c.lo[k])) & static_cast<int>(!(c.hi[k] < x.lo[k]));
                 hit &= !(x.changed() & (x.tagged < c.tagged));  // both changed: found from x's side
                 hit &= owner(c.corner, x.corner) == here;       // else another region reports it
                 if (hit) emit(me, cid, x.id());
@@ -501,7 +501,7 @@ private:
     }
     static bool same(const Range& a, const Range& b) {
         bool eq = true;
-        for (int k = 1; k < D; ++k) eq &= (a.lo[k] == b.lo[k]) & (a.hi[k] == b.hi[k]);
+        for (int k = 1; k < D; ++k) eq &= static_cast<int>(a.lo[k] == b.lo[k]) & static_cast<int>(a.hi[k] == b.hi[k]);
         return eq;
     }
     static bool inside(const Range& g, const std::array<std::int32_t, D>& c) {
