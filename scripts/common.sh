@@ -95,7 +95,7 @@ bp_python="$(command -v /usr/bin/python3 || command -v python3 || echo python3)"
 # CMake's default (Make). Ninja starts a target's compiles while the
 # libraries it links are still compiling (Make's generator finishes each
 # target's dependencies first: every test target waited for all of
-# broadphase_compiled and the test harness). A folder configured before keeps its
+# the compiled library and the test harness). A folder configured before keeps its
 # generator (CMake refuses to switch). Prints the cmake argument, or nothing.
 bp_generator() {
     if [ ! -f "$1/CMakeCache.txt" ] && command -v ninja >/dev/null 2>&1; then echo "-GNinja"; fi

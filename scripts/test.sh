@@ -52,7 +52,7 @@ stage "configure the four builds; TSan and fuzz builds start in the background"
 mkdir -p build
 # shellcheck disable=SC2046  # bp_generator prints one word or none
 cmake $(bp_generator build/tsan) -S . -B build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
-    -DBROADPHASE_TSAN=ON "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" -DBROADPHASE_COMPILED=OFF \
+    -DBROADPHASE_TSAN=ON "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" -DBROADPHASE_HEADER_ONLY=ON \
     -DBROADPHASE_BUILD_TOOLS=OFF -DBROADPHASE_BUILD_TESTS=ON -DBROADPHASE_BUILD_BENCH=OFF -DBROADPHASE_BUILD_EXAMPLES=OFF \
     >build/tsan-configure.log 2>&1 || { cat build/tsan-configure.log; exit 1; }
 bp_configure_fuzz "-DBROADPHASE_FUZZ_SECONDS=${FUZZ_SECONDS:-20}" >build/fuzz-configure.log 2>&1 ||

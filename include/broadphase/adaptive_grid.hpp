@@ -99,9 +99,12 @@ private:
 /// Adaptive grid over 3-D float boxes.
 using AdaptiveGrid = BasicAdaptiveGrid<float, 3>;
 
-#define BROADPHASE_INSTANTIATE_ADAPTIVE_GRID(E, T, D)                \
-    E template class detail::AlgorithmBase<BasicAdaptiveGrid<T, D>, T, D>; \
-    E template class BasicAdaptiveGrid<T, D>;
-BROADPHASE_DECLARE_EXTERN(BROADPHASE_INSTANTIATE_ADAPTIVE_GRID)
+// Compiled once in the library, src/adaptive_grid.cpp (detail/extern_templates.hpp).
+#if BROADPHASE_EXTERN_TEMPLATES
+extern template class detail::AlgorithmBase<BasicAdaptiveGrid<float, 2>, float, 2>; extern template class detail::AlgorithmBase<BasicAdaptiveGrid<float, 3>, float, 3>;
+extern template class detail::AlgorithmBase<BasicAdaptiveGrid<double, 2>, double, 2>; extern template class detail::AlgorithmBase<BasicAdaptiveGrid<double, 3>, double, 3>;
+extern template class BasicAdaptiveGrid<float, 2>; extern template class BasicAdaptiveGrid<float, 3>;
+extern template class BasicAdaptiveGrid<double, 2>; extern template class BasicAdaptiveGrid<double, 3>;
+#endif
 
 }  // namespace broadphase

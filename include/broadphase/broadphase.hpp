@@ -307,9 +307,12 @@ Report BasicIndex<T, D>::query_batch(view_type queries, std::vector<Pair>& out, 
 
 using Index = BasicIndex<float, 3>;
 
-#define BROADPHASE_INSTANTIATE_PAIR_FINDER(E, T, D) \
-    E template class BasicPairFinder<T, D>;          \
-    E template class BasicIndex<T, D>;
-BROADPHASE_DECLARE_EXTERN(BROADPHASE_INSTANTIATE_PAIR_FINDER)
+// Compiled once in the library, src/pair_finder.cpp (detail/extern_templates.hpp).
+#if BROADPHASE_EXTERN_TEMPLATES
+extern template class BasicPairFinder<float, 2>; extern template class BasicPairFinder<float, 3>;
+extern template class BasicPairFinder<double, 2>; extern template class BasicPairFinder<double, 3>;
+extern template class BasicIndex<float, 2>; extern template class BasicIndex<float, 3>;
+extern template class BasicIndex<double, 2>; extern template class BasicIndex<double, 3>;
+#endif
 
 }  // namespace broadphase

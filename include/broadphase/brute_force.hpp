@@ -90,9 +90,12 @@ class BasicBruteForce : public detail::AlgorithmBase<BasicBruteForce<T, D>, T, D
 /// Brute force over 3-D float boxes.
 using BruteForce = BasicBruteForce<float, 3>;
 
-#define BROADPHASE_INSTANTIATE_BRUTE_FORCE(E, T, D)                 \
-    E template class detail::AlgorithmBase<BasicBruteForce<T, D>, T, D>; \
-    E template class BasicBruteForce<T, D>;
-BROADPHASE_DECLARE_EXTERN(BROADPHASE_INSTANTIATE_BRUTE_FORCE)
+// Compiled once in the library, src/brute_force.cpp (detail/extern_templates.hpp).
+#if BROADPHASE_EXTERN_TEMPLATES
+extern template class detail::AlgorithmBase<BasicBruteForce<float, 2>, float, 2>; extern template class detail::AlgorithmBase<BasicBruteForce<float, 3>, float, 3>;
+extern template class detail::AlgorithmBase<BasicBruteForce<double, 2>, double, 2>; extern template class detail::AlgorithmBase<BasicBruteForce<double, 3>, double, 3>;
+extern template class BasicBruteForce<float, 2>; extern template class BasicBruteForce<float, 3>;
+extern template class BasicBruteForce<double, 2>; extern template class BasicBruteForce<double, 3>;
+#endif
 
 }  // namespace broadphase

@@ -520,6 +520,9 @@ using DynamicTree = BasicDynamicTree<float, 3>;
 #include "detail/dynamic_tree_impl.hpp"
 
 namespace broadphase {
-#define BROADPHASE_INSTANTIATE_DYNAMIC_TREE(E, T, D) E template class BasicDynamicTree<T, D>;
-BROADPHASE_DECLARE_EXTERN(BROADPHASE_INSTANTIATE_DYNAMIC_TREE)
+// Compiled once in the library, src/dynamic_tree.cpp (detail/extern_templates.hpp).
+#if BROADPHASE_EXTERN_TEMPLATES
+extern template class BasicDynamicTree<float, 2>; extern template class BasicDynamicTree<float, 3>;
+extern template class BasicDynamicTree<double, 2>; extern template class BasicDynamicTree<double, 3>;
+#endif
 }  // namespace broadphase

@@ -35,9 +35,12 @@ using BasicHybridGrid = detail::GridAlgorithm<T, D, HybridGridPolicy>;
 /// Hybrid grid over 3-D float boxes.
 using HybridGrid = BasicHybridGrid<float, 3>;
 
-#define BROADPHASE_INSTANTIATE_HYBRID_GRID(E, T, D)                  \
-    E template class detail::AlgorithmBase<BasicHybridGrid<T, D>, T, D>; \
-    E template class detail::GridAlgorithm<T, D, HybridGridPolicy>;
-BROADPHASE_DECLARE_EXTERN(BROADPHASE_INSTANTIATE_HYBRID_GRID)
+// Compiled once in the library, src/hybrid_grid.cpp (detail/extern_templates.hpp).
+#if BROADPHASE_EXTERN_TEMPLATES
+extern template class detail::AlgorithmBase<BasicHybridGrid<float, 2>, float, 2>; extern template class detail::AlgorithmBase<BasicHybridGrid<float, 3>, float, 3>;
+extern template class detail::AlgorithmBase<BasicHybridGrid<double, 2>, double, 2>; extern template class detail::AlgorithmBase<BasicHybridGrid<double, 3>, double, 3>;
+extern template class detail::GridAlgorithm<float, 2, HybridGridPolicy>; extern template class detail::GridAlgorithm<float, 3, HybridGridPolicy>;
+extern template class detail::GridAlgorithm<double, 2, HybridGridPolicy>; extern template class detail::GridAlgorithm<double, 3, HybridGridPolicy>;
+#endif
 
 }  // namespace broadphase

@@ -822,7 +822,10 @@ const typename BasicScene<T, D>::Tree& BasicScene<T, D>::synced_tree() const {
 /// A scene of 3-D float boxes.
 using Scene = BasicScene<float, 3>;
 
-#define BROADPHASE_INSTANTIATE_SCENE(E, T, D) E template class BasicScene<T, D>;
-BROADPHASE_DECLARE_EXTERN(BROADPHASE_INSTANTIATE_SCENE)
+// Compiled once in the library, src/scene.cpp (detail/extern_templates.hpp).
+#if BROADPHASE_EXTERN_TEMPLATES
+extern template class BasicScene<float, 2>; extern template class BasicScene<float, 3>;
+extern template class BasicScene<double, 2>; extern template class BasicScene<double, 3>;
+#endif
 
 }  // namespace broadphase

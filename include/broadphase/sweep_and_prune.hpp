@@ -204,9 +204,12 @@ private:
 /// Sweep and prune over 3-D float boxes.
 using SweepAndPrune = BasicSweepAndPrune<float, 3>;
 
-#define BROADPHASE_INSTANTIATE_SWEEP_AND_PRUNE(E, T, D)                \
-    E template class detail::AlgorithmBase<BasicSweepAndPrune<T, D>, T, D>; \
-    E template class BasicSweepAndPrune<T, D>;
-BROADPHASE_DECLARE_EXTERN(BROADPHASE_INSTANTIATE_SWEEP_AND_PRUNE)
+// Compiled once in the library, src/sweep_and_prune.cpp (detail/extern_templates.hpp).
+#if BROADPHASE_EXTERN_TEMPLATES
+extern template class detail::AlgorithmBase<BasicSweepAndPrune<float, 2>, float, 2>; extern template class detail::AlgorithmBase<BasicSweepAndPrune<float, 3>, float, 3>;
+extern template class detail::AlgorithmBase<BasicSweepAndPrune<double, 2>, double, 2>; extern template class detail::AlgorithmBase<BasicSweepAndPrune<double, 3>, double, 3>;
+extern template class BasicSweepAndPrune<float, 2>; extern template class BasicSweepAndPrune<float, 3>;
+extern template class BasicSweepAndPrune<double, 2>; extern template class BasicSweepAndPrune<double, 3>;
+#endif
 
 }  // namespace broadphase

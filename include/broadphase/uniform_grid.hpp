@@ -39,9 +39,12 @@ using BasicUniformGrid = detail::GridAlgorithm<T, D, UniformGridPolicy>;
 /// Uniform grid over 3-D float boxes.
 using UniformGrid = BasicUniformGrid<float, 3>;
 
-#define BROADPHASE_INSTANTIATE_UNIFORM_GRID(E, T, D)                  \
-    E template class detail::AlgorithmBase<BasicUniformGrid<T, D>, T, D>; \
-    E template class detail::GridAlgorithm<T, D, UniformGridPolicy>;
-BROADPHASE_DECLARE_EXTERN(BROADPHASE_INSTANTIATE_UNIFORM_GRID)
+// Compiled once in the library, src/uniform_grid.cpp (detail/extern_templates.hpp).
+#if BROADPHASE_EXTERN_TEMPLATES
+extern template class detail::AlgorithmBase<BasicUniformGrid<float, 2>, float, 2>; extern template class detail::AlgorithmBase<BasicUniformGrid<float, 3>, float, 3>;
+extern template class detail::AlgorithmBase<BasicUniformGrid<double, 2>, double, 2>; extern template class detail::AlgorithmBase<BasicUniformGrid<double, 3>, double, 3>;
+extern template class detail::GridAlgorithm<float, 2, UniformGridPolicy>; extern template class detail::GridAlgorithm<float, 3, UniformGridPolicy>;
+extern template class detail::GridAlgorithm<double, 2, UniformGridPolicy>; extern template class detail::GridAlgorithm<double, 3, UniformGridPolicy>;
+#endif
 
 }  // namespace broadphase

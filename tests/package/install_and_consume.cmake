@@ -5,6 +5,10 @@
 #   GENERATOR, CXX_COMPILER, BUILD_TYPE, CONFIG: passed on to the consumer
 #   EXPECT_CLI    ON when the CLI should have been installed too
 #   CONSUMER_ARG  optional: one more -D argument for the consumer's configure
+#   PC_CONSUMER   optional: a one-file program to build with pkg-config's
+#                 flags alone against the prefix (pkg_config_consumer.cmake),
+#                 with VERSION (the package's) and COMPILED (ON when the
+#                 installed library is the compiled one)
 
 foreach(var BUILD_DIR WORK_DIR CONSUMER_DIR)
   if(NOT DEFINED ${var} OR "${${var}}" STREQUAL "")
@@ -79,4 +83,16 @@ if(CONFIG AND EXISTS "${consumer_build}/${CONFIG}/broadphase_consumer")
   set(exe "${consumer_build}/${CONFIG}/broadphase_consumer")
 endif()
 run_step("run the consumer" "${exe}")
+# 5. The same install, through pkg-config.
+if(PC_CONSUMER)
+  file(GLOB pc_files "${prefix}/*/pkgconfig/broadphase.pc" "${prefix}/*/*/pkgconfig/broadphase.pc")
+  if(NOT pc_files)
+    message(FATAL_ERROR "package test: no broadphase.pc under ${prefix}")
+  endif()
+  list(GET pc_files 0 pc_file)
+  get_filename_component(pc_dir "${pc_file}" DIRECTORY)
+  include("${CMAKE_CURRENT_LIST_DIR}/pkg_config_consumer.cmake")
+  broadphase_pkg_config_consumer("${pc_dir}" "${VERSION}" "${prefix}" "${PC_CONSUMER}" "${CXX_COMPILER}"
+    "${WORK_DIR}" "${COMPILED}")
+endif()
 message(STATUS "package test: passed")

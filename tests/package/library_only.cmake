@@ -6,10 +6,11 @@
 #      needs one turns itself off with a line saying what to install.
 #   2. An explicit -DBROADPHASE_BUILD_TESTS=ON without GoogleTest is an
 #      error that names the package, not a quietly smaller build.
-#   3. The same build folder, library only (no CLI, examples or compiled
-#      templates: nothing to compile), builds and installs into a scratch
-#      prefix: the headers, the CMake package and broadphase.pc, whose flags
-#      are the exported target's.
+#   3. The same build folder, library only and header-only (no CLI,
+#      examples or compiled library: nothing to compile), builds and
+#      installs into a scratch prefix: the headers, the CMake package and
+#      broadphase.pc (share/pkgconfig, no -l), whose flags are the exported
+#      target's. (The compiled form's package is package_install_and_consume's.)
 #   4. A one-file program compiles with `pkg-config --cflags --libs
 #      broadphase` alone and runs (skipped, with a message, without
 #      pkg-config: Debian's pkgconf).
@@ -121,7 +122,7 @@ endif()
 # 3. Library only: the same folder, then build (nothing to compile) and install.
 run_step("configure the library only" out
   ${configure} -S "${SOURCE_DIR}" -B "${build}"
-  -DBROADPHASE_BUILD_TOOLS=OFF -DBROADPHASE_BUILD_EXAMPLES=OFF -DBROADPHASE_COMPILED=OFF)
+  -DBROADPHASE_BUILD_TOOLS=OFF -DBROADPHASE_BUILD_EXAMPLES=OFF -DBROADPHASE_HEADER_ONLY=ON)
 run_step("build" out "${CMAKE_COMMAND}" --build "${build}")
 run_step("install into ${prefix}" out "${CMAKE_COMMAND}" --install "${build}" --prefix "${prefix}")
 
@@ -177,39 +178,6 @@ if(NOT target_threads STREQUAL pc_threads)
 endif()
 
 # 4. A program built with pkg-config's flags alone.
-if(DEFINED PKG_CONFIG)
-  set(pkg_config "${PKG_CONFIG}")
-else()
-  find_program(pkg_config NAMES pkg-config pkgconf)
-endif()
-if(NOT pkg_config)
-  message(STATUS "library-only test: pkg-config not found (Debian: apt-get install pkgconf): "
-    "the pkg-config consumer is skipped; the rest passed")
-  return()
-endif()
-set(pc_env "${CMAKE_COMMAND}" -E env "PKG_CONFIG_PATH=${pc_dir}")
-run_step("pkg-config --modversion broadphase" pc_version ${pc_env} "${pkg_config}" --modversion broadphase)
-string(STRIP "${pc_version}" pc_version)
-if(NOT pc_version STREQUAL version)
-  fail("pkg-config --modversion broadphase says '${pc_version}', version.hpp ${version}")
-endif()
-run_step("pkg-config --cflags --libs broadphase" flags ${pc_env} "${pkg_config}" --cflags --libs broadphase)
-string(STRIP "${flags}" flags)
-message(STATUS "pkg-config --cflags --libs broadphase: ${flags}")
-string(FIND " ${flags} " " -I${prefix}/include " at)
-if(at EQUAL -1)
-  fail("pkg-config --cflags does not name ${prefix}/include")
-endif()
-separate_arguments(flags UNIX_COMMAND "${flags}")
-set(cxx "${CXX_COMPILER}")
-if(NOT cxx)
-  set(cxx c++)
-endif()
-set(exe "${WORK_DIR}/pkgconfig_consumer")
-# -std=c++17 as the file says for compilers older than g++ 11; the
-# package's version, which the program checks against version.hpp.
-run_step("compile ${CONSUMER} with pkg-config's flags" out
-  "${cxx}" -std=c++17 "-DBROADPHASE_PACKAGE_VERSION=\"${pc_version}\"" "${CONSUMER}" -o "${exe}" ${flags})
-run_step("run it" out "${exe}")
-message(STATUS "${out}")
+include("${CMAKE_CURRENT_LIST_DIR}/pkg_config_consumer.cmake")
+broadphase_pkg_config_consumer("${pc_dir}" "${version}" "${prefix}" "${CONSUMER}" "${CXX_COMPILER}" "${WORK_DIR}" OFF)
 message(STATUS "library-only test: passed")

@@ -1,32 +1,33 @@
-// Compiling the library's class templates once, for programs with many
-// translation units.
+// The compiled library: the class templates instantiated once.
 //
-// The library is header-only, so every translation unit that calls, say,
-// PairFinder::find_pairs compiles all five algorithms again: about 18 s of
-// g++ 12 at -O2. A program that links the CMake target broadphase::compiled
-// (a static library holding the explicit instantiations for float and
-// double boxes in 2-D and 3-D) gets BROADPHASE_EXTERN_TEMPLATES defined; each
-// header then declares those specialisations `extern template`, and its
-// translation units skip them. It works on what is not inline: the calls
-// that run an algorithm (find_pairs, build, query, query_batch of the
-// algorithms, PairFinder and Index) are defined out of their class body for
-// this, and the callback calls (for_each_pair, for_each_overlap, ...) hand
-// an erased callback to such a call (detail::BatchedCallbackSink), so a
-// file that uses them compiles the call, not the algorithm. Other scalar
-// types and dimensions, and what stays inline, are still compiled where
-// used, so nothing changes in what a call does.
+// Every translation unit that calls, say, PairFinder::find_pairs would
+// otherwise compile all five algorithms again: about 20 s of g++ 12 at -O2.
+// The CMake target broadphase::broadphase is, by default, a static library
+// (src/) holding the explicit instantiations for float and double boxes in
+// 2-D and 3-D, and gives its users BROADPHASE_EXTERN_TEMPLATES=1 (as does
+// pkg-config's --cflags). Each header then declares those specialisations
+// `extern template` (written out at the header's end, under
+// `#if BROADPHASE_EXTERN_TEMPLATES`; the same lines without `extern` are in
+// src/<name>.cpp), and a program's files skip them. It works on what is not
+// inline: the calls that run an algorithm (find_pairs, build, query,
+// query_batch of the algorithms, PairFinder and Index) are defined out of
+// their class body for this, and the callback calls (for_each_pair,
+// for_each_overlap, ...) hand an erased callback to such a call
+// (detail::BatchedCallbackSink), so a file that uses them compiles the call,
+// not the algorithm. Other scalar types and dimensions, and what stays
+// inline, are still compiled where used, so nothing changes in what a call
+// does.
 //
-// Each header names what it instantiates in one macro,
-// BROADPHASE_INSTANTIATE_<NAME>(E, T, D), written once and used twice: with
-// E = extern in the header, with E empty in src/compiled/.
+// Header-only (CMake: -DBROADPHASE_HEADER_ONLY=ON; or copying include/):
+// leave BROADPHASE_EXTERN_TEMPLATES undefined or 0, and every file compiles
+// what it uses. With exceptions off (-fno-exceptions) a program may link the
+// compiled library, whose objects are built with exceptions: see
+// detail/exceptions.hpp.
 #pragma once
 
-/// Calls M(E, T, D) for the four specialisations broadphase::compiled holds.
-#define BROADPHASE_FOR_COMMON_TYPES(M, E) M(E, float, 2) M(E, float, 3) M(E, double, 2) M(E, double, 3)
-
-#if defined(BROADPHASE_EXTERN_TEMPLATES) && BROADPHASE_EXTERN_TEMPLATES
-/// Declares M's specialisations extern (when BROADPHASE_EXTERN_TEMPLATES is on).
-#define BROADPHASE_DECLARE_EXTERN(M) BROADPHASE_FOR_COMMON_TYPES(M, extern)
-#else
-#define BROADPHASE_DECLARE_EXTERN(M)
+#ifndef BROADPHASE_EXTERN_TEMPLATES
+/// 1 when the program links the compiled library (src/): the headers then
+/// declare its specialisations extern. Set by the CMake target and by
+/// pkg-config; 0 (header-only) otherwise.
+#define BROADPHASE_EXTERN_TEMPLATES 0
 #endif
