@@ -30,7 +30,7 @@
 // ns_per_query (query); pairs, ns_per_pair (memory_write); the ns_* ones
 // are wall clock. The groups carry different counters, which Google
 // Benchmark's CSV reporter refuses within one run: for CSV of the whole
-// suite use scripts/bench_csv.sh (JSON converted), or filter to one group.
+// suite use bench/bench_csv.sh (JSON converted), or filter to one group.
 #include <benchmark/benchmark.h>
 
 #include <broadphase/broadphase.hpp>

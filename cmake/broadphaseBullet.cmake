@@ -1,5 +1,5 @@
 # Finding Bullet for the Bullet adapter (broadphase::bullet,
-# include/broadphase/bullet/): included by the top CMakeLists.txt and, when a
+# bullet/include/broadphase/bullet/): included by the top CMakeLists.txt and, when a
 # user asks for the component (find_package(broadphase COMPONENTS bullet)), by
 # the installed package configuration. Bullet's own BulletConfig.cmake gives
 # paths relative to a prefix it does not name (Debian's 3.24), so the headers

@@ -29,3 +29,25 @@ macro(broadphase_part_missing var part what packages)
   endif()
   unset(_broadphase_part_value)
 endmacro()
+
+# broadphase_header_component(NAME EXPORT_SET [DEPENDENCY...]): the
+# header-only component broadphase::NAME (target broadphase_NAME) over the
+# calling folder's include/, on top of the library and the dependencies
+# given; installed, headers and targets, with an export set of its own, so
+# that find_package(broadphase) looks for the dependencies only when the
+# component is asked for. mpi/ and bullet/ call it.
+function(broadphase_header_component name export_set)
+  set(target broadphase_${name})
+  add_library(${target} INTERFACE)
+  add_library(broadphase::${name} ALIAS ${target})
+  set_target_properties(${target} PROPERTIES EXPORT_NAME ${name})
+  target_include_directories(${target} INTERFACE
+    $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include>
+    $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+  target_link_libraries(${target} INTERFACE broadphase ${ARGN})
+  if(BROADPHASE_INSTALL)
+    install(DIRECTORY include/broadphase DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+    install(TARGETS ${target} EXPORT ${export_set})
+    install(EXPORT ${export_set} NAMESPACE broadphase:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/broadphase)
+  endif()
+endfunction()

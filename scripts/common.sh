@@ -69,7 +69,7 @@ bp_deps=(cmake g++ make ninja-build libgtest-dev libbenchmark-dev libpng-dev pkg
 # clang, so named here).
 bp_clang_deps=(clang libclang-rt-dev)
 # Bullet also gives the bullet-dbvt and bullet-sap peers of `broadphase bench SEQUENCE`
-# (scripts/scene_bench.sh); without it the build leaves the adapter and the peers out.
+# (bench/scene_bench.sh); without it the build leaves the adapter and the peers out.
 bp_optional_deps=(libbullet-dev)
 # The Python module (python/) and its tests; python3-meshio reads the demo's
 # particle files back (tests/sim; python3-ase, when present, reads the XYZ
@@ -80,7 +80,7 @@ bp_optional_deps=(libbullet-dev)
 bp_python_deps=(pybind11-dev python3-dev python3-numpy python3-pytest python3-hypothesis python3-meshio
     python3-pip python3-venv python3-setuptools python3-wheel python3-scipy)
 bp_python_bench_deps=(python3-scipy)
-# The MPI component (include/broadphase/mpi/, CMake target broadphase::mpi)
+# The MPI component (mpi/include/broadphase/mpi/, CMake target broadphase::mpi)
 # and its tests (tests/mpi/, ctest -L mpi: mpirun with 1 to 7 ranks): Open
 # MPI's headers and compiler wrappers, mpirun, and mpi4py for the Python
 # module's broadphase.mpi. Without them CMake leaves the component out.

@@ -52,7 +52,7 @@ if [ "${ALGORITHMS:-0}" = 1 ]; then
         run bench uniform:1000000 --device cuda
     fi
     echo
-    awk -f scripts/summarize_bench.awk "$results"
+    awk -f bench/summarize_bench.awk "$results"
 fi
 
 if [ -z "${OMP_WAIT_POLICY:-}" ]; then

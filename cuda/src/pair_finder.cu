@@ -301,7 +301,7 @@ DeviceBoxSet::~DeviceBoxSet() {
 DeviceBoxSet::DeviceBoxSet(DeviceBoxSet&&) noexcept = default;
 DeviceBoxSet& DeviceBoxSet::operator=(DeviceBoxSet&&) noexcept = default;
 
-void DeviceBoxSet::upload(const Boxes& boxes) {
+void DeviceBoxSet::upload(const BoxesView& boxes) {
     if (!impl_) impl_.reset(new Impl);
     const std::size_t n = boxes.size();
     for (int k = 0; k < 6; ++k) {
@@ -310,9 +310,14 @@ void DeviceBoxSet::upload(const Boxes& boxes) {
     }
     for (int k = 0; k < 3; ++k) {
         if (n == 0) break;
-        check(cudaMemcpy(impl_->arrays[k].as<float>(), boxes.min(k), n * sizeof(float), cudaMemcpyHostToDevice),
+        // A strided view is gathered by the copy itself: n rows of one float,
+        // stride_bytes() apart on the host, packed on the device.
+        const std::size_t pitch = boxes.stride_bytes();
+        check(cudaMemcpy2D(impl_->arrays[k].as<float>(), sizeof(float), boxes.min(k), pitch, sizeof(float), n,
+                           cudaMemcpyHostToDevice),
               "upload boxes");
-        check(cudaMemcpy(impl_->arrays[3 + k].as<float>(), boxes.max(k), n * sizeof(float), cudaMemcpyHostToDevice),
+        check(cudaMemcpy2D(impl_->arrays[3 + k].as<float>(), sizeof(float), boxes.max(k), pitch, sizeof(float), n,
+                           cudaMemcpyHostToDevice),
               "upload boxes");
     }
     impl_->n = n;
@@ -675,7 +680,7 @@ Report PairFinder::find_pairs(const DeviceBoxes& a, const DeviceBoxes& b, std::v
     return r;
 }
 
-Report PairFinder::find_pairs(const Boxes& boxes, std::vector<Pair>& out, const Options& options) {
+Report PairFinder::find_pairs(const BoxesView& boxes, std::vector<Pair>& out, const Options& options) {
     const auto t0 = std::chrono::steady_clock::now();
     impl_->upload_a.upload(boxes);
     const double up = ms_since(t0);
@@ -685,7 +690,7 @@ Report PairFinder::find_pairs(const Boxes& boxes, std::vector<Pair>& out, const 
     return r;
 }
 
-Report PairFinder::find_pairs(const Boxes& a, const Boxes& b, std::vector<Pair>& out, const Options& options) {
+Report PairFinder::find_pairs(const BoxesView& a, const BoxesView& b, std::vector<Pair>& out, const Options& options) {
     const auto t0 = std::chrono::steady_clock::now();
     impl_->upload_a.upload(a);
     impl_->upload_b.upload(b);
@@ -724,7 +729,7 @@ Index::~Index() = default;
 Index::Index(Index&&) noexcept = default;
 Index& Index::operator=(Index&&) noexcept = default;
 
-Report Index::build(const Boxes& boxes) {
+Report Index::build(const BoxesView& boxes) {
     own_.upload(boxes);
     built_ = own_.view();
     Report r;
@@ -744,7 +749,7 @@ Report Index::query_batch(const DeviceBoxes& queries, std::vector<Pair>& out, co
     return r;
 }
 
-Report Index::query_batch(const Boxes& queries, std::vector<Pair>& out, const Options& options) {
+Report Index::query_batch(const BoxesView& queries, std::vector<Pair>& out, const Options& options) {
     queries_.upload(queries);
     return query_batch(queries_.view(), out, options);
 }

@@ -19,6 +19,8 @@
 #include <iterator>
 #include <vector>
 
+#include "detail/box_rules.hpp"
+
 namespace broadphase {
 
 /// One box as a plain value (array of structs): the form queries take.
@@ -30,7 +32,7 @@ struct BasicBox {
     /// True when min <= max on every axis (false for any NaN). O(D).
     bool valid() const {
         for (int k = 0; k < D; ++k)
-            if (!(min[k] <= max[k])) return false;
+            if (!detail::valid_interval(min[k], max[k])) return false;
         return true;
     }
 };

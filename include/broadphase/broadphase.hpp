@@ -100,6 +100,36 @@ Algorithm choose_algorithm(const BasicBoxes<T, D>& a, const BasicBoxes<T, D>& b)
     return choose_algorithm(a.view(), b.view());
 }
 
+namespace detail {
+
+/// One of each algorithm over T, D boxes, and the one switch that picks
+/// one: PairFinder and Index hold these. `automatic` is resolved before
+/// (choose_algorithm; Index::build); here it means the hybrid grid.
+template <class T, int D>
+struct AlgorithmSet {
+    BasicBruteForce<T, D> brute_force;
+    BasicSweepAndPrune<T, D> sweep_and_prune;
+    BasicUniformGrid<T, D> uniform_grid;
+    BasicHybridGrid<T, D> hybrid_grid;
+    BasicAdaptiveGrid<T, D> adaptive_grid;
+
+    /// f(the algorithm a names), const or not as `set` is. O(1).
+    template <class Set, class F>
+    static auto visit(Set& set, Algorithm a, F&& f) {
+        switch (a) {
+            case Algorithm::brute_force: return f(set.brute_force);
+            case Algorithm::sweep_and_prune: return f(set.sweep_and_prune);
+            case Algorithm::uniform_grid: return f(set.uniform_grid);
+            case Algorithm::adaptive_grid: return f(set.adaptive_grid);
+            case Algorithm::hybrid_grid:
+            case Algorithm::automatic: break;
+        }
+        return f(set.hybrid_grid);
+    }
+};
+
+}  // namespace detail
+
 /// Finds pairs frame after frame, keeping every algorithm's memory between
 /// calls. Not thread-safe: use one per thread.
 ///
@@ -144,24 +174,12 @@ private:
 
     template <class F>
     Report dispatch(Algorithm a, F&& f) {
-        switch (a) {
-            case Algorithm::brute_force: return f(brute_);
-            case Algorithm::sweep_and_prune: return f(sweep_);
-            case Algorithm::uniform_grid: return f(grid_);
-            case Algorithm::adaptive_grid: return f(adaptive_);
-            case Algorithm::hybrid_grid:
-            case Algorithm::automatic: break;
-        }
-        return f(hybrid_);
+        return detail::AlgorithmSet<T, D>::visit(algorithms_, a, f);
     }
 
     Algorithm last_ = Algorithm::automatic;
     detail::StatsScratch stats_scratch_;
-    BasicBruteForce<T, D> brute_;
-    BasicSweepAndPrune<T, D> sweep_;
-    BasicUniformGrid<T, D> grid_;
-    BasicHybridGrid<T, D> hybrid_;
-    BasicAdaptiveGrid<T, D> adaptive_;
+    detail::AlgorithmSet<T, D> algorithms_;
 };
 
 // Out of the class body, so not inline: where BROADPHASE_EXTERN_TEMPLATES
@@ -240,14 +258,12 @@ public:
 
     /// Calls f(index) for each built box overlapping the closed box q
     /// (touching counts; nothing for an invalid q), in no particular order;
-    /// f's return value is ignored. The same query as the dynamic tree's and
-    /// the Scene's for_each_overlap().
+    /// f returns bool (false stops) or void; false when f stopped it. The
+    /// same query, callback and answer as the dynamic tree's and the
+    /// Scene's for_each_overlap() (the query contract, docs/queries.md).
     template <class F>
-    void for_each_overlap(const BasicBox<T, D>& q, F&& f) const {
-        dispatch(*this, [&](const auto& a) {
-            a.for_each_overlap(q, f);
-            return 0;
-        });
+    bool for_each_overlap(const BasicBox<T, D>& q, F&& f) const {
+        return dispatch(*this, [&](const auto& a) { return a.for_each_overlap(q, f); });
     }
 
     /// Pairs (query index, built index) for every query box into `out`
@@ -268,22 +284,11 @@ private:
     /// Calls f on the active algorithm (const or not, as self is).
     template <class Self, class F>
     static auto dispatch(Self& self, F&& f) {
-        switch (self.algo_) {
-            case Algorithm::brute_force: return f(self.brute_);
-            case Algorithm::sweep_and_prune: return f(self.sweep_);
-            case Algorithm::hybrid_grid: return f(self.hybrid_);
-            case Algorithm::adaptive_grid: return f(self.adaptive_);
-            default: break;
-        }
-        return f(self.grid_);
+        return detail::AlgorithmSet<T, D>::visit(self.algorithms_, self.algo_, f);
     }
 
     Algorithm algo_ = Algorithm::brute_force;
-    BasicBruteForce<T, D> brute_;
-    BasicSweepAndPrune<T, D> sweep_;
-    BasicUniformGrid<T, D> grid_;
-    BasicHybridGrid<T, D> hybrid_;
-    BasicAdaptiveGrid<T, D> adaptive_;
+    detail::AlgorithmSet<T, D> algorithms_;
 };
 
 // Out of the class body, as BasicPairFinder's.

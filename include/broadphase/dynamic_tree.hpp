@@ -54,6 +54,7 @@
 #include <vector>
 
 #include "boxes.hpp"
+#include "pairs.hpp"
 #include "detail/extern_templates.hpp"
 #include "geometry.hpp"
 
@@ -220,8 +221,9 @@ public:
     template <class F>
     bool for_each_overlap(const box_type& q, F&& f) const;
 
-    /// Appends to `out` the ids for_each_overlap(q) reports. Same cost.
-    void query(const box_type& q, std::vector<std::uint32_t>& out) const;
+    /// The ids for_each_overlap(q) reports, into `out` (replacing its
+    /// contents, as Index::query does); returns their number. Same cost.
+    std::size_t query(const box_type& q, std::vector<std::uint32_t>& out) const;
 
     /// f(id) for every proxy whose tight box contains point p (boundary
     /// included). Nothing for a point with a NaN coordinate.
@@ -335,8 +337,9 @@ public:
     template <class F>
     bool for_each_pair(F&& f) const;
 
-    /// Appends every overlapping pair (a < b) to `out`. Same cost.
-    void pairs(std::vector<std::pair<std::uint32_t, std::uint32_t>>& out) const;
+    /// Every overlapping pair (a < b) into `out` (replacing its contents,
+    /// as find_pairs does); returns their number. Same cost.
+    std::size_t pairs(std::vector<Pair>& out) const;
 
 private:
     struct Node {

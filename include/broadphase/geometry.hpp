@@ -29,7 +29,7 @@
 // BasicBox. boxes.hpp includes this header at its end (after BasicBox), so
 // `#include <broadphase/boxes.hpp>` alone also gives every test here.
 #include "boxes.hpp"
-#include "detail/grid_rules.hpp"
+#include "detail/box_rules.hpp"
 
 namespace broadphase {
 

@@ -166,15 +166,10 @@ public:
             empty_list();
             return report_;
         }
-        BROADPHASE_TRY {
-            if (!build_now(v)) {
-                empty_list();
-                report_.status = Status::out_of_memory;
-            }
-        } BROADPHASE_CATCH(const std::bad_alloc&) {
-            empty_list();
-            report_.status = Status::out_of_memory;
-        }
+        const bool done = detail::guarded(report_, [&] {
+            if (!build_now(v)) report_.status = Status::out_of_memory;
+        });
+        if (!done || report_.status == Status::out_of_memory) empty_list();
         report_.pairs = indices_.size();
         return report_;
     }

@@ -26,8 +26,48 @@ inline bool operator==(const Pair& x, const Pair& y) { return x.a == y.a && x.b 
 inline bool operator!=(const Pair& x, const Pair& y) { return !(x == y); }
 inline bool operator<(const Pair& x, const Pair& y) { return x.a != y.a ? x.a < y.a : x.b < y.b; }
 
-/// Sorts pairs by (a, b): the canonical order. O(K log K).
-inline void sort_pairs(std::vector<Pair>& pairs) { std::sort(pairs.begin(), pairs.end()); }
+/// Memory sort_pairs keeps between calls.
+struct PairSortScratch {
+    std::vector<std::uint32_t> start;  ///< per a: where its row starts (n + 1)
+    std::vector<std::uint32_t> b;      ///< the partners, row by row (K)
+};
+
+/// Sorts pairs by (a, b), the canonical order, where every a < n (the set's
+/// size), in memory kept in `scratch` (nothing is allocated once it has
+/// grown): a counting sort by a, then each a's partners (a few, for boxes
+/// or particles) sorted by b: O(K + n). Few pairs (under 1,024, or under
+/// n / 8) go to std::sort instead: O(K log K). Every sorted output of the
+/// library comes from here.
+inline void sort_pairs(std::vector<Pair>& pairs, std::size_t n, PairSortScratch& scratch) {
+    const std::size_t k = pairs.size();
+    if (k < 1024 || k < n / 8) {
+        std::sort(pairs.begin(), pairs.end());
+        return;
+    }
+    std::vector<std::uint32_t>& start = scratch.start;
+    std::vector<std::uint32_t>& b = scratch.b;
+    start.assign(n + 1, 0);
+    for (const Pair& p : pairs) ++start[p.a + 1];
+    for (std::size_t i = 0; i < n; ++i) start[i + 1] += start[i];
+    b.resize(k);
+    for (const Pair& p : pairs) b[start[p.a]++] = p.b;  // start[a] becomes a's end
+    std::uint32_t s = 0;
+    for (std::size_t a = 0; a < n; ++a) {
+        const std::uint32_t e = start[a];
+        if (e - s > 1) std::sort(b.begin() + s, b.begin() + e);
+        for (std::uint32_t t = s; t < e; ++t) pairs[t] = {static_cast<std::uint32_t>(a), b[t]};
+        s = e;
+    }
+}
+
+/// Sorts pairs by (a, b): sort_pairs above, with n the largest a + 1 and
+/// scratch of its own (allocated on each call). O(K + max a) or O(K log K).
+inline void sort_pairs(std::vector<Pair>& pairs) {
+    std::size_t n = 0;
+    for (const Pair& p : pairs) n = std::max<std::size_t>(n, std::size_t(p.a) + 1);
+    PairSortScratch scratch;
+    sort_pairs(pairs, n, scratch);
+}
 
 /// Why a call stopped.
 enum class Status {
@@ -239,13 +279,29 @@ PairCallbackRef pair_callback_ref(F& f) {
 /// ignored).
 struct HitCallbackRef {
     void* f;
-    void (*deliver)(void* f, const std::uint32_t* hits, std::size_t n);
+    /// Calls f on hits[0..n); false when f returned false (stop), after
+    /// which it is called no more.
+    bool (*deliver)(void* f, const std::uint32_t* hits, std::size_t n);
 };
 
+/// Calls f(args...); true unless f returned false (a callback returning
+/// void means "go on"). Every query callback is called through it.
+template <class F, class... A>
+inline bool call_go_on(F& f, A&&... a) {
+    if constexpr (std::is_void_v<std::invoke_result_t<F&, A...>>) {
+        f(std::forward<A>(a)...);
+        return true;
+    } else {
+        return static_cast<bool>(f(std::forward<A>(a)...));
+    }
+}
+
 template <class F>
-void deliver_hits(void* fp, const std::uint32_t* hits, std::size_t n) {
+bool deliver_hits(void* fp, const std::uint32_t* hits, std::size_t n) {
     F& f = *static_cast<F*>(fp);
-    for (std::size_t i = 0; i < n; ++i) f(hits[i]);
+    for (std::size_t i = 0; i < n; ++i)
+        if (!call_go_on(f, hits[i])) return false;
+    return true;
 }
 
 /// f as a HitCallbackRef (f must outlive it). O(1).

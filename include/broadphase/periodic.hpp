@@ -295,10 +295,10 @@ public:
             rep.status = Status::too_many_boxes;
             return rep;
         }
-        BROADPHASE_TRY {
+        const bool done = detail::guarded(rep, [&] {
             if (!wrap(boxes, domain)) {
                 rep.status = Status::too_many_boxes;
-                return rep;
+                return;
             }
             Options inner = options;
             inner.sorted = false;
@@ -306,19 +306,16 @@ public:
             rep = finder_.find_pairs(work_, out, inner);
             if (!rep.ok()) {
                 out.clear();
-                rep.pairs = 0;
-                return rep;
+                return;
             }
             keep_canonical(out, n);
-            if (options.sorted) detail::sort_pairs_by_first(out, n, sort_start_, sort_b_);
+            if (options.sorted) sort_pairs(out, n, sort_scratch_);
             if (out.size() > options.max_pairs) {
                 out.resize(static_cast<std::size_t>(options.max_pairs));
                 rep.status = Status::pair_budget_exceeded;
             }
-        } BROADPHASE_CATCH(const std::bad_alloc&) {
-            out.clear();
-            rep.status = Status::out_of_memory;
-        }
+        });
+        if (!done) out.clear();
         rep.pairs = out.size();
         return rep;
     }
@@ -344,7 +341,7 @@ private:
         std::uint64_t ghosts = 0;
         for (std::size_t i = 0; i < n; ++i) {
             bool valid = true;
-            for (int k = 0; k < D; ++k) valid = valid && boxes.min(k)[i] <= boxes.max(k)[i];
+            for (int k = 0; k < D; ++k) valid = valid && detail::valid_interval(boxes.min(k)[i], boxes.max(k)[i]);
             std::uint8_t span = 0, cross = 0;
             if (valid) {
                 for (int p = 0; p < axes_; ++p) {
@@ -500,7 +497,7 @@ private:
     std::vector<std::uint8_t> span_, cross_;  // per box: bit p for periodic axis p (0xff: invalid)
     std::vector<std::uint32_t> owner_;         // per ghost: its box
     std::vector<std::uint8_t> shift_;          // per ghost: bit p = moved by -L on periodic axis p
-    std::vector<std::uint32_t> sort_start_, sort_b_;
+    PairSortScratch sort_scratch_;
     std::size_t ghosts_ = 0;
 };
 

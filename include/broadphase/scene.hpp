@@ -48,7 +48,6 @@
 #include "detail/exceptions.hpp"
 #include "detail/extern_templates.hpp"
 #include "broadphase.hpp"
-#include "detail/radix_sort.hpp"
 #include "detail/scene/incremental_sweep.hpp"
 #include "detail/scene/multi_box_pruning.hpp"
 #include "dynamic_tree.hpp"
@@ -270,25 +269,26 @@ public:
     // Queries: exact on the current tight boxes of the live objects with
     // valid boxes (moves since the last update() included; objects'
     // filters do not apply, except in the clipped casts below). Callbacks
-    // return bool (false stops) or void. Typical cost O(log n + hits); see
+    // return bool (false stops) or void, and each call returns false when
+    // its callback stopped it. Typical cost O(log n + hits); see
     // dynamic_tree.hpp. The first query after changes brings the tree up to
     // date (O(changes * log n), under a lock, so concurrent queries stay
     // safe).
 
     /// f(id) for every object whose box overlaps q.
     template <class F>
-    void for_each_overlap(const box_type& q, F&& f) const {
-        synced_tree().for_each_overlap(q, [&](std::uint32_t proxy) { return call(f, object_of(proxy)); });
+    bool for_each_overlap(const box_type& q, F&& f) const {
+        return synced_tree().for_each_overlap(q, [&](std::uint32_t proxy) { return call(f, object_of(proxy)); });
     }
     /// f(id) for every object whose box contains point p.
     template <class F>
-    void for_each_containing(const vec_type& p, F&& f) const {
-        synced_tree().for_each_containing(p, [&](std::uint32_t proxy) { return call(f, object_of(proxy)); });
+    bool for_each_containing(const vec_type& p, F&& f) const {
+        return synced_tree().for_each_containing(p, [&](std::uint32_t proxy) { return call(f, object_of(proxy)); });
     }
     /// f(id) for every object whose box the closed sphere touches.
     template <class F>
-    void for_each_overlapping_sphere(const vec_type& center, T radius, F&& f) const {
-        synced_tree().for_each_overlapping_sphere(center, radius, [&](std::uint32_t proxy) { return call(f, object_of(proxy)); });
+    bool for_each_overlapping_sphere(const vec_type& center, T radius, F&& f) const {
+        return synced_tree().for_each_overlapping_sphere(center, radius, [&](std::uint32_t proxy) { return call(f, object_of(proxy)); });
     }
     /// The first object along origin + t * direction, t in [0, max_t]:
     /// {id, t}, id == null when nothing is hit.
@@ -408,19 +408,8 @@ private:
         return r;
     }
 
-    /// Sorts pairs by (a, b): two stable radix sorts, by b then by a.
-    void sort_pairs(std::vector<Pair>& v) {
-        const std::size_t n = v.size();
-        if (n < 1024) return std::sort(v.begin(), v.end());
-        keys_.resize(n);
-        values_.resize(n);
-        for (std::size_t i = 0; i < n; ++i) keys_[i] = v[i].b, values_[i] = v[i].a;
-        const unsigned threads = detail::plan_threads(options_.threads, n, 65536);
-        detail::radix_sort(keys_, values_, radix_, threads);
-        keys_.swap(values_);
-        detail::radix_sort(keys_, values_, radix_, threads);
-        for (std::size_t i = 0; i < n; ++i) v[i] = Pair{keys_[i], values_[i]};
-    }
+    /// Sorts pairs of ids by (a, b): the library's one pair sort (pairs.hpp).
+    void sort_pairs(std::vector<Pair>& v) { broadphase::sort_pairs(v, objects_.size(), sort_scratch_); }
 
     /// out = a \ b, both sorted.
     static void difference(const std::vector<Pair>& a, const std::vector<Pair>& b, std::vector<Pair>& out) {
@@ -695,15 +684,10 @@ private:
         else
             return static_cast<bool>(q(id));
     }
-    /// Calls f(args...); true unless f returned false.
+    /// Calls f(args...); true unless f returned false (detail::call_go_on).
     template <class F, class... A>
     static bool call(F& f, A... a) {
-        if constexpr (std::is_void_v<std::invoke_result_t<F&, A...>>) {
-            f(a...);
-            return true;
-        } else {
-            return static_cast<bool>(f(a...));
-        }
+        return detail::call_go_on(f, a...);
     }
 
     static Pair ordered(Id a, Id b) { return a < b ? Pair{a, b} : Pair{b, a}; }
@@ -736,8 +720,7 @@ private:
     std::vector<Id> dynamic_ids_, static_ids_;
     std::vector<Pair> found_, cross_, current_, begun_, ended_, fresh_, kept_, stale_;
     std::vector<std::vector<Pair>> parts_;  // per thread
-    std::vector<std::uint32_t> keys_, values_;
-    detail::RadixScratch radix_;
+    PairSortScratch sort_scratch_;
     std::vector<Id> dirty_;
     std::vector<std::uint8_t> dirty_flag_;  // changed since the last update (added, moved, removed, type, filter)
     static constexpr std::uint8_t kStatic = 1, kFiltered = 2;

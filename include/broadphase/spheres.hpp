@@ -162,13 +162,8 @@ public:
     template <class T>
     Report find_pairs(const SphereView<T>& spheres, std::vector<Pair>& out, const Options& options = {}) {
         Report rep;
-        out.clear();
-        last_ = SphereMethod::none;
-        if (spheres.n > max_boxes) {
-            rep.status = Status::too_many_boxes;
-            return rep;
-        }
-        BROADPHASE_TRY {
+        if (!begin_call(spheres, out, rep)) return rep;
+        detail::guarded(rep, [&] {
             if (options.algorithm == Algorithm::automatic && on_grid(spheres, detail::CellFrame{}, options, out, rep)) {
                 last_ = SphereMethod::grid;
             } else {
@@ -178,9 +173,7 @@ public:
                 // Over budget: the box pairs found so far, filtered the same way.
                 if (rep.ok() || rep.status == Status::pair_budget_exceeded) keep_touching(spheres, out, options.threads);
             }
-        } BROADPHASE_CATCH(const std::bad_alloc&) {
-            rep.status = Status::out_of_memory;
-        }
+        });
         rep.pairs = out.size();
         return rep;
     }
@@ -203,18 +196,12 @@ public:
         }
         if (!domain.any()) return find_pairs(spheres, out, options);
         Report rep;
-        out.clear();
-        last_ = SphereMethod::none;
-        if (spheres.n > max_boxes) {
-            rep.status = Status::too_many_boxes;
-            return rep;
-        }
-        BROADPHASE_TRY {
+        if (!begin_call(spheres, out, rep)) return rep;
+        const bool done = detail::guarded(rep, [&] {
             if (options.algorithm == Algorithm::automatic &&
                 on_grid(spheres, PeriodicCell::of(domain).frame(), options, out, rep, true)) {
                 last_ = SphereMethod::grid;
-                rep.pairs = out.size();
-                return rep;
+                return;
             }
             rep = Report{};
             last_ = SphereMethod::boxes;
@@ -228,10 +215,8 @@ public:
                 rep = periodic_d_.finder.find_pairs(periodic_d_.boxes, domain, out, options);
             }
             if (rep.ok() || rep.status == Status::pair_budget_exceeded) keep_touching_periodic(spheres, domain, out);
-        } BROADPHASE_CATCH(const std::bad_alloc&) {
-            out.clear();
-            rep.status = Status::out_of_memory;
-        }
+        });
+        if (!done) out.clear();
         rep.pairs = out.size();
         return rep;
     }
@@ -241,6 +226,17 @@ public:
     SphereMethod last_method() const { return last_; }
 
 private:
+    /// The start of both calls: `out` emptied, no path taken yet; false,
+    /// with rep saying too_many_boxes, past 2^32 - 2 spheres. O(1).
+    template <class T>
+    bool begin_call(const SphereView<T>& spheres, std::vector<Pair>& out, Report& rep) {
+        out.clear();
+        last_ = SphereMethod::none;
+        if (spheres.n <= max_boxes) return true;
+        rep.status = Status::too_many_boxes;
+        return false;
+    }
+
     /// The grid path (detail/cell_list.hpp), when it suits: radii within
     /// 2x of the mean, no infinite radius, centres not so spread that bins
     /// would be over 2 diameters wide, and in a periodic domain at most
@@ -258,7 +254,7 @@ private:
         bool exceeded = false;
         grid_.pairs(out, options.max_pairs, exceeded);
         if (exceeded) rep.status = Status::pair_budget_exceeded;
-        else if (options.sorted) detail::sort_pairs_by_first(out, spheres.n, sort_start_, sort_b_);
+        else if (options.sorted) sort_pairs(out, spheres.n, sort_scratch_);
         return true;
     }
 
@@ -454,7 +450,7 @@ private:
     Boxes boxes_;
     PairFinder boxes_finder_;
     std::vector<std::size_t> kept_;
-    std::vector<std::uint32_t> sort_start_, sort_b_;
+    PairSortScratch sort_scratch_;
     SphereMethod last_ = SphereMethod::none;
 };
 

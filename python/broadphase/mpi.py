@@ -1,7 +1,7 @@
 """broadphase.mpi: every overlapping pair among the boxes of all ranks of an
 MPI communicator (mpi4py), each pair once, the pairs one process would find.
 
-The C++ component broadphase::mpi (include/broadphase/mpi/distributed.hpp)
+The C++ component broadphase::mpi (mpi/include/broadphase/mpi/distributed.hpp)
 on numpy arrays. Each rank passes its own boxes, an (N, 6) array as for
 broadphase.find_pairs; pairs come back as (K, 2) uint64 arrays of global
 ids: by default, ranks in order and each rank's rows in order (the row

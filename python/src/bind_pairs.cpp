@@ -150,7 +150,7 @@ private:
     int last_dim_ = 3;
 };
 
-/// For python/bench/overhead.py: one C++ call equivalent to a Python one,
+/// For bench/python/overhead.py: one C++ call equivalent to a Python one,
 /// on the same rows, timed in C++ (milliseconds, steady clock). The output
 /// is freed outside the timed region, as the benchmark frees Python's.
 ///   rows_oneshot: Boxes::assign_rows + broadphase::find_pairs (a new finder), as find_pairs does;
@@ -263,7 +263,7 @@ several threads run one at a time.)doc")
         },
         "The algorithm names find_pairs accepts (besides 'auto').");
     m.def("_time_cpp_find_pairs", &time_cpp_find_pairs, py::arg("rows"), py::arg("threads"), py::arg("variant"),
-          "Benchmark hook (python/bench/overhead.py): (milliseconds, pairs) of one C++ call equivalent to a Python one.");
+          "Benchmark hook (bench/python/overhead.py): (milliseconds, pairs) of one C++ call equivalent to a Python one.");
     m.def("default_threads", &bp::default_threads, "The thread count threads=0 stands for.");
 }
 

@@ -1,5 +1,5 @@
 // The Python module broadphase._mpi (wrapped by broadphase/mpi.py): the
-// distributed broad phase (include/broadphase/mpi/distributed.hpp) on an
+// distributed broad phase (mpi/include/broadphase/mpi/distributed.hpp) on an
 // mpi4py communicator, through pybind11 and mpi4py's C API.
 //
 // This layer is thin on purpose. broadphase/mpi.py checks the arguments on

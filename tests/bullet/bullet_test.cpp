@@ -1,4 +1,4 @@
-// The Bullet adapter (include/broadphase/bullet/broadphase_interface.hpp)
+// The Bullet adapter (bullet/include/broadphase/bullet/broadphase_interface.hpp)
 // against Bullet's own btDbvtBroadphase, on a pile: a static ground box and
 // 200 boxes and spheres dropped on it, 200 frames of 1/60 s, with 10 bodies
 // removed at frame 60, 10 added at frame 100, every tenth body in a filter

@@ -208,12 +208,14 @@ struct Checker {
                      [&](const Box& b, T& t) { return broadphase::box_cast_hits_box(m, v, b, t); });
     }
     void pairs(const Tree& tree) const {
-        std::vector<std::pair<std::uint32_t, std::uint32_t>> got, want;
-        tree.pairs(got);
+        std::vector<broadphase::Pair> got{{7, 7}}, want;  // (a stale entry: pairs() replaces)
+        const std::size_t count = tree.pairs(got);
+        ASSERT_EQ(count, got.size());
         std::sort(got.begin(), got.end());
         for (auto i = model.begin(); i != model.end(); ++i)
             for (auto j = std::next(i); j != model.end(); ++j)
-                if (ref_overlaps(i->second, j->second)) want.emplace_back(i->first, j->first);
+                if (ref_overlaps(i->second, j->second))
+                    want.push_back(broadphase::Pair{static_cast<std::uint32_t>(i->first), static_cast<std::uint32_t>(j->first)});
         ASSERT_EQ(got.size(), want.size());
         ASSERT_EQ(got, want);
     }

@@ -12,7 +12,7 @@
 
 #include <broadphase/boxes.hpp>
 #include <broadphase/brute_force.hpp>
-#include <broadphase/detail/grid_rules.hpp>
+#include <broadphase/detail/box_rules.hpp>
 #include <broadphase_scenes/scenes.hpp>
 
 #include "differential.hpp"
@@ -74,7 +74,7 @@ TEST(GridLogic, CellCoordinatesAreMonotoneAndClamped) {
     EXPECT_EQ(gd::cell_coord(5, 0, 1, 1), 0);
 }
 
-// The rules the backend shares with the CPU grids (detail/grid_rules.hpp)
+// The rules the backend shares with the CPU grids (detail/box_rules.hpp)
 // agree with the library's own definitions.
 TEST(GridLogic, SharedRulesAgreeWithTheLibrary) {
     const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();

@@ -68,13 +68,13 @@ void run(FuzzedDataProvider& in) {
                 break;
             }
             case 7: {  // every pair of live tight boxes, each once
-                std::vector<std::pair<std::uint32_t, std::uint32_t>> got, want;
+                std::vector<broadphase::Pair> got, want;
                 tree.pairs(got);
                 for (std::size_t i = 0; i < live.size(); ++i)
                     for (std::size_t j = i + 1; j < live.size(); ++j)
                         if (broadphase::overlaps(live[i].box, live[j].box))
                             want.push_back({std::min(live[i].id, live[j].id), std::max(live[i].id, live[j].id)});
-                for (const auto& p : got) BPFUZZ_CHECK(p.first < p.second);
+                for (const auto& p : got) BPFUZZ_CHECK(p.a < p.b);
                 std::sort(got.begin(), got.end());
                 std::sort(want.begin(), want.end());
                 BPFUZZ_CHECK(got == want);

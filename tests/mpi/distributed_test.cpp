@@ -1,4 +1,4 @@
-// Differential test of the distributed broad phase (include/broadphase/mpi/)
+// Differential test of the distributed broad phase (mpi/include/broadphase/mpi/)
 // against one process's brute force: run it under `mpirun -n P` (ctest runs
 // P = 1, 2, 3, 4 and 7 as mpi.pairs.nP). For every scene and every way of
 // spreading its boxes over the ranks, every delivery mode must give exactly

@@ -1,4 +1,4 @@
-// Partition<D> (include/broadphase/mpi/partition.hpp) on its own, no MPI:
+// Partition<D> (mpi/include/broadphase/mpi/partition.hpp) on its own, no MPI:
 // each leaf's region is worked out from the tree (the cuts on the path from
 // the root), and then
 // - every point (cuts, their neighbours, infinities included) lies in

@@ -22,7 +22,7 @@
 // and the pair is reported exactly there: at a node holding an instance of
 // one box and reached (or held) by the other, iff p is in that node's cell,
 // i.e. on every axis one of the two boxes starts in the cell (owns_pair,
-// detail/grid_rules.hpp).
+// detail/box_rules.hpp).
 // Each instance carries its start bits, so the test is one OR and compare.
 // No per-box unique sets, no limit on how many boxes share a place.
 //
@@ -50,7 +50,7 @@
 
 #include "../boxes.hpp"
 #include "buffers.hpp"
-#include "grid_rules.hpp"
+#include "box_rules.hpp"
 #include "parallel.hpp"
 #include "radix_sort.hpp"
 #include "simd.hpp"

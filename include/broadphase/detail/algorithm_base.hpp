@@ -75,10 +75,11 @@ public:
 
     /// Calls f(index) for every built box overlapping the closed box q
     /// (touching counts; nothing for an invalid q), in no particular order;
-    /// f's return value is ignored. Safe to call from many threads at once.
+    /// f returns bool (false stops) or void. False when f stopped it. Safe
+    /// to call from many threads at once.
     template <class F>
-    void for_each_overlap(const box_type& q, F&& f) const {
-        overlaps(q, hit_callback_ref(f));
+    bool for_each_overlap(const box_type& q, F&& f) const {
+        return overlaps(q, hit_callback_ref(f));
     }
 
     /// Pairs (query index, built index) for a batch of query boxes, replacing
@@ -100,7 +101,7 @@ protected:
     Report stream_self(view_type boxes, PairCallbackRef f, std::uint64_t max_pairs);
     Report stream_cross(view_type a, view_type b, PairCallbackRef f, std::uint64_t max_pairs);
     Report stream_batch(view_type queries, PairCallbackRef f, std::uint64_t max_pairs) const;
-    void overlaps(const box_type& q, HitCallbackRef f) const;
+    bool overlaps(const box_type& q, HitCallbackRef f) const;
 
     /// Threads the current find_pairs or build may use for `items` boxes.
     unsigned threads_for(std::size_t items) const {
@@ -160,7 +161,7 @@ private:
             r.status = Status::too_many_boxes;
             return r;
         }
-        BROADPHASE_TRY {
+        guarded(r, [&] {
             set_a_.prepare(boxes, threads_for(boxes.size()));
             r.invalid_a = set_a_.invalid();
             if (set_a_.identity()) {
@@ -170,12 +171,7 @@ private:
                 derived().self_impl(set_a_.boxes(), remap);
             }
             flush_sink(sink);
-        } BROADPHASE_CATCH(const std::bad_alloc&) {
-            r.status = Status::out_of_memory;
-        } BROADPHASE_CATCH(const TooManyIndices&) {
-            r.status = Status::too_many_boxes;
-        }
-        if (take_index_overflow()) r.status = Status::too_many_boxes;  // (without exceptions)
+        });
         finish(r, sink);
         return r;
     }
@@ -187,7 +183,7 @@ private:
             r.status = Status::too_many_boxes;
             return r;
         }
-        BROADPHASE_TRY {
+        guarded(r, [&] {
             set_a_.prepare(a, threads_for(a.size()));
             set_b_.prepare(b, threads_for(b.size()));
             r.invalid_a = set_a_.invalid();
@@ -200,12 +196,7 @@ private:
                 derived().cross_impl(set_a_.boxes(), set_b_.boxes(), remap);
             }
             flush_sink(sink);
-        } BROADPHASE_CATCH(const std::bad_alloc&) {
-            r.status = Status::out_of_memory;
-        } BROADPHASE_CATCH(const TooManyIndices&) {
-            r.status = Status::too_many_boxes;
-        }
-        if (take_index_overflow()) r.status = Status::too_many_boxes;  // (without exceptions)
+        });
         finish(r, sink);
         return r;
     }
@@ -217,14 +208,11 @@ private:
             r.status = Status::too_many_boxes;
             return r;
         }
-        BROADPHASE_TRY {
+        guarded(r, [&] {
             WorkingSet<T, D> qs;  // local: const queries may run on many threads
             qs.prepare(queries);
             r.invalid_a = qs.invalid();
-            if (!built_) {  // nothing to hit
-                finish(r, sink);
-                return r;
-            }
+            if (!built_) return;  // nothing to hit
             const std::vector<std::uint32_t>* qmap = qs.identity() ? nullptr : &qs.map();
             const std::vector<std::uint32_t>* bmap = built_set_.identity() ? nullptr : &built_set_.map();
             if (!qmap && !bmap) {
@@ -234,17 +222,13 @@ private:
                 derived().query_batch_impl(qs.boxes(), remap, threads);
             }
             flush_sink(sink);
-        } BROADPHASE_CATCH(const std::bad_alloc&) {
-            r.status = Status::out_of_memory;
-        } BROADPHASE_CATCH(const TooManyIndices&) {
-            r.status = Status::too_many_boxes;
-        }
-        if (take_index_overflow()) r.status = Status::too_many_boxes;  // (without exceptions)
+        });
         finish(r, sink);
         return r;
     }
 
     WorkingSet<T, D> set_a_, set_b_, built_set_;
+    PairSortScratch sort_scratch_;
     bool built_ = false;
     unsigned threads_requested_ = 1;
     std::size_t min_boxes_per_thread_ = 4096;
@@ -263,7 +247,7 @@ Report AlgorithmBase<Derived, T, D>::find_pairs(view_type boxes, std::vector<Pai
     const ThreadScope scope(*this, options);
     Report r = run_self(boxes, sink);
     sink.finish();
-    if (options.sorted) sort_pairs(out);
+    if (options.sorted) sort_pairs(out, boxes.size(), sort_scratch_);
     return r;
 }
 
@@ -275,7 +259,7 @@ Report AlgorithmBase<Derived, T, D>::find_pairs(view_type a, view_type b, std::v
     const ThreadScope scope(*this, options);
     Report r = run_cross(a, b, sink);
     sink.finish();
-    if (options.sorted) sort_pairs(out);
+    if (options.sorted) sort_pairs(out, a.size(), sort_scratch_);
     return r;
 }
 
@@ -288,17 +272,12 @@ Report AlgorithmBase<Derived, T, D>::build(view_type boxes, const Options& optio
         r.status = Status::too_many_boxes;
         return r;
     }
-    BROADPHASE_TRY {
+    const bool done = guarded(r, [&] {
         built_set_.prepare(boxes, threads_for(boxes.size()));
         r.invalid_a = built_set_.invalid();
         derived().build_impl(built_set_.boxes());
-        built_ = true;
-    } BROADPHASE_CATCH(const std::bad_alloc&) {
-        r.status = Status::out_of_memory;
-    } BROADPHASE_CATCH(const TooManyIndices&) {
-        r.status = Status::too_many_boxes;
-    }
-    if (take_index_overflow()) r.status = Status::too_many_boxes, built_ = false;  // (without exceptions)
+    });
+    built_ = done;
     return r;
 }
 
@@ -316,7 +295,10 @@ Report AlgorithmBase<Derived, T, D>::query_batch(view_type queries, std::vector<
     VectorSink sink(out, options.max_pairs);
     Report r = run_batch(queries, sink, plan_threads(options.threads, queries.size(), options.min_boxes_per_thread));
     sink.finish();
-    if (options.sorted) sort_pairs(out);
+    if (options.sorted) {  // const: may run on many threads at once, so scratch of its own
+        PairSortScratch scratch;
+        sort_pairs(out, queries.size(), scratch);
+    }
     return r;
 }
 
@@ -341,18 +323,23 @@ Report AlgorithmBase<Derived, T, D>::stream_batch(view_type queries, PairCallbac
 }
 
 template <class Derived, class T, int D>
-void AlgorithmBase<Derived, T, D>::overlaps(const box_type& q, HitCallbackRef f) const {
-    if (!built_ || !q.valid()) return;
+bool AlgorithmBase<Derived, T, D>::overlaps(const box_type& q, HitCallbackRef f) const {
+    if (!built_ || !q.valid()) return true;
     // Hits go to f a block at a time, as pairs do (BatchedCallbackSink).
+    // After f says stop, the search runs on and its hits are dropped (the
+    // algorithms' queries have no exit of their own).
     constexpr std::size_t block = 64;
     std::uint32_t hits[block];
     std::size_t held = 0;
+    bool go_on = true;
     const bool identity = built_set_.identity();
     derived().query_impl(q, [&](std::uint32_t i) {
+        if (!go_on) return;
         hits[held++] = identity ? i : built_set_.original(i);
-        if (held == block) f.deliver(f.f, hits, block), held = 0;
+        if (held == block) go_on = f.deliver(f.f, hits, block), held = 0;
     });
-    if (held) f.deliver(f.f, hits, held);
+    if (held && go_on) go_on = f.deliver(f.f, hits, held);
+    return go_on;
 }
 
 }  // namespace detail

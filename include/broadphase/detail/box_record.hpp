@@ -7,7 +7,7 @@
 #include <cstdint>
 
 #include "../boxes.hpp"
-#include "grid_rules.hpp"
+#include "box_rules.hpp"
 #include "simd.hpp"
 
 namespace broadphase {

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <new>
 
 #include "../pairs.hpp"
 #include "exceptions.hpp"
@@ -16,6 +17,8 @@ namespace detail {
 /// (the grids' cell entries: boxes times the cells each touches); the
 /// algorithms' front (algorithm_base.hpp) turns it into Status::too_many_boxes.
 struct TooManyIndices {};
+
+inline namespace BROADPHASE_EXCEPTIONS_NAMESPACE {  // (see exceptions.hpp)
 
 /// Throws TooManyIndices unless n items fit 32-bit indices (fits_indices),
 /// else returns true. Without exceptions it returns false instead and flags
@@ -30,6 +33,33 @@ inline bool require_indices(std::uint64_t n) {
     return false;
 #endif
 }
+
+/// The status boundary, written once: runs body() and turns what escapes
+/// it into r.status, std::bad_alloc into Status::out_of_memory and an index
+/// overflow (TooManyIndices; without exceptions, the flag require_indices
+/// sets) into Status::too_many_boxes. True when body ran to its end with
+/// neither. The public calls that run an algorithm (algorithm_base.hpp),
+/// the sphere finder, the periodic finder and the neighbour list go through
+/// here. O(1) beside body().
+template <class Body>
+bool guarded(Report& r, Body&& body) {
+    BROADPHASE_TRY {
+        body();
+    } BROADPHASE_CATCH(const std::bad_alloc&) {
+        r.status = Status::out_of_memory;
+        return false;
+    } BROADPHASE_CATCH(const TooManyIndices&) {
+        r.status = Status::too_many_boxes;
+        return false;
+    }
+    if (take_index_overflow()) {
+        r.status = Status::too_many_boxes;
+        return false;
+    }
+    return true;
+}
+
+}  // inline namespace BROADPHASE_EXCEPTIONS_NAMESPACE
 
 /// v.resize(n), reserving a quarter more when it has to reallocate, so the
 /// frames that follow, a few percent larger or smaller, allocate nothing.

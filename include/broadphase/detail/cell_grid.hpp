@@ -30,7 +30,7 @@
 #include "../boxes.hpp"
 #include "box_record.hpp"
 #include "buffers.hpp"
-#include "grid_rules.hpp"
+#include "box_rules.hpp"
 #include "parallel.hpp"
 #include "radix_sort.hpp"
 #include "simd.hpp"

@@ -59,8 +59,19 @@
 #define BROADPHASE_THROW(...) ::std::abort()
 #endif
 
+// What differs between the two builds lives in an inline namespace named
+// after the build, so that its symbols differ: a -fno-exceptions program
+// may link the compiled library (built with exceptions), and the linker must
+// not take one build's require_indices for both.
+#if BROADPHASE_EXCEPTIONS
+#define BROADPHASE_EXCEPTIONS_NAMESPACE with_exceptions
+#else
+#define BROADPHASE_EXCEPTIONS_NAMESPACE without_exceptions
+#endif
+
 namespace broadphase {
 namespace detail {
+inline namespace BROADPHASE_EXCEPTIONS_NAMESPACE {
 
 #if BROADPHASE_EXCEPTIONS
 /// With exceptions an index overflow is thrown (TooManyIndices), never
@@ -83,5 +94,6 @@ inline bool take_index_overflow() {
 }
 #endif
 
+}  // inline namespace BROADPHASE_EXCEPTIONS_NAMESPACE
 }  // namespace detail
 }  // namespace broadphase

@@ -31,7 +31,7 @@
 
 #include "../boxes.hpp"
 #include "buffers.hpp"
-#include "grid_rules.hpp"
+#include "box_rules.hpp"
 #include "parallel.hpp"
 #include "radix_sort.hpp"
 #include "simd.hpp"

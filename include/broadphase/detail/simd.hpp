@@ -18,7 +18,7 @@
 
 #include "../boxes.hpp"
 #include "../simd.hpp"
-#include "grid_rules.hpp"
+#include "box_rules.hpp"
 
 #if !defined(BROADPHASE_NO_SIMD)
 #include <immintrin.h>
@@ -122,7 +122,7 @@ BROADPHASE_SIMD_INLINE BasicBox<T, D> box_at(const SoaView<T, D>& v, std::size_t
 }
 
 /// trunc(clamp((x - o) * s, -lim, lim)), the grids' clamped_cell
-/// (detail/grid_rules.hpp): see the array form below.
+/// (detail/box_rules.hpp): see the array form below.
 template <class T>
 inline std::int32_t scale_clamp_trunc(T x, T o, T s, T lim) {
     return clamped_cell<std::int32_t>(x, o, s, -lim, lim);
@@ -325,7 +325,7 @@ template <class T, int D>
 inline bool all_valid(const SoaView<T, D>& v, std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i)
         for (int k = 0; k < D; ++k)
-            if (!(v.lo[k][i] <= v.hi[k][i])) return false;
+            if (!valid_interval(v.lo[k][i], v.hi[k][i])) return false;
     return true;
 }
 

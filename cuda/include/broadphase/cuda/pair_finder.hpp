@@ -62,8 +62,9 @@ public:
     DeviceBoxSet(const DeviceBoxSet&) = delete;
     DeviceBoxSet& operator=(const DeviceBoxSet&) = delete;
 
-    /// Copies the boxes to the device (synchronous). Throws CudaError.
-    void upload(const Boxes& boxes);
+    /// Copies the boxes to the device (synchronous), from either layout of
+    /// view (a Boxes converts to one). Throws CudaError.
+    void upload(const BoxesView& boxes);
     DeviceBoxes view() const;
     std::size_t size() const;
     std::size_t device_bytes() const;
@@ -104,10 +105,10 @@ public:
     PairFinder& operator=(const PairFinder&) = delete;
 
     /// All pairs (a < b) within `boxes` into `out` (replaced).
-    Report find_pairs(const Boxes& boxes, std::vector<Pair>& out, const Options& options = {});
+    Report find_pairs(const BoxesView& boxes, std::vector<Pair>& out, const Options& options = {});
     Report find_pairs(const DeviceBoxes& boxes, std::vector<Pair>& out, const Options& options = {});
     /// All pairs (index in a, index in b) between two sets into `out` (replaced).
-    Report find_pairs(const Boxes& a, const Boxes& b, std::vector<Pair>& out, const Options& options = {});
+    Report find_pairs(const BoxesView& a, const BoxesView& b, std::vector<Pair>& out, const Options& options = {});
     Report find_pairs(const DeviceBoxes& a, const DeviceBoxes& b, std::vector<Pair>& out, const Options& options = {});
 
     /// As above, leaving the pairs on the device: device_pairs(), copy_pairs().
@@ -151,12 +152,12 @@ public:
     Index& operator=(Index&&) noexcept;
 
     /// Copies `boxes` to the device. Invalid boxes are listed in invalid_a.
-    Report build(const Boxes& boxes);
+    Report build(const BoxesView& boxes);
     /// Uses `boxes` in place: the device arrays must outlive the queries.
     Report build(const DeviceBoxes& boxes);
     /// Pairs (query index, built index) into `out` (replaced); invalid query
     /// boxes in invalid_a, invalid built boxes in invalid_b.
-    Report query_batch(const Boxes& queries, std::vector<Pair>& out, const Options& options = {});
+    Report query_batch(const BoxesView& queries, std::vector<Pair>& out, const Options& options = {});
     Report query_batch(const DeviceBoxes& queries, std::vector<Pair>& out, const Options& options = {});
     /// Indices of the built boxes overlapping q, increasing (a batch of one).
     std::size_t query(const Box& q, std::vector<std::uint32_t>& out);

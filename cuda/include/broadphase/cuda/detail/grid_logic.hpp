@@ -5,7 +5,7 @@
 // is needed: BROADPHASE_HOST_DEVICE expands to __host__ __device__ only
 // under nvcc. The rules the CPU grids share (validity, clamped cell
 // coordinates, start flags and pair ownership, overlap) are not restated
-// here: they come from broadphase/detail/grid_rules.hpp, which both compile.
+// here: they come from broadphase/detail/box_rules.hpp, which both compile.
 //
 // The method (GPU Gems 3, ch. 32, extended to boxes of any size):
 //
@@ -47,7 +47,7 @@
 #include <limits>
 #include <vector>
 
-#include <broadphase/detail/grid_rules.hpp>
+#include <broadphase/detail/box_rules.hpp>
 
 namespace broadphase {
 namespace cuda {

@@ -1,17 +1,19 @@
-// The rules every grid obeys, on the CPU and on the GPU, written once.
+// The rules on boxes, and those every grid obeys, on the CPU and on the GPU,
+// written once.
 //
 // The pairs an algorithm reports are exact only if these agree everywhere:
+// BasicBox::valid() and overlaps() (boxes.hpp, geometry.hpp), the input
+// checks (the SIMD kernels' all_valid, the periodic and MPI front doors),
 // the CPU grids (detail/cell_grid.hpp, detail/home_cell_grid.hpp,
 // detail/adaptive_tree.hpp) and the CUDA backend's kernels
-// (cuda/include/broadphase/cuda/detail/grid_logic.hpp) both call them.
+// (cuda/include/broadphase/cuda/detail/grid_logic.hpp) all call them.
 // BROADPHASE_HOST_DEVICE makes each one a __host__ __device__ function
 // under nvcc and a plain inline function otherwise, so this header needs
 // no CUDA header and nothing beyond <cstdint>.
 //
 // - Validity: a box is valid when min <= max on every axis; NaN makes the
-//   comparison false, so one test rejects both kinds of bad box.
-//   BasicBox::valid() (boxes.hpp) is the same test; the tests check that
-//   they agree.
+//   comparison false, so one test rejects both kinds of bad box
+//   (valid_interval, on each axis).
 // - Overlap: closed intervals (touching counts).
 // - Cell coordinates: trunc(clamp((x - origin) * inv_h, lo, hi)). No world
 //   bounds: subtraction, multiplication by a positive scale, clamping and

@@ -36,7 +36,7 @@
 # Takes about 30 minutes on the loaded 2-core EPYC: brute-force verification of the
 # 100k-face meshes and Bullet's seconds-long one-shot builds there dominate.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../scripts/common.sh"
 cd "$bp_repo_root"
 
 bp_results_setup

@@ -1,6 +1,6 @@
 """The Python call's overhead over the same C++ call, on the same boxes.
 
-    PYTHONPATH=build/release/python /usr/bin/python3 python/bench/overhead.py \
+    PYTHONPATH=build/release/python /usr/bin/python3 bench/python/overhead.py \
         --out docs/benchmarks/amd-epyc-2core-python-overhead.csv
 
 The scene is the CLI's uniform:100000 (broadphase.builtin_scene gives the

@@ -8,13 +8,13 @@
 #                                           --threads T --verify --json`, T = 1, all
 #   docs/benchmarks/<machine>-scaling.csv   one row per (N, algorithm, threads)
 #   docs/benchmarks/<machine>-scaling.png   log-log plot, from the CSV
-# Usage: scripts/scaling.sh [MAX_N]      (default 10000000)
-#        scripts/scaling.sh --plot-only  (redraw the PNG from the CSV)
+# Usage: bench/scaling.sh [MAX_N]      (default 10000000)
+#        bench/scaling.sh --plot-only  (redraw the PNG from the CSV)
 # Peak memory is the whole process's maximum resident set (GNU time's %M),
 # input boxes included; the input alone is 24 bytes per box.
 # Takes about ten minutes on two cores with MAX_N = 10^7.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../scripts/common.sh"
 cd "$bp_repo_root"
 
 bp_results_setup
@@ -38,7 +38,7 @@ if [ "${1:-}" != "--plot-only" ]; then
             "$cli" bench "$scene" --algorithm ours --threads "$threads" --verify --json >>"$results"
         done
     done
-    awk -v csv=1 -f scripts/summarize_bench.awk "$results" >"$threads_csv"
+    awk -v csv=1 -f bench/summarize_bench.awk "$results" >"$threads_csv"
     rm -f "$results"
 
     bp_log "uniform:N up to $max_n, 1 and $all_threads threads -> $csv"
@@ -105,7 +105,7 @@ set grid
 set key inside left top box opaque font ",9" spacing 0.9
 set xlabel "boxes (uniform:N: sparse20k's density, boxes 4 wide)"
 set ylabel "ms per frame (build + all pairs), median"
-set title "broadphase on $bp_machine: ms per frame against N, log-log (scripts/scaling.sh)"
+set title "broadphase on $bp_machine: ms per frame against N, log-log (bench/scaling.sh)"
 set format x "%.0e"
 set xrange [5000:20000000]
 plot $plot_lines \

@@ -1,6 +1,6 @@
 """find_sphere_pairs against scipy.spatial.cKDTree.query_pairs on equal-radius spheres.
 
-    PYTHONPATH=build/release/python /usr/bin/python3 python/bench/bench_spheres.py \
+    PYTHONPATH=build/release/python /usr/bin/python3 bench/python/bench_spheres.py \
         --out docs/benchmarks/amd-epyc-2core-python-spheres.csv
 
 Centers uniform in a cube sized for a solid fraction of 0.3 (each sphere

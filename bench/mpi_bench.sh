@@ -8,9 +8,9 @@
 #      times are not meaningful there), the ghost fraction, the bytes each
 #      rank sends and the largest rank's boxes against the mean.
 #
-#   bash scripts/mpi_bench.sh                      # 10^7 boxes, both parts
-#   bash scripts/mpi_bench.sh --n 1000000 --max-ranks 8 --frames 5
-#   bash scripts/mpi_bench.sh --only speed         # or: --only partition
+#   bash bench/mpi_bench.sh                      # 10^7 boxes, both parts
+#   bash bench/mpi_bench.sh --n 1000000 --max-ranks 8 --frames 5
+#   bash bench/mpi_bench.sh --only speed         # or: --only partition
 #
 # Appends rows to docs/benchmarks/<machine>-mpi.csv (UTC time, commit, part,
 # scene, ranks, threads per rank, mode, how boxes start on the ranks, frames, median and min ms per frame,
@@ -20,7 +20,7 @@
 # Environment: BUILD_DIR (default build/release), MACHINE (file name), JOBS.
 # On the 2-core EPYC, 10^7 boxes: about 15 minutes for both parts.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../scripts/common.sh"
 cd "$bp_repo_root"
 
 n=10000000

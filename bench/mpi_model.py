@@ -2,10 +2,10 @@
 """The distributed mode's time per frame at 64 to 1,024 ranks, from figures
 measured on one machine (docs/distributed.md, "A model").
 
-    python3 scripts/mpi_model.py docs/benchmarks/amd-epyc-2core-mpi.csv
-    python3 scripts/mpi_model.py CSV --boxes 1e9 --bandwidth 10e9 --latency 2e-6
+    python3 bench/mpi_model.py docs/benchmarks/amd-epyc-2core-mpi.csv
+    python3 bench/mpi_model.py CSV --boxes 1e9 --bandwidth 10e9 --latency 2e-6
 
-From the CSV (scripts/mpi_bench.sh), the latest speed rows on uniform:
+From the CSV (bench/mpi_bench.sh), the latest speed rows on uniform:
   - 1 rank: the local find's ns per box on one core (find_ms / boxes);
   - 2 ranks from slabs (distribute "sorted": each rank starts with about
     its region, as a simulation's own domain decomposition gives): the
@@ -29,7 +29,7 @@ import csv
 def latest(rows, part, scene_prefix, pick):
     found = [r for r in rows if r["part"] == part and r["scene"].startswith(scene_prefix) and pick(r)]
     if not found:
-        raise SystemExit(f"no {part} row for {scene_prefix} in the CSV: run scripts/mpi_bench.sh")
+        raise SystemExit(f"no {part} row for {scene_prefix} in the CSV: run bench/mpi_bench.sh")
     return found[-1]
 
 
@@ -55,7 +55,7 @@ def main():
     ns_move = max(0.0, float(rand["exchange_ms"]) - float(slab["exchange_ms"])) * 1e6 / moved if moved else 0.0
     parts = [r for r in rows if r["part"] == "partition" and r["scene"].startswith("uniform:")]
     if not parts:
-        raise SystemExit("no partition rows for uniform: run scripts/mpi_bench.sh")
+        raise SystemExit("no partition rows for uniform: run bench/mpi_bench.sh")
     top = max(parts, key=lambda r: (int(r["ranks"]), r["utc"]))
     p0 = int(top["ranks"])
     g0 = float(top["ghost_fraction"])

@@ -15,7 +15,7 @@
 #   MACHINE     the results' file name (default from lscpu)
 # Takes about 5 minutes here.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../scripts/common.sh"
 cd "$bp_repo_root"
 
 bp_results_setup

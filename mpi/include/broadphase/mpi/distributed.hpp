@@ -50,8 +50,8 @@
 #include <new>
 #include <vector>
 
-#include "../broadphase.hpp"
-#include "../detail/exceptions.hpp"
+#include <broadphase/broadphase.hpp>
+#include <broadphase/detail/exceptions.hpp>
 #include "partition.hpp"
 
 namespace broadphase {
@@ -409,7 +409,7 @@ private:
 
     static bool valid_box(const boxes_type& bx, std::size_t i) {
         for (int k = 0; k < D; ++k)
-            if (!(bx.min(k)[i] <= bx.max(k)[i])) return false;
+            if (!detail::valid_interval(bx.min(k)[i], bx.max(k)[i])) return false;
         return true;
     }
 

@@ -20,7 +20,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "../boxes.hpp"
+#include <broadphase/boxes.hpp>
 
 namespace broadphase {
 namespace mpi {

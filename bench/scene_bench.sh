@@ -16,7 +16,7 @@
 # N (100000), BUILD_DIR (build/release), MACHINE (file name).
 # Takes about 15 minutes on the 2-core EPYC.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../scripts/common.sh"
 cd "$bp_repo_root"
 
 bp_results_setup

@@ -37,8 +37,8 @@
 #include <LinearMath/btAlignedAllocator.h>
 #include <LinearMath/btVector3.h>
 
-#include "../detail/exceptions.hpp"
-#include "../scene.hpp"
+#include <broadphase/detail/exceptions.hpp>
+#include <broadphase/scene.hpp>
 
 namespace broadphase {
 /// Bullet Physics adapters (optional component: link broadphase::bullet).
