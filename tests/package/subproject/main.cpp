@@ -7,6 +7,12 @@
 #include <cstring>
 #include <vector>
 
+// The compiled library's consumers see its instantiations as extern
+// templates; the header-only library's compile everything themselves.
+#if EXPECT_COMPILED != BROADPHASE_EXTERN_TEMPLATES
+#error "BROADPHASE_EXTERN_TEMPLATES does not match the library the parent asked for"
+#endif
+
 int main() {
     int failures = 0;
 
