@@ -298,7 +298,7 @@ void time_fill(benchmark::State& state, Fill& fill, std::size_t count) {
     record_write_counters(state, spent, count);
 }
 
-/// push_back into a reserved vector, as the library's VectorSink does.
+/// push_back into a reserved vector, as the library's PairSink does into a vector.
 void memory_write_push_back(benchmark::State& state) {
     const std::size_t count = identical20k_pairs;
     std::vector<broadphase::Pair> out;

@@ -75,7 +75,8 @@ private:
         Sink& sink;
         void operator()(std::uint32_t q, std::uint32_t i) { sink(i, q); }
         bool stopped() const { return sink.stopped(); }
-        std::uint64_t budget_left() const { return detail::budget_left(sink); }
+        std::uint64_t budget_left() const { return sink.budget_left(); }
+        void exceed() { sink.exceed(); }
     };
 
     void build_impl(const View& v) { built_.build(v, params_, this->threads_for(v.n)); }

@@ -141,6 +141,16 @@ class BasicPairFinder {
 public:
     using view_type = BasicBoxesView<T, D>;
 
+    // Declared here and defaulted below, out of the class body (as the calls
+    // that run an algorithm are), so that with the compiled library a file
+    // does not compile the five algorithms' construction and destruction.
+    BasicPairFinder();
+    ~BasicPairFinder();
+    BasicPairFinder(const BasicPairFinder&);
+    BasicPairFinder(BasicPairFinder&&) noexcept;
+    BasicPairFinder& operator=(const BasicPairFinder&);
+    BasicPairFinder& operator=(BasicPairFinder&&) noexcept;
+
     /// All pairs (a < b) within `boxes` into `out` (replaced). O(n) to O(n log n)
     /// plus the pairs for the grids and sweep; O(n^2) for brute force.
     Report find_pairs(view_type boxes, std::vector<Pair>& out, const Options& options = {});
@@ -181,6 +191,19 @@ private:
     detail::StatsScratch stats_scratch_;
     detail::AlgorithmSet<T, D> algorithms_;
 };
+
+template <class T, int D>
+BasicPairFinder<T, D>::BasicPairFinder() = default;
+template <class T, int D>
+BasicPairFinder<T, D>::~BasicPairFinder() = default;
+template <class T, int D>
+BasicPairFinder<T, D>::BasicPairFinder(const BasicPairFinder&) = default;
+template <class T, int D>
+BasicPairFinder<T, D>::BasicPairFinder(BasicPairFinder&&) noexcept = default;
+template <class T, int D>
+BasicPairFinder<T, D>& BasicPairFinder<T, D>::operator=(const BasicPairFinder&) = default;
+template <class T, int D>
+BasicPairFinder<T, D>& BasicPairFinder<T, D>::operator=(BasicPairFinder&&) noexcept = default;
 
 // Out of the class body, so not inline: where BROADPHASE_EXTERN_TEMPLATES
 // declares the specialisation extern (broadphase::compiled), a translation
@@ -240,6 +263,14 @@ public:
     /// implicitly; see BasicBoxesView for views over your own arrays.
     using view_type = BasicBoxesView<T, D>;
 
+    // Out of the class body, as BasicPairFinder's.
+    BasicIndex();
+    ~BasicIndex();
+    BasicIndex(const BasicIndex&);
+    BasicIndex(BasicIndex&&) noexcept;
+    BasicIndex& operator=(const BasicIndex&);
+    BasicIndex& operator=(BasicIndex&&) noexcept;
+
     /// Builds over `boxes` (copied). `automatic` picks brute force below 64
     /// boxes, else the uniform grid, whose queries visit only the cells the
     /// query box covers. O(n) build.
@@ -292,6 +323,19 @@ private:
 };
 
 // Out of the class body, as BasicPairFinder's.
+template <class T, int D>
+BasicIndex<T, D>::BasicIndex() = default;
+template <class T, int D>
+BasicIndex<T, D>::~BasicIndex() = default;
+template <class T, int D>
+BasicIndex<T, D>::BasicIndex(const BasicIndex&) = default;
+template <class T, int D>
+BasicIndex<T, D>::BasicIndex(BasicIndex&&) noexcept = default;
+template <class T, int D>
+BasicIndex<T, D>& BasicIndex<T, D>::operator=(const BasicIndex&) = default;
+template <class T, int D>
+BasicIndex<T, D>& BasicIndex<T, D>::operator=(BasicIndex&&) noexcept = default;
+
 template <class T, int D>
 Report BasicIndex<T, D>::build(view_type boxes, const Options& options) {
     algo_ = options.algorithm == Algorithm::automatic

@@ -118,133 +118,10 @@ constexpr bool fits_indices(std::uint64_t n) { return n <= max_boxes; }
 /// Unlimited pair budget.
 constexpr std::uint64_t no_budget = std::numeric_limits<std::uint64_t>::max();
 
-/// Appends pairs to a vector, up to a budget. Past the budget it keeps
-/// nothing more and asks the algorithm to stop.
-///
-/// Pairs are written straight into the vector's storage, grown a chunk at a
-/// time (chunks small enough to stay in cache), not pushed one by one: on
-/// scenes with hundreds of millions of pairs the output is the bottleneck.
-/// finish() trims the vector to the pairs written; the destructor calls it.
-class VectorSink {
-public:
-    explicit VectorSink(std::vector<Pair>& out, std::uint64_t budget = no_budget)
-        : out_(out),
-          start_(out.size()),
-          limit_(budget >= no_budget - out.size() ? no_budget : out.size() + budget),
-          used_(out.size()) {}
-    VectorSink(const VectorSink&) = delete;
-    VectorSink& operator=(const VectorSink&) = delete;
-    ~VectorSink() { finish(); }
-
-    void operator()(std::uint32_t a, std::uint32_t b) {
-        if (cur_ == end_ && !grow()) return;
-        cur_->a = a;
-        cur_->b = b;
-        ++cur_;
-    }
-    bool stopped() const { return over_; }
-    Status status() const { return over_ ? Status::pair_budget_exceeded : Status::ok; }
-    std::uint64_t count() const { return written() - start_; }
-
-    /// Pairs the budget still allows.
-    std::uint64_t budget_left() const { return limit_ == no_budget ? no_budget : limit_ - written(); }
-
-    /// Makes room for n more pairs, as many as the budget allows (`granted`;
-    /// fewer than n stops the sink), and returns where they go. For writers
-    /// that fill a block at once, such as parallel searches.
-    Pair* extend(std::size_t n, std::size_t& granted) {
-        finish();
-        const std::size_t at = out_.size();
-        const std::uint64_t room = budget_left();
-        granted = static_cast<std::size_t>(std::min<std::uint64_t>(n, room));
-        if (granted < n) over_ = true;
-        out_.resize(at + granted);
-        used_ = at + granted;
-        return out_.data() + at;
-    }
-
-    /// Records that more pairs existed than the budget let through.
-    void exceed() { over_ = true; }
-
-    /// Trims the vector to the pairs written. Idempotent.
-    void finish() {
-        const std::size_t n = written();
-        if (out_.size() != n) out_.resize(n);
-        cur_ = end_ = nullptr;
-        used_ = n;
-    }
-
-private:
-    // Chunks start small and double up to max_chunk: a search with few
-    // pairs (or each of many parallel tasks) zero-fills little.
-    static constexpr std::size_t first_chunk = 256;
-    static constexpr std::size_t max_chunk = std::size_t(1) << 16;
-
-    std::size_t written() const { return cur_ ? static_cast<std::size_t>(cur_ - out_.data()) : used_; }
-
-    bool grow() {
-        const std::size_t n = written();
-        if (n >= limit_) {
-            over_ = true;
-            return false;
-        }
-        std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(limit_, n + chunk_));
-        chunk_ = std::min(chunk_ * 2, max_chunk);
-        // Fill the capacity the vector already has before growing it, so a
-        // reused vector reallocates only when it is really full.
-        if (n < out_.capacity()) want = std::min(want, out_.capacity());
-        out_.resize(want);  // geometric reallocation inside; the chunk's zero-fill stays in cache
-        cur_ = out_.data() + n;
-        end_ = out_.data() + want;
-        return true;
-    }
-
-    std::vector<Pair>& out_;
-    std::size_t start_;
-    std::uint64_t limit_;
-    std::size_t used_;  // pairs written while no chunk is open
-    std::size_t chunk_ = first_chunk;
-    Pair* cur_ = nullptr;
-    Pair* end_ = nullptr;
-    bool over_ = false;
-};
-
-/// Streams pairs to a callable f(a, b), storing nothing. If f returns bool,
-/// false stops the search (Status::stopped_by_callback). An optional budget
-/// stops it after that many pairs (Status::pair_budget_exceeded).
-template <class F>
-class CallbackSink {
-public:
-    explicit CallbackSink(F& f, std::uint64_t budget = no_budget) : f_(f), budget_(budget) {}
-
-    void operator()(std::uint32_t a, std::uint32_t b) {
-        if (status_ != Status::ok) return;
-        if (count_ >= budget_) {
-            status_ = Status::pair_budget_exceeded;
-            return;
-        }
-        ++count_;
-        if constexpr (std::is_same_v<decltype(std::declval<F&>()(a, b)), bool>) {
-            if (!f_(a, b)) status_ = Status::stopped_by_callback;
-        } else {
-            f_(a, b);
-        }
-    }
-    bool stopped() const { return status_ != Status::ok; }
-    Status status() const { return status_; }
-    std::uint64_t count() const { return count_; }
-
-private:
-    F& f_;
-    std::uint64_t budget_;
-    std::uint64_t count_ = 0;
-    Status status_ = Status::ok;
-};
-
 namespace detail {
 
 /// A caller's f(a, b) behind a pointer, handed to the algorithms in blocks
-/// (BatchedCallbackSink): deliver(f, pairs, n, taken) calls f on pairs[0..n)
+/// (PairSink, streaming): deliver(f, pairs, n, taken) calls f on pairs[0..n)
 /// in order and returns false when f returned false (on pairs[taken - 1];
 /// f's value counts only when it is a bool). Made by pair_callback_ref.
 struct PairCallbackRef {
@@ -310,85 +187,220 @@ HitCallbackRef hit_callback_ref(F& f) {
     return {const_cast<void*>(static_cast<const void*>(std::addressof(f))), &deliver_hits<F>};
 }
 
-/// CallbackSink's contract over a PairCallbackRef: the algorithms' loops
-/// store each pair in a small buffer and every `block` pairs (and at the end:
-/// flush()) one indirect call hands the block to the caller's code, where f
-/// runs inlined. So an algorithm is compiled once for all callback types
-/// (broadphase::compiled holds it) instead of once per lambda in every file
-/// that streams pairs, for a store a pair. The same pairs in the same order
-/// as CallbackSink; f's false stops the search, that pair the last counted;
-/// past the budget, Status::pair_budget_exceeded. f runs later than the pair
-/// is found (at most a block later), on the calling thread.
-class BatchedCallbackSink {
-public:
-    explicit BatchedCallbackSink(PairCallbackRef f, std::uint64_t budget = no_budget)
-        : f_(f), budget_(budget), room_(static_cast<std::size_t>(std::min<std::uint64_t>(block, budget))) {}
-    BatchedCallbackSink(const BatchedCallbackSink&) = delete;
-    BatchedCallbackSink& operator=(const BatchedCallbackSink&) = delete;
+}  // namespace detail
 
-    /// One compare and one store a pair; the rest (stop, budget, handing
-    /// the block over) when the room runs out.
+/// Where the algorithms put the pairs they find: appended to a vector (the
+/// pairs kept), or streamed to a callback a block at a time; up to a budget,
+/// past which it keeps nothing more and asks the algorithm to stop.
+///
+/// One class for both outputs, so that each algorithm is compiled once, not
+/// once per output (and once more per index map): about half the library's
+/// code and compile time. Either way a pair costs one compare and one store:
+/// pairs go into a window of slots [cur_, end_), and when it is full,
+/// refill() opens the next one, out of line:
+/// - into a vector: the next chunk of the vector's own storage, grown a chunk
+///   at a time (chunks small enough to stay in cache), not pushed one by one:
+///   on scenes with hundreds of millions of pairs the output is the
+///   bottleneck. flush() trims the vector to the pairs written; the
+///   destructor calls it.
+/// - streaming: the block buffer again, after one indirect call has handed
+///   its pairs to the caller's f, where f runs inlined (PairCallbackRef). f's
+///   false stops the search, that pair the last counted; f runs later than
+///   its pair is found (at most a block later), on the calling thread. The
+///   caller calls flush() before reading status() and count().
+/// An algorithm that searched a compacted set (invalid boxes left out) gives
+/// its working indices and a Mapping the way back to the caller's: the
+/// pairs are mapped as they leave (flush(), or each block before f sees it),
+/// so the common case, nothing left out, pays nothing for it.
+class PairSink {
+public:
+    /// Appends to `out`, at most `budget` pairs.
+    explicit PairSink(std::vector<Pair>& out, std::uint64_t budget = no_budget)
+        : out_(&out),
+          start_(out.size()),
+          limit_(budget >= no_budget - out.size() ? no_budget : out.size() + budget),
+          used_(out.size()),
+          mapped_(out.size()),
+          budget_(budget) {}
+    /// Streams to f, at most `budget` pairs.
+    explicit PairSink(detail::PairCallbackRef f, std::uint64_t budget = no_budget) : f_(f), budget_(budget) {
+        open_block();
+    }
+    PairSink(const PairSink&) = delete;
+    PairSink& operator=(const PairSink&) = delete;
+    // Streaming, the caller flushes: f may throw, and a destructor must not.
+    ~PairSink() {
+        if (out_) flush();
+    }
+
     void operator()(std::uint32_t a, std::uint32_t b) {
-        if (held_ == room_ && !make_room()) return;
-        buffer_[held_++] = Pair{a, b};
+        if (cur_ == end_ && !refill()) return;
+        cur_->a = a;
+        cur_->b = b;
+        ++cur_;
     }
     bool stopped() const { return status_ != Status::ok; }
     Status status() const { return status_; }
-    /// Pairs delivered to f (held ones are not, until flush()).
-    std::uint64_t count() const { return delivered_; }
+    /// Pairs kept, or (streaming) handed to f: held ones count after flush().
+    std::uint64_t count() const { return out_ ? written() - start_ : delivered_; }
+    /// Whether the pairs go to a callback rather than a vector.
+    bool streams() const { return out_ == nullptr; }
 
-    /// Hands the pairs held to f. The caller calls it before reading
-    /// status() and count() at the end of a search.
+    /// Pairs the budget still allows.
+    std::uint64_t budget_left() const {
+        if (budget_ == no_budget) return no_budget;
+        return budget_ - (out_ ? written() - start_ : delivered_ + held());
+    }
+
+    /// While it lives, the pairs written to `sink` are mapped as they leave:
+    /// (a, b) leaves as ((*a_map)[a], (*b_map)[b]), a null map leaving its
+    /// side as it is. At its end a vector's pairs are mapped (flush(): even
+    /// when an exception cut the search short, none is left unmapped) and
+    /// the maps are let go.
+    class Mapping {
+    public:
+        Mapping(PairSink& sink, const std::vector<std::uint32_t>* a_map, const std::vector<std::uint32_t>* b_map)
+            : sink_(sink) {
+            sink_.map_a_ = a_map;
+            sink_.map_b_ = b_map;
+        }
+        Mapping(const Mapping&) = delete;
+        Mapping& operator=(const Mapping&) = delete;
+        ~Mapping() {
+            if (!sink_.streams()) sink_.flush();  // shrinks the vector at most: cannot throw
+            sink_.map_a_ = sink_.map_b_ = nullptr;
+        }
+
+    private:
+        PairSink& sink_;
+    };
+
+    /// Into a vector only: makes room for n more pairs, as many as the
+    /// budget allows (`granted`; fewer than n stops the sink), and returns
+    /// where they go. For writers that fill a block at once, such as
+    /// parallel searches.
+    Pair* extend(std::size_t n, std::size_t& granted) {
+        flush();
+        const std::size_t at = out_->size();
+        const std::uint64_t room = budget_left();
+        granted = static_cast<std::size_t>(std::min<std::uint64_t>(n, room));
+        if (granted < n) exceed();
+        out_->resize(at + granted);
+        used_ = at + granted;
+        return out_->data() + at;
+    }
+
+    /// Records that more pairs existed than the budget let through: no more
+    /// are taken (those held are still flushed).
+    void exceed() {
+        if (status_ == Status::ok) status_ = Status::pair_budget_exceeded;
+        end_ = cur_;
+    }
+
+    /// Into a vector: trims it to the pairs written. Streaming: hands the
+    /// pairs held to f. Maps what it lets out. Idempotent.
     void flush() {
-        const std::size_t n = held_;
-        if (n == 0) return;
-        held_ = 0;
-        std::size_t taken = n;
-        const bool go_on = f_.deliver(f_.f, buffer_, n, taken);
-        delivered_ += taken;
-        if (!go_on) status_ = Status::stopped_by_callback, room_ = 0;
+        if (!out_) {
+            flush_block();
+            return;
+        }
+        const std::size_t n = written();
+        if (map_a_ || map_b_) map_pairs(out_->data() + mapped_, n - mapped_);
+        mapped_ = n;
+        if (out_->size() != n) out_->resize(n);
+        cur_ = end_ = nullptr;
+        used_ = n;
     }
 
 private:
+    // Into a vector, chunks start small and double up to max_chunk: a
+    // search with few pairs (or each of many parallel tasks) zero-fills
+    // little. Streaming, f gets blocks of `block` pairs.
+    static constexpr std::size_t first_chunk = 256;
+    static constexpr std::size_t max_chunk = std::size_t(1) << 16;
+    static constexpr std::size_t block = 256;
+
+    std::size_t written() const { return cur_ ? static_cast<std::size_t>(cur_ - out_->data()) : used_; }
+    std::size_t held() const { return static_cast<std::size_t>(cur_ - buffer_); }
+
     // Out of line, so that operator() stays small enough to be inlined into
-    // the algorithms' loops (with the flush inlined, GCC called operator()
+    // the algorithms' loops (with the refill inlined, GCC called operator()
     // for every pair).
 #if defined(__GNUC__) || defined(__clang__)
     __attribute__((noinline))
 #endif
-    bool make_room() {
+    bool refill() {
         if (status_ != Status::ok) return false;
-        flush();
-        if (status_ != Status::ok) return false;
-        if (delivered_ >= budget_) {  // this pair is one past the budget
-            status_ = Status::pair_budget_exceeded;
-            room_ = 0;
+        if (!out_) {
+            flush_block();
+            if (status_ != Status::ok) return false;
+            if (delivered_ >= budget_) {  // this pair is one past the budget
+                exceed();
+                return false;
+            }
+            return true;
+        }
+        const std::size_t n = written();
+        if (n >= limit_) {
+            exceed();
             return false;
         }
-        room_ = static_cast<std::size_t>(std::min<std::uint64_t>(block, budget_ - delivered_));
+        std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(limit_, n + chunk_));
+        chunk_ = std::min(chunk_ * 2, max_chunk);
+        // Fill the capacity the vector already has before growing it, so a
+        // reused vector reallocates only when it is really full.
+        if (n < out_->capacity()) want = std::min(want, out_->capacity());
+        out_->resize(want);  // geometric reallocation inside; the chunk's zero-fill stays in cache
+        cur_ = out_->data() + n;
+        end_ = out_->data() + want;
         return true;
     }
 
-    static constexpr std::size_t block = 256;
-    PairCallbackRef f_;
-    std::uint64_t budget_;
-    std::uint64_t delivered_ = 0;
-    std::size_t held_ = 0;
-    std::size_t room_;  // held_ may grow to this before make_room()
+    // Streaming: the held pairs to f, then an empty block (as much of one as
+    // the budget leaves) unless the sink has stopped.
+    void flush_block() {
+        const std::size_t n = held();
+        if (n != 0) {
+            if (map_a_ || map_b_) map_pairs(buffer_, n);
+            std::size_t taken = n;
+            const bool go_on = f_.deliver(f_.f, buffer_, n, taken);
+            delivered_ += taken;
+            if (!go_on) status_ = Status::stopped_by_callback;
+        }
+        if (status_ == Status::ok) open_block();
+        else cur_ = end_ = buffer_;
+    }
+    void open_block() {
+        cur_ = buffer_;
+        end_ = buffer_ + static_cast<std::size_t>(std::min<std::uint64_t>(block, budget_ - delivered_));
+    }
+
+    void map_pairs(Pair* p, std::size_t n) const {
+        for (std::size_t i = 0; i < n; ++i) {
+            if (map_a_) p[i].a = (*map_a_)[p[i].a];
+            if (map_b_) p[i].b = (*map_b_)[p[i].b];
+        }
+    }
+
+    Pair* cur_ = nullptr;
+    Pair* end_ = nullptr;
     Status status_ = Status::ok;
+    // Into a vector.
+    std::vector<Pair>* out_ = nullptr;
+    std::size_t start_ = 0;
+    std::uint64_t limit_ = 0;  // the vector's size at which the budget is spent
+    std::size_t used_ = 0;     // pairs written while no chunk is open
+    std::size_t mapped_ = 0;   // pairs below this index have left mapped
+    std::size_t chunk_ = first_chunk;
+    // Streaming.
+    detail::PairCallbackRef f_{};
+    std::uint64_t budget_ = no_budget;
+    std::uint64_t delivered_ = 0;
+    const std::vector<std::uint32_t>* map_a_ = nullptr;
+    const std::vector<std::uint32_t>* map_b_ = nullptr;
     Pair buffer_[block];
 };
-
-/// Calls sink.flush() where the sink has one (BatchedCallbackSink). O(held).
-template <class Sink, class = void>
-struct HasFlush : std::false_type {};
-template <class Sink>
-struct HasFlush<Sink, std::void_t<decltype(std::declval<Sink&>().flush())>> : std::true_type {};
-template <class Sink>
-void flush_sink(Sink& sink) {
-    if constexpr (HasFlush<Sink>::value) sink.flush();
-}
-
-}  // namespace detail
+using VectorSink = PairSink;  // TEMPORARY until the rename lands
 
 }  // namespace broadphase
+

@@ -59,7 +59,7 @@ TEST_P(FinderTest, LastAlgorithm) {
     }
 }
 
-// Streaming hands the callback blocks of 256 pairs (detail::BatchedCallbackSink):
+// Streaming hands the callback blocks of 256 pairs (PairSink):
 // a stop or a budget at, just before and just after a block's end gives
 // exactly the first k pairs of the stored search (one thread, same order),
 // k counted, and the right status.

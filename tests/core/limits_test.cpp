@@ -200,7 +200,7 @@ TEST(LimitsLong, TwoSetsStreamPast2To32Pairs) {
 // 2. Options::max_pairs at 0, 1 and around the library's chunk sizes
 
 /// Budgets to try against a true count `total`: 0, 1, 2, either side of
-/// VectorSink's chunk bounds (chunks of 256 doubling to 65,536: 256, 768,
+/// PairSink's chunk bounds (chunks of 256 doubling to 65,536: 256, 768,
 /// 1,792, ... written), the sweep's 2,048-box slices and the grids' 1,024-box
 /// binning chunks, 65,536 and twice it, and the true count itself.
 std::vector<std::uint64_t> budgets_for(std::uint64_t total) {

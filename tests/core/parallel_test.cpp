@@ -254,7 +254,7 @@ TEST(ThreadsAdaptiveTree, SameTreeForEveryThreadCount) {
             if (name == "identical9000") continue;  // (40 million pairs)
             std::vector<Pair> want, got;
             {
-                broadphase::VectorSink ws(want), gs(got);  // (complete when they go out of scope)
+                broadphase::PairSink ws(want), gs(got);  // (complete when they go out of scope)
                 one.self_pairs(ws, 1);
                 many.self_pairs(gs, t);
             }

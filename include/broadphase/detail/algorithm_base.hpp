@@ -97,7 +97,7 @@ public:
 protected:
     /// What the callback calls above compile to, whatever f's type: the
     /// algorithm runs once per class (not per lambda), f gets blocks of
-    /// pairs or hits (BatchedCallbackSink). Out of the class body below.
+    /// pairs or hits (PairSink, streaming). Out of the class body below.
     Report stream_self(view_type boxes, PairCallbackRef f, std::uint64_t max_pairs);
     Report stream_cross(view_type a, view_type b, PairCallbackRef f, std::uint64_t max_pairs);
     Report stream_batch(view_type queries, PairCallbackRef f, std::uint64_t max_pairs) const;
@@ -126,7 +126,7 @@ protected:
         // and each thread's later batches allocate nothing.
         static thread_local TaskPairs tasks;
         const std::size_t nt = task_count(threads, v.n, 64);
-        tasks.run(threads, nt, sink, [&](std::size_t t, VectorSink& s, unsigned) {
+        tasks.run(threads, nt, sink, [&](std::size_t t, PairSink& s, unsigned) {
             run(even_bound(v.n, nt, t), even_bound(v.n, nt, t + 1), s);
         });
     }
@@ -148,14 +148,12 @@ private:
     Derived& derived() { return static_cast<Derived&>(*this); }
     const Derived& derived() const { return static_cast<const Derived&>(*this); }
 
-    template <class Sink>
-    static void finish(Report& r, const Sink& sink) {
+    static void finish(Report& r, const PairSink& sink) {
         r.pairs = sink.count();
         if (r.status == Status::ok) r.status = sink.status();
     }
 
-    template <class Sink>
-    Report run_self(view_type boxes, Sink& sink) {
+    Report run_self(view_type boxes, PairSink& sink) {
         Report r;
         if (!fits_indices(boxes.size())) {
             r.status = Status::too_many_boxes;
@@ -164,20 +162,16 @@ private:
         guarded(r, [&] {
             set_a_.prepare(boxes, threads_for(boxes.size()));
             r.invalid_a = set_a_.invalid();
-            if (set_a_.identity()) {
-                derived().self_impl(set_a_.boxes(), sink);
-            } else {
-                RemapSink<Sink> remap(sink, &set_a_.map(), &set_a_.map());
-                derived().self_impl(set_a_.boxes(), remap);
-            }
-            flush_sink(sink);
+            const PairSink::Mapping mapping(sink, set_a_.identity() ? nullptr : &set_a_.map(),
+                                            set_a_.identity() ? nullptr : &set_a_.map());
+            derived().self_impl(set_a_.boxes(), sink);
+            sink.flush();
         });
         finish(r, sink);
         return r;
     }
 
-    template <class Sink>
-    Report run_cross(view_type a, view_type b, Sink& sink) {
+    Report run_cross(view_type a, view_type b, PairSink& sink) {
         Report r;
         if (!fits_indices(a.size()) || !fits_indices(b.size())) {
             r.status = Status::too_many_boxes;
@@ -188,21 +182,16 @@ private:
             set_b_.prepare(b, threads_for(b.size()));
             r.invalid_a = set_a_.invalid();
             r.invalid_b = set_b_.invalid();
-            if (set_a_.identity() && set_b_.identity()) {
-                derived().cross_impl(set_a_.boxes(), set_b_.boxes(), sink);
-            } else {
-                RemapSink<Sink> remap(sink, set_a_.identity() ? nullptr : &set_a_.map(),
-                                      set_b_.identity() ? nullptr : &set_b_.map());
-                derived().cross_impl(set_a_.boxes(), set_b_.boxes(), remap);
-            }
-            flush_sink(sink);
+            const PairSink::Mapping mapping(sink, set_a_.identity() ? nullptr : &set_a_.map(),
+                                            set_b_.identity() ? nullptr : &set_b_.map());
+            derived().cross_impl(set_a_.boxes(), set_b_.boxes(), sink);
+            sink.flush();
         });
         finish(r, sink);
         return r;
     }
 
-    template <class Sink>
-    Report run_batch(view_type queries, Sink& sink, unsigned threads) const {
+    Report run_batch(view_type queries, PairSink& sink, unsigned threads) const {
         Report r;
         if (!fits_indices(queries.size())) {
             r.status = Status::too_many_boxes;
@@ -213,15 +202,10 @@ private:
             qs.prepare(queries);
             r.invalid_a = qs.invalid();
             if (!built_) return;  // nothing to hit
-            const std::vector<std::uint32_t>* qmap = qs.identity() ? nullptr : &qs.map();
-            const std::vector<std::uint32_t>* bmap = built_set_.identity() ? nullptr : &built_set_.map();
-            if (!qmap && !bmap) {
-                derived().query_batch_impl(qs.boxes(), sink, threads);
-            } else {
-                RemapSink<Sink> remap(sink, qmap, bmap);
-                derived().query_batch_impl(qs.boxes(), remap, threads);
-            }
-            flush_sink(sink);
+            const PairSink::Mapping mapping(sink, qs.identity() ? nullptr : &qs.map(),
+                                            built_set_.identity() ? nullptr : &built_set_.map());
+            derived().query_batch_impl(qs.boxes(), sink, threads);
+            sink.flush();
         });
         finish(r, sink);
         return r;
@@ -243,10 +227,10 @@ private:
 template <class Derived, class T, int D>
 Report AlgorithmBase<Derived, T, D>::find_pairs(view_type boxes, std::vector<Pair>& out, const Options& options) {
     out.clear();
-    VectorSink sink(out, options.max_pairs);
+    PairSink sink(out, options.max_pairs);
     const ThreadScope scope(*this, options);
     Report r = run_self(boxes, sink);
-    sink.finish();
+    sink.flush();
     if (options.sorted) sort_pairs(out, boxes.size(), sort_scratch_);
     return r;
 }
@@ -255,10 +239,10 @@ template <class Derived, class T, int D>
 Report AlgorithmBase<Derived, T, D>::find_pairs(view_type a, view_type b, std::vector<Pair>& out,
                                                 const Options& options) {
     out.clear();
-    VectorSink sink(out, options.max_pairs);
+    PairSink sink(out, options.max_pairs);
     const ThreadScope scope(*this, options);
     Report r = run_cross(a, b, sink);
-    sink.finish();
+    sink.flush();
     if (options.sorted) sort_pairs(out, a.size(), sort_scratch_);
     return r;
 }
@@ -292,9 +276,9 @@ template <class Derived, class T, int D>
 Report AlgorithmBase<Derived, T, D>::query_batch(view_type queries, std::vector<Pair>& out,
                                                  const Options& options) const {
     out.clear();
-    VectorSink sink(out, options.max_pairs);
+    PairSink sink(out, options.max_pairs);
     Report r = run_batch(queries, sink, plan_threads(options.threads, queries.size(), options.min_boxes_per_thread));
-    sink.finish();
+    sink.flush();
     if (options.sorted) {  // const: may run on many threads at once, so scratch of its own
         PairSortScratch scratch;
         sort_pairs(out, queries.size(), scratch);
@@ -304,28 +288,28 @@ Report AlgorithmBase<Derived, T, D>::query_batch(view_type queries, std::vector<
 
 template <class Derived, class T, int D>
 Report AlgorithmBase<Derived, T, D>::stream_self(view_type boxes, PairCallbackRef f, std::uint64_t max_pairs) {
-    BatchedCallbackSink sink(f, max_pairs);
+    PairSink sink(f, max_pairs);
     return run_self(boxes, sink);
 }
 
 template <class Derived, class T, int D>
 Report AlgorithmBase<Derived, T, D>::stream_cross(view_type a, view_type b, PairCallbackRef f,
                                                  std::uint64_t max_pairs) {
-    BatchedCallbackSink sink(f, max_pairs);
+    PairSink sink(f, max_pairs);
     return run_cross(a, b, sink);
 }
 
 template <class Derived, class T, int D>
 Report AlgorithmBase<Derived, T, D>::stream_batch(view_type queries, PairCallbackRef f,
                                                  std::uint64_t max_pairs) const {
-    BatchedCallbackSink sink(f, max_pairs);
+    PairSink sink(f, max_pairs);
     return run_batch(queries, sink, 1);
 }
 
 template <class Derived, class T, int D>
 bool AlgorithmBase<Derived, T, D>::overlaps(const box_type& q, HitCallbackRef f) const {
     if (!built_ || !q.valid()) return true;
-    // Hits go to f a block at a time, as pairs do (BatchedCallbackSink).
+    // Hits go to f a block at a time, as streamed pairs do (PairSink).
     // After f says stop, the search runs on and its hits are dropped (the
     // algorithms' queries have no exit of their own).
     constexpr std::size_t block = 64;

@@ -13,7 +13,7 @@
 // query_batch of the algorithms, PairFinder and Index) are defined out of
 // their class body for this, and the callback calls (for_each_pair,
 // for_each_overlap, ...) hand an erased callback to such a call
-// (detail::BatchedCallbackSink), so a file that uses them compiles the call,
+// (a streaming PairSink), so a file that uses them compiles the call,
 // not the algorithm. Other scalar types and dimensions, and what stays
 // inline, are still compiled where used, so nothing changes in what a call
 // does.

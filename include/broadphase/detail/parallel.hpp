@@ -181,26 +181,14 @@ inline std::size_t task_count(unsigned threads, std::size_t items, std::size_t m
     return std::min<std::size_t>(std::size_t(threads) * 16, most);
 }
 
-/// Pairs budget left in a sink: VectorSink and RemapSink over one say;
-/// other sinks have none.
-template <class Sink, class = void>
-struct HasBudgetLeft : std::false_type {};
-template <class Sink>
-struct HasBudgetLeft<Sink, std::void_t<decltype(std::declval<const Sink&>().budget_left())>> : std::true_type {};
-
-template <class Sink>
-std::uint64_t budget_left(const Sink& sink) {
-    if constexpr (HasBudgetLeft<Sink>::value) return sink.budget_left();
-    else return no_budget;
-}
-
 /// Per-task pair buffers, kept between calls so frames after the first
 /// allocate nothing. Tasks fill their buffers in parallel; deliver() then
 /// hands the pairs to the caller's sink in task order.
 class TaskPairs {
 public:
-    /// Runs emit(task, VectorSink&, thread) for each task on `threads`
-    /// threads, then passes every pair, in task order, to `sink`. Each
+    /// Runs emit(task, PairSink&, thread) for each task on `threads`
+    /// threads, then passes every pair, in task order, to `sink` (a PairSink,
+    /// or an adapter over one with its budget_left() and exceed()). Each
     /// task's buffer is capped at the sink's remaining budget, so a scene
     /// with too many pairs stops as the single-threaded search would, with
     /// the same first pairs.
@@ -208,11 +196,11 @@ public:
     void run(unsigned threads, std::size_t tasks, Sink& sink, Emit&& emit) {
         if (buffers_.size() < tasks) buffers_.resize(tasks);
         over_.assign(tasks, 0);
-        const std::uint64_t budget = budget_left(sink);
+        const std::uint64_t budget = sink.budget_left();
         BROADPHASE_TRY {
             run_tasks(threads, tasks, [&](std::size_t t, unsigned thread) {
                 buffers_[t].clear();
-                VectorSink s(buffers_[t], budget);
+                PairSink s(buffers_[t], budget);
                 emit(t, s, thread);
                 over_[t] = s.stopped() ? 1 : 0;
             });
@@ -232,39 +220,32 @@ public:
         }
         // A task that hit the budget had more pairs than it kept: the whole
         // search has more than the budget, even if the kept ones fit.
-        if (std::find(over_.begin(), over_.end(), 1) != over_.end()) exceed(sink);
+        if (std::find(over_.begin(), over_.end(), 1) != over_.end()) sink.exceed();
     }
 
 private:
     template <class Sink>
     void deliver(unsigned threads, std::size_t tasks, Sink& sink) {
-        if constexpr (std::is_same_v<Sink, VectorSink>) {
-            // Straight into the output vector, every task's block copied in parallel.
-            offsets_.resize(tasks + 1);
-            offsets_[0] = 0;
-            for (std::size_t t = 0; t < tasks; ++t) offsets_[t + 1] = offsets_[t] + buffers_[t].size();
-            std::size_t granted = 0;
-            Pair* out = sink.extend(offsets_[tasks], granted);
-            run_tasks(threads, tasks, [&](std::size_t t, unsigned) {
-                const std::size_t from = offsets_[t];
-                if (from >= granted) return;
-                const std::size_t m = std::min(buffers_[t].size(), granted - from);
-                std::copy(buffers_[t].begin(), buffers_[t].begin() + static_cast<std::ptrdiff_t>(m), out + from);
-            });
-        } else {
-            for (std::size_t t = 0; t < tasks && !sink.stopped(); ++t)
-                for (const Pair& p : buffers_[t]) sink(p.a, p.b);
+        if constexpr (std::is_same_v<Sink, PairSink>) {
+            if (!sink.streams()) return copy_into(threads, tasks, sink);
         }
+        for (std::size_t t = 0; t < tasks && !sink.stopped(); ++t)
+            for (const Pair& p : buffers_[t]) sink(p.a, p.b);
     }
 
-    /// Marks the sink as over budget (it is full: budget_left() == 0).
-    template <class Sink>
-    static void exceed(Sink& sink) {
-        if constexpr (std::is_same_v<Sink, VectorSink>) {
-            sink.exceed();
-        } else if (!sink.stopped() && budget_left(sink) == 0) {
-            sink(0, 0);  // refused by the full sink, which then reports the budget exceeded
-        }
+    void copy_into(unsigned threads, std::size_t tasks, PairSink& sink) {
+        // Straight into the output vector, every task's block copied in parallel.
+        offsets_.resize(tasks + 1);
+        offsets_[0] = 0;
+        for (std::size_t t = 0; t < tasks; ++t) offsets_[t + 1] = offsets_[t] + buffers_[t].size();
+        std::size_t granted = 0;
+        Pair* out = sink.extend(offsets_[tasks], granted);
+        run_tasks(threads, tasks, [&](std::size_t t, unsigned) {
+            const std::size_t from = offsets_[t];
+            if (from >= granted) return;
+            const std::size_t m = std::min(buffers_[t].size(), granted - from);
+            std::copy(buffers_[t].begin(), buffers_[t].begin() + static_cast<std::ptrdiff_t>(m), out + from);
+        });
     }
 
     std::vector<std::vector<Pair>> buffers_;

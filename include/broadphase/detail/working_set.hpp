@@ -89,26 +89,5 @@ private:
     std::vector<std::uint32_t> invalid_;
 };
 
-/// Sink adapter that maps working indices back to the caller's.
-template <class Sink>
-class RemapSink {
-public:
-    RemapSink(Sink& s, const std::vector<std::uint32_t>* map_a, const std::vector<std::uint32_t>* map_b)
-        : s_(s), a_(map_a), b_(map_b) {}
-    void operator()(std::uint32_t a, std::uint32_t b) { s_(a_ ? (*a_)[a] : a, b_ ? (*b_)[b] : b); }
-    bool stopped() const { return s_.stopped(); }
-    std::uint64_t budget_left() const { return detail_budget_left(s_); }
-
-private:
-    template <class S>
-    static std::uint64_t detail_budget_left(const S& s) {
-        if constexpr (std::is_same_v<S, VectorSink>) return s.budget_left();
-        else return no_budget;
-    }
-    Sink& s_;
-    const std::vector<std::uint32_t>* a_;
-    const std::vector<std::uint32_t>* b_;
-};
-
 }  // namespace detail
 }  // namespace broadphase
