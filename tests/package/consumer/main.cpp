@@ -28,13 +28,13 @@ int main() {
     broadphase::Report r = broadphase::find_pairs(boxes, pairs);
     broadphase::sort_pairs(pairs);
     if (!r.ok() || r.pairs != expected.size() || pairs != expected) {
-        std::printf("find_pairs (auto): %zu pairs, expected %zu\n", pairs.size(), expected.size());
+        std::printf("find_pairs (automatic): %zu pairs, expected %zu\n", pairs.size(), expected.size());
         ++failures;
     }
 
     // Every algorithm by name, through a reused PairFinder.
     broadphase::PairFinder finder;
-    for (const char* name : {"brute_force", "sweep_and_prune", "uniform_grid", "hybrid_grid", "adaptive_grid", "auto"}) {
+    for (const char* name : {"brute_force", "sweep_and_prune", "uniform_grid", "hybrid_grid", "adaptive_grid", "automatic"}) {
         broadphase::Options options;
         if (!broadphase::parse_algorithm(name, options.algorithm)) {
             std::printf("unknown algorithm name %s\n", name);
