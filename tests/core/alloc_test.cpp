@@ -89,7 +89,7 @@ void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcep
 namespace bptest {
 namespace {
 
-namespace bs = broadphase::scenes;
+namespace bs = broadphase_scenes;
 
 #ifdef BPTEST_ASAN
 #define BPTEST_SKIP_UNDER_ASAN() GTEST_SKIP() << "AddressSanitizer replaces operator new itself: allocations not counted"

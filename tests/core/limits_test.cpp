@@ -59,7 +59,7 @@ using broadphase::Boxes;
 using broadphase::ObjectType;
 using broadphase::Scene;
 using broadphase::UpdateMode;
-using broadphase::scenes::Random;
+using broadphase_scenes::Random;
 
 constexpr bool kSanitized = BPTEST_SANITIZED != 0;
 constexpr std::uint64_t k2To32 = std::uint64_t(1) << 32;

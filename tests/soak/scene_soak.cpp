@@ -50,7 +50,7 @@ using broadphase::ObjectType;
 using broadphase::Pair;
 using broadphase::Scene;
 using broadphase::UpdateMode;
-using broadphase::scenes::Random;
+using broadphase_scenes::Random;
 using Id = Scene::Id;
 
 constexpr UpdateMode kModes[] = {UpdateMode::automatic, UpdateMode::incremental,      UpdateMode::rebuild,

@@ -554,7 +554,7 @@ int run_bench(const std::vector<std::string>& args) {
     if (p.positional.size() != 1) throw usage_error("bench needs one scene name or box file (see broadphase scenes)");
     const std::string scene = p.positional[0];
     // Motion sequences (fall:N, brownian:N:F, static-world:N:F) run as scenes: motion_bench.cpp.
-    if (broadphase::motion::is_sequence_name(scene)) return run_motion_bench(p);
+    if (broadphase_scenes::motion::is_sequence_name(scene)) return run_motion_bench(p);
     if (p.has("--mode")) throw usage_error("--mode applies to motion sequences (fall:N, brownian:N:F, static-world:N:F)");
     const bool queries = p.has("--queries");
     const std::string device = p.get("--device", "cpu");
@@ -587,7 +587,7 @@ int run_bench(const std::vector<std::string>& args) {
 
     if (is_particles_scene(scene)) return run_particles_bench(scene, p.has("--frames") ? frames : 0, threads, json);
     broadphase::Boxes boxes;
-    if (!broadphase::scenes::make_scene(scene, boxes)) {
+    if (!broadphase_scenes::make_scene(scene, boxes)) {
         FileOptions files;
         files.format = p.get("--format");
         files.array = p.get("--array");

@@ -24,7 +24,7 @@ namespace {
 
 using broadphase::Pair;
 using broadphase::UpdateMode;
-namespace motion = broadphase::motion;
+namespace motion = broadphase_scenes::motion;
 
 /// --mode names of the Scene's update modes. The one table to extend when
 /// scene.hpp gains a mode.

@@ -285,7 +285,7 @@ int run_bench(const World& world, const std::vector<std::string>& args) {
         Boxes all;
         bool whole = false, in_double = false;
         collectively(world, [&] {
-            whole = broadphase::scenes::make_scene(scene, all);
+            whole = broadphase_scenes::make_scene(scene, all);
             if (whole) return;
             if (!has_box_file_extension(scene))
                 throw usage_error("unknown scene '" + scene + "'; see broadphase scenes, or give a .npy or .csv file");
