@@ -107,7 +107,7 @@ public:
         options_.sorted = true;
         options_.threads = threads;
     }
-    const char* name() const { return brute_ ? "brute_force" : "auto"; }
+    const char* name() const { return brute_ ? "brute_force" : "automatic"; }
     void apply(const motion::Moves& moves) {
         for (std::size_t k = 0; k < moves.size(); ++k) boxes_.set(moves.index[k], moves.box[k]);
     }

@@ -258,7 +258,7 @@ int run_bench(const World& world, const std::vector<std::string>& args) {
     const int frames = static_cast<int>(parse_count("--frames", p.get("--frames", "10"), 1, 1000000));
     const long long threads_arg = parse_count("--threads", p.get("--threads", "0"), 0, 4096);
     const bool verify = p.has("--verify"), json = p.has("--json");
-    const std::string algorithm_name = p.get("--algorithm", "auto");
+    const std::string algorithm_name = p.get("--algorithm", "automatic");
     const broadphase::Algorithm algorithm = parse_algorithm_option(algorithm_name);
     const std::string delivery_name = p.get("--delivery", "keep");
     Delivery delivery = Delivery::keep;
