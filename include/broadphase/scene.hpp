@@ -16,8 +16,9 @@
 // by the user. The incremental methods search only the objects that changed
 // since the last update (added, moved, removed, type or filter changed) and
 // keep the previous update's pairs between unchanged objects:
-// - multi_box_pruning (what `incremental` means): regions with sorted
-//   entries kept across updates (detail/scene/multi_box_pruning.hpp);
+// - multi_box_pruning (what automatic runs while few objects changed):
+//   regions with sorted entries kept across updates
+//   (detail/scene/multi_box_pruning.hpp);
 // - sweep_and_prune: sorted endpoints on every axis kept across updates,
 //   pairs flipped by endpoint swaps (detail/scene/incremental_sweep.hpp);
 // - tree: each changed object queried against the dynamic AABB tree.
@@ -75,8 +76,7 @@ struct Filter {
 
 /// How update() finds the pairs (see the top of this file).
 enum class UpdateMode : std::uint8_t {
-    automatic,          ///< incremental while few objects changed (see kIncrementalShare), else rebuild
-    incremental,        ///< the incremental method the scene prefers: multi box pruning
+    automatic,          ///< multi_box_pruning while few objects changed (see kIncrementalShare), else rebuild
     rebuild,            ///< every pair from scratch, by the best one-shot algorithm
     tree,               ///< query each changed object against the dynamic AABB tree
     multi_box_pruning,  ///< query each changed object in its regions' sorted lists
@@ -89,7 +89,6 @@ enum class UpdateMode : std::uint8_t {
 inline const char* to_string(UpdateMode m) {
     switch (m) {
         case UpdateMode::automatic: return "automatic";
-        case UpdateMode::incremental: return "incremental";
         case UpdateMode::rebuild: return "rebuild";
         case UpdateMode::tree: return "tree";
         case UpdateMode::multi_box_pruning: return "multi_box_pruning";
@@ -360,8 +359,7 @@ private:
         for (Id id : dirty_) changed += objects_[id].alive;
         UpdateMode method = mode_;
         if (method == UpdateMode::automatic)
-            method = double(changed) <= kIncrementalShare * double(live_) ? UpdateMode::incremental : UpdateMode::rebuild;
-        if (method == UpdateMode::incremental) method = UpdateMode::multi_box_pruning;
+            method = double(changed) <= kIncrementalShare * double(live_) ? UpdateMode::multi_box_pruning : UpdateMode::rebuild;
         if (fat_pairs_ && (method == UpdateMode::tree || method == UpdateMode::sweep_and_prune))
             method = UpdateMode::multi_box_pruning;  // their searches use the tree's tight boxes
         if (objects_.size() >= std::min<std::size_t>(Sweep::max_id, detail::MultiBoxPruning<T, D>::max_id)) {

@@ -44,6 +44,8 @@ std::string canonical_mode(std::string s) {
 }
 
 bp::UpdateMode parse_update_mode(const std::string& name) {
+    if (name == "incremental")
+        raise_value("unknown update mode 'incremental': the incremental method is spelt 'multi_box_pruning'");
     std::string known;
     for (const auto& [n, m] : update_modes()) {
         if (canonical_mode(n) == canonical_mode(name)) return m;

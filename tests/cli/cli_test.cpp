@@ -1146,9 +1146,9 @@ TEST_F(Cli, BenchMotionSequencesVerifyEveryMode) {
             modes.push_back(obj["mode"]);
         }
         ASSERT_GE(modes.size(), 2u) << r.out;
-        EXPECT_EQ(modes[0], "incremental");
+        EXPECT_EQ(modes[0], "multi_box_pruning");
         EXPECT_EQ(modes[1], "rebuild");
-        for (const char* m : {"tree", "multi_box_pruning", "sweep_and_prune", "automatic", "fat-pairs"})
+        for (const char* m : {"tree", "sweep_and_prune", "automatic", "fat-pairs"})
             EXPECT_NE(std::find(modes.begin(), modes.end(), m), modes.end()) << m;
     }
 }
@@ -1157,7 +1157,7 @@ TEST_F(Cli, BenchMotionDefaultModesAndTable) {
     const RunResult j = run({"bench", "brownian:500:1", "--frames", "2", "--json"});
     ASSERT_EQ(j.status, 0) << j.err;
     const std::vector<std::string> lines = lines_of(j.out);
-    ASSERT_EQ(lines.size(), 2u) << j.out;  // incremental, rebuild
+    ASSERT_EQ(lines.size(), 2u) << j.out;  // multi_box_pruning, rebuild
     std::map<std::string, std::string> obj;
     ASSERT_TRUE(parse_flat_json(lines[1], obj)) << lines[1];
     EXPECT_EQ(obj["mode"], "rebuild");
@@ -1169,7 +1169,7 @@ TEST_F(Cli, BenchMotionDefaultModesAndTable) {
     EXPECT_NE(t.out.find("tree"), std::string::npos) << t.out;
     EXPECT_NE(t.out.find("yes"), std::string::npos) << t.out;
     EXPECT_EQ(t.out.find("NO"), std::string::npos) << t.out;
-    EXPECT_EQ(t.out.find("incremental"), std::string::npos) << t.out;
+    EXPECT_EQ(t.out.find("multi_box_pruning"), std::string::npos) << t.out;
 
     const RunResult l = run({"scenes"});
     for (const char* name : {"fall:N", "brownian:N:F", "static-world:N:F"}) EXPECT_NE(l.out.find(name), std::string::npos);
@@ -1203,6 +1203,7 @@ TEST_F(Cli, BenchMotionRejectsBadNames) {
              {"bench", "static-world:-5:0.1"},
              {"bench", "static-world:100:"},
              {"bench", "fall:100", "--mode", "nosuchmode"},
+             {"bench", "fall:100", "--mode", "incremental"},
              {"bench", "fall:100", "--mode", "rebuild,,tree"},
              {"bench", "fall:100", "--algorithm", "all"},
              {"bench", "fall:100", "--queries"},
@@ -1214,6 +1215,9 @@ TEST_F(Cli, BenchMotionRejectsBadNames) {
         EXPECT_NE(b.status, -1);
         EXPECT_EQ(count_lines(b.err), 1u) << b.err;
         EXPECT_EQ(b.out, "");
+        if (args.back() == "incremental") {
+            EXPECT_NE(b.err.find("'multi_box_pruning'"), std::string::npos) << b.err;
+        }
     }
 }
 

@@ -101,16 +101,16 @@ bench   Times full frames (build + find) on one kept finder: one untimed
         the pairs": for a Scene, one move batch + update(), which also gives
         the begin/end events; for Bullet, setAabb per move +
         calculateOverlappingPairs.
-          --mode M,M            Scene update modes: incremental, rebuild,
-                                tree, multi_box_pruning, sweep_and_prune
-                                ('-' for '_' also works), automatic,
+          --mode M,M            Scene update modes: multi_box_pruning,
+                                rebuild, tree, sweep_and_prune ('-' for
+                                '_' also works), automatic,
                                 fat-pairs (automatic with fat-box pairs: a
                                 superset, checked like Bullet's); with
                                 Bullet built in: bullet-dbvt, bullet-sap
                                 (Bullet's pair cache: fat pairs, a superset,
                                 not exact). "all": every mode (bullet-sap
                                 only up to 30,000 objects: its setup is
-                                O(N^2)). Default incremental,rebuild
+                                O(N^2)). Default multi_box_pruning,rebuild
           --verify              every frame, against brute force up to 20,000
                                 objects, beyond that the automatic one-shot
                                 algorithm (static-static pairs left out):
