@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# auto against the best of our algorithms, scene by scene (docs/choosing.md):
+# automatic against the best of our algorithms, scene by scene (docs/choosing.md):
 # `broadphase bench SCENE --algorithm ours --threads 1 --json` on every
 # built-in one-set scene at its default size, then the real-data scenes at
-# 10^6 boxes. Writes docs/benchmarks/<machine>-auto.csv with the columns
+# 10^6 boxes. Writes docs/benchmarks/<machine>-automatic.csv with the columns
 #   scene,n,pairs,sweep_and_prune_ms,uniform_grid_ms,hybrid_grid_ms,adaptive_grid_ms,
-#   auto_ms,auto_algorithm,best_ms,best_algorithm,auto_over_best
+#   automatic_ms,automatic_algorithm,best_ms,best_algorithm,automatic_over_best
 # (ms: the minimum per frame over the frames run; best: the fastest of the
 # four; brute force left out, it only wins below ~200 boxes) and prints the
 # same as a Markdown table.
@@ -19,7 +19,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/../scripts/common.sh"
 cd "$bp_repo_root"
 
 bp_results_setup
-csv="${bp_results}-auto.csv"
+csv="${bp_results}-automatic.csv"
 build="${BUILD_DIR:-build/release}"
 frames="${FRAMES:-15}"
 cli="$build/tools/broadphase"
@@ -53,10 +53,10 @@ function field(line, name,    m) {
     s = field($0, "scene"); a = field($0, "algorithm"); c = field($0, "chosen")
     if (!(s in seen)) { seen[s] = 1; order[++count] = s; n[s] = field($0, "n"); pairs[s] = field($0, "pairs") }
     ms[s, a] = field($0, "min_ms")
-    if (a == "auto") chosen[s] = c
+    if (a == "automatic") chosen[s] = c
 }
 END {
-    print "scene,n,pairs,sweep_and_prune_ms,uniform_grid_ms,hybrid_grid_ms,adaptive_grid_ms,auto_ms,auto_algorithm,best_ms,best_algorithm,auto_over_best"
+    print "scene,n,pairs,sweep_and_prune_ms,uniform_grid_ms,hybrid_grid_ms,adaptive_grid_ms,automatic_ms,automatic_algorithm,best_ms,best_algorithm,automatic_over_best"
     split("sweep_and_prune uniform_grid hybrid_grid adaptive_grid", algos, " ")
     for (i = 1; i <= count; ++i) {
         s = order[i]; best = ""; best_algo = ""; line = s "," n[s] "," pairs[s]
@@ -64,12 +64,12 @@ END {
             t = ms[s, algos[k]]; line = line "," t
             if (t != "" && (best == "" || t + 0 < best + 0)) { best = t; best_algo = algos[k] }
         }
-        ratio = (best != "" && ms[s, "auto"] != "") ? sprintf("%.2f", ms[s, "auto"] / best) : ""
-        print line "," ms[s, "auto"] "," chosen[s] "," best "," best_algo "," ratio
+        ratio = (best != "" && ms[s, "automatic"] != "") ? sprintf("%.2f", ms[s, "automatic"] / best) : ""
+        print line "," ms[s, "automatic"] "," chosen[s] "," best "," best_algo "," ratio
     }
 }' "$results" >"$csv"
 
 bp_log "wrote $csv"
-awk -F, 'NR == 1 { print "| scene | n | sweep and prune | uniform grid | hybrid grid | adaptive grid | auto | auto picks | auto / best |"
+awk -F, 'NR == 1 { print "| scene | n | sweep and prune | uniform grid | hybrid grid | adaptive grid | automatic | automatic picks | automatic / best |"
                    print "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |"; next }
          { printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $4, $5, $6, $7, $8, $9, $12 }' "$csv"

@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # Our find_pairs against other libraries' broad phases used one-shot (issue
 # 16): every built-in scene at one thread, `broadphase bench SCENE --algorithm
-# all --threads 1 --verify --json`, i.e. every algorithm of ours, auto, then
+# all --threads 1 --verify --json`, i.e. every algorithm of ours, automatic, then
 # the peers this build has (bench/peers/: CGAL's box_self_intersection_d,
 # FCL's DynamicAABBTreeCollisionManager, Bullet's btDbvtBroadphase; see
 # docs/peers.md), each frame = build + every pair, all in one process per scene.
 # Writes docs/benchmarks/<machine>-peers.csv with the columns
-#   scene,n,pairs,auto_algorithm,ours_auto_ms,best_ours_ms,best_ours_algorithm,ours_verified,
+#   scene,n,pairs,automatic_algorithm,ours_automatic_ms,best_ours_ms,best_ours_algorithm,ours_verified,
 #   bullet_dbvt_ms,bullet_dbvt_ratio,bullet_dbvt_check, fcl_..., cgal_...
 #   [,boxpruning_ms,boxpruning_ratio,boxpruning_check]
-# (ms: median per frame; ratio: peer ms / ours_auto_ms, > 1 means ours is
+# (ms: median per frame; ratio: peer ms / ours_automatic_ms, > 1 means ours is
 # faster; check: equal / superset / differs against brute force with
 # --verify, else count-equal / count-differs against our pair count, empty
 # when the peer was not run) and prints the same as a Markdown table.
@@ -74,7 +74,7 @@ results="$work/results.jsonl"
 : >"$results"
 for scene in "${scenes[@]}"; do
     # The box count decides --verify and the peers; one untimed-size frame finds it.
-    n="$("$cli" bench "$scene" --algorithm auto --threads 1 --frames 1 --json |
+    n="$("$cli" bench "$scene" --algorithm automatic --threads 1 --frames 1 --json |
         sed -n 's/.*"n":\([0-9]*\).*/\1/p')"
     args=(--algorithm all --threads 1 --frames "$frames" --json)
     if [ "$n" -gt "$peer_max_n" ]; then
@@ -100,7 +100,7 @@ awk -v with_driver="${driver:+1}" '
         gsub(/"/, "", v)
         return v
     }
-    function ratio(ms) { return (ms == "" || auto_ms[s] + 0 == 0) ? "" : sprintf("%.2f", ms / auto_ms[s]) }
+    function ratio(ms) { return (ms == "" || automatic_ms[s] + 0 == 0) ? "" : sprintf("%.2f", ms / automatic_ms[s]) }
     function check(p,    rel) {
         if (!((s, p) in ms)) return ""
         if (rel_of[s, p] != "") return rel_of[s, p]
@@ -111,12 +111,12 @@ awk -v with_driver="${driver:+1}" '
         s = field("scene"); a = field("algorithm")
         if (!(s in seen)) { seen[s] = 1; order[++count] = s; ours_ok[s] = "true" }
         n[s] = field("n")
-        if (a == "auto") {
-            auto_ms[s] = field("median_ms"); pairs[s] = field("pairs"); chosen[s] = field("chosen")
+        if (a == "automatic") {
+            automatic_ms[s] = field("median_ms"); pairs[s] = field("pairs"); chosen[s] = field("chosen")
         }
         if (field("peer") == "" && a != "boxpruning") {
             m = field("median_ms")
-            if (!(s in best) || m + 0 < best[s] + 0) { best[s] = m; best_alg[s] = a == "auto" ? "auto (" field("chosen") ")" : a }
+            if (!(s in best) || m + 0 < best[s] + 0) { best[s] = m; best_alg[s] = a == "automatic" ? "automatic (" field("chosen") ")" : a }
             v = field("verified")
             if (v == "false") ours_ok[s] = "false"
             else if (v == "null" && ours_ok[s] == "true") ours_ok[s] = "-"
@@ -128,7 +128,7 @@ awk -v with_driver="${driver:+1}" '
         split("bullet-dbvt fcl cgal", peer, " ")
         peers = 3
         if (with_driver) peer[++peers] = "boxpruning"
-        header = "scene,n,pairs,auto_algorithm,ours_auto_ms,best_ours_ms,best_ours_algorithm,ours_verified"
+        header = "scene,n,pairs,automatic_algorithm,ours_automatic_ms,best_ours_ms,best_ours_algorithm,ours_verified"
         for (k = 1; k <= peers; k++) {
             c = peer[k]; gsub(/-/, "_", c)
             header = header "," c "_ms," c "_ratio," c "_check"
@@ -136,7 +136,7 @@ awk -v with_driver="${driver:+1}" '
         print header
         for (i = 1; i <= count; i++) {
             s = order[i]
-            row = s "," n[s] "," pairs[s] "," chosen[s] "," auto_ms[s] "," best[s] "," best_alg[s] "," ours_ok[s]
+            row = s "," n[s] "," pairs[s] "," chosen[s] "," automatic_ms[s] "," best[s] "," best_alg[s] "," ours_ok[s]
             for (k = 1; k <= peers; k++) {
                 p = peer[k]
                 m = ((s, p) in ms) ? ms[s, p] : ""
@@ -147,11 +147,11 @@ awk -v with_driver="${driver:+1}" '
     }' "$results" >"$csv"
 bp_log "wrote $csv"
 
-# The same as a Markdown table (docs/peers.md): ms, and in brackets peer / ours (auto).
+# The same as a Markdown table (docs/peers.md): ms, and in brackets peer / ours (automatic).
 awk -F, '
     NR == 1 {
         for (k = 1; k <= NF; k++) col[$k] = k
-        line = "| scene | boxes | pairs | ours: auto ms | best of ours ms |"
+        line = "| scene | boxes | pairs | ours: automatic ms | best of ours ms |"
         rule = "| --- | ---: | ---: | ---: | ---: |"
         np = 0
         for (k = 9; k <= NF; k += 3) {

@@ -47,7 +47,7 @@ if [ "${1:-}" != "--plot-only" ]; then
         [ "$n" -le "$max_n" ] || continue
         frames=20
         [ "$n" -ge 3000000 ] && frames=5
-        for algorithm in uniform_grid hybrid_grid adaptive_grid sweep_and_prune auto; do
+        for algorithm in uniform_grid hybrid_grid adaptive_grid sweep_and_prune automatic; do
             # Sweep and prune's window grows with N: past a million it takes seconds.
             [ "$algorithm" = sweep_and_prune ] && [ "$n" -gt 1000000 ] && continue
             for threads in 1 "$all_threads"; do
@@ -82,7 +82,7 @@ series="$(mktemp -d)"
 trap 'rm -rf "$series"' EXIT
 plot_lines=""
 colour=0
-for algorithm in uniform_grid hybrid_grid adaptive_grid sweep_and_prune auto; do
+for algorithm in uniform_grid hybrid_grid adaptive_grid sweep_and_prune automatic; do
     colour=$((colour + 1))
     for kind in one all; do
         file="$series/$algorithm-$kind.dat"

@@ -29,7 +29,7 @@ function field(line, key,    pat, v) {
         rows++
         r_scene[rows] = scene; r_n[rows] = n; r_pairs[rows] = pairs; r_median[rows] = median
         r_min[rows] = min; r_frames[rows] = frames
-        r_alg[rows] = (algorithm == "auto" && chosen != "") ? "auto (" chosen ")" : algorithm
+        r_alg[rows] = (algorithm == "automatic" && chosen != "") ? "automatic (" chosen ")" : algorithm
         r_ver[rows] = verified == "true" ? "yes" : verified == "false" ? "NO" : "-"
         if (!(scene in best) || median + 0 < best[scene] + 0) best[scene] = median
     }

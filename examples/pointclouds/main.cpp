@@ -27,7 +27,7 @@
 
 namespace {
 
-namespace bs = broadphase::scenes;
+namespace bs = broadphase_scenes;
 using broadphase::Pair;
 using pointclouds::Narrow;
 

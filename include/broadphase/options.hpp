@@ -26,10 +26,11 @@ inline constexpr Algorithm concrete_algorithms[] = {Algorithm::brute_force, Algo
                                                     Algorithm::uniform_grid, Algorithm::hybrid_grid,
                                                     Algorithm::adaptive_grid};
 
-/// Name used by the CLI and the docs ("brute_force", "sweep_and_prune", ...).
+/// The name of an algorithm: the enumerator's name ("automatic",
+/// "brute_force", ...), as the CLI, Python and the docs spell it.
 inline const char* to_string(Algorithm a) {
     switch (a) {
-        case Algorithm::automatic: return "auto";
+        case Algorithm::automatic: return "automatic";
         case Algorithm::brute_force: return "brute_force";
         case Algorithm::sweep_and_prune: return "sweep_and_prune";
         case Algorithm::uniform_grid: return "uniform_grid";
@@ -39,7 +40,8 @@ inline const char* to_string(Algorithm a) {
     return "unknown";
 }
 
-/// Parses a name from to_string (also "auto"); false if unknown.
+/// Parses a name from to_string; false if unknown ("auto" included: the
+/// automatic choice is spelt "automatic").
 inline bool parse_algorithm(const std::string& name, Algorithm& out) {
     if (name == to_string(Algorithm::automatic)) {
         out = Algorithm::automatic;

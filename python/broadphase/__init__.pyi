@@ -11,7 +11,7 @@ ArrayLike = npt.ArrayLike
 Pairs = npt.NDArray[np.uint32]
 Ids = npt.NDArray[np.uint32]
 OnInvalid = Literal["warn", "skip", "raise"]
-Algorithm = Literal["auto", "brute_force", "sweep_and_prune", "uniform_grid", "hybrid_grid", "adaptive_grid"]
+Algorithm = Literal["automatic", "brute_force", "sweep_and_prune", "uniform_grid", "hybrid_grid", "adaptive_grid"]
 ObjectType = Literal["dynamic", "static"]
 
 class InvalidBoxError(ValueError):
@@ -34,7 +34,7 @@ class PairBudgetError(RuntimeError):
 class _PairOptions(TypedDict, total=False):
     """The keyword options of find_pairs, find_sphere_pairs and PairFinder.find_pairs.
 
-    algorithm: 'auto' (default) or one of algorithms(). threads: 0 (default)
+    algorithm: 'automatic' (default) or one of algorithms(). threads: 0 (default)
     = all cores. sorted: sort by (first, second) (default False; the order is
     deterministic anyway). max_pairs: raise PairBudgetError past this many
     pairs (default None: no limit). invalid: boxes with NaN or min > max take
@@ -74,8 +74,8 @@ def find_sphere_pairs(centers: ArrayLike, radii: Union[float, ArrayLike], **opti
     """Every pair of touching spheres (i, j), i < j: |ci - cj| <= ri + rj.
 
     centers: (N, 3); radii: one number or (N,). Each pair is kept iff
-    |ci - cj|^2 <= (ri + rj)^2 in float64. algorithm='auto': a grid of its own
-    for radii within 2x of the mean (else the box path); a named algorithm:
+    |ci - cj|^2 <= (ri + rj)^2 in float64. algorithm='automatic': a grid of its
+    own for radii within 2x of the mean (else the box path); a named algorithm:
     the broad phase on the spheres' boxes, then the exact test.
     max_pairs bounds the pairs (the box pairs on the box path).
     boxsize: a periodic domain, minimum image distances (the box path).
@@ -83,7 +83,7 @@ def find_sphere_pairs(centers: ArrayLike, radii: Union[float, ArrayLike], **opti
     """
 
 def algorithms() -> List[str]:
-    """The algorithm names find_pairs accepts besides 'auto'."""
+    """The algorithm names find_pairs accepts besides 'automatic'."""
 
 def default_threads() -> int:
     """The thread count threads=0 stands for."""
@@ -118,7 +118,7 @@ class Index:
     def __init__(
         self,
         boxes: ArrayLike,
-        algorithm: Union[Algorithm, str] = "auto",
+        algorithm: Union[Algorithm, str] = "automatic",
         threads: int = 0,
         invalid: OnInvalid = "warn",
     ) -> None: ...
@@ -259,9 +259,9 @@ class Scene:
     def type(self, id: int) -> str: ...
     def filter(self, id: int) -> Tuple[int, int, int]: ...
     def user_value(self, id: int) -> int: ...
-    def set_options(self, algorithm: Union[Algorithm, str] = "auto", threads: int = 0) -> None: ...
+    def set_options(self, algorithm: Union[Algorithm, str] = "automatic", threads: int = 0) -> None: ...
     def set_update_mode(self, mode: str) -> None:
-        """One of Scene.update_modes() ('automatic', 'incremental', 'rebuild', ...)."""
+        """One of Scene.update_modes() ('automatic', 'rebuild', 'tree', ...)."""
     @property
     def update_mode(self) -> str: ...
     @property

@@ -203,8 +203,10 @@ def _check_options(comm_size, delivery, root, algorithm, threads, max_pairs, inv
     root = _int(root, "root")
     if not 0 <= root < comm_size:
         raise ValueError(f"root must be a rank of comm (0 to {comm_size - 1}); got {root}")
-    if not isinstance(algorithm, str) or (algorithm != "auto" and algorithm not in algorithms()):
-        names = ", ".join(repr(a) for a in ["auto"] + algorithms())
+    if algorithm == "auto":
+        raise ValueError("unknown algorithm 'auto': the automatic choice is spelt 'automatic'")
+    if not isinstance(algorithm, str) or (algorithm != "automatic" and algorithm not in algorithms()):
+        names = ", ".join(repr(a) for a in ["automatic"] + algorithms())
         raise ValueError(f"unknown algorithm {algorithm!r}; one of {names}")
     threads = _int(threads, "threads")
     if threads < 0:
@@ -308,7 +310,7 @@ class DistributedPairFinder:
         delivery: str = "keep",
         root: int = 0,
         sorted: bool = False,
-        algorithm: str = "auto",
+        algorithm: str = "automatic",
         threads: int = 0,
         max_pairs: Optional[int] = None,
         invalid: str = "warn",
@@ -434,7 +436,7 @@ def find_pairs(
     delivery: str = "keep",
     root: int = 0,
     sorted: bool = False,
-    algorithm: str = "auto",
+    algorithm: str = "automatic",
     threads: int = 0,
     max_pairs: Optional[int] = None,
     invalid: str = "warn",

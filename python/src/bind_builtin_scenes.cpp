@@ -15,11 +15,11 @@ py::array builtin_scene(const std::string& name) {
     bool ok;
     {
         py::gil_scoped_release nogil;
-        ok = bp::scenes::make_scene(name, boxes);
+        ok = broadphase_scenes::make_scene(name, boxes);
     }
     if (!ok) {
         std::string names;
-        for (const auto& n : bp::scenes::scene_names()) names += (names.empty() ? "" : ", ") + n;
+        for (const auto& n : broadphase_scenes::scene_names()) names += (names.empty() ? "" : ", ") + n;
         raise_value("unknown scene '" + name + "'; one of " + names);
     }
     py::array_t<float> a({static_cast<py::ssize_t>(boxes.size()), py::ssize_t(6)});

@@ -213,8 +213,8 @@ private:
 void bind_index(py::module_& m) {
     py::class_<Index>(m, "Index", R"doc(A built set of boxes answering box queries.
 
-Index(boxes, algorithm='auto', threads=0, invalid='warn'): builds over a copy
-of boxes ((N, 6), or (N, 4) for a 2-D index, as find_pairs). Queries have the
+Index(boxes, algorithm='automatic', threads=0, invalid='warn'): builds over a
+copy of boxes ((N, 6), or (N, 4) for a 2-D index, as find_pairs). Queries have the
 index's dimension: six numbers (or (M, 6) rows) for a 3-D index, four (or
 (M, 4)) for a 2-D one; the other gives a ValueError. float32 boxes give a float32 index, any
 other dtype a float64 one. Queries are exact in their own precision: float32
@@ -225,7 +225,7 @@ Queries may run from many threads at once.)doc")
         .def(py::init([](py::handle boxes, const std::string& algorithm, long threads, const std::string& invalid) {
                  return std::make_unique<Index>(boxes, algorithm, threads, parse_invalid(invalid));
              }),
-             py::arg("boxes"), py::arg("algorithm") = "auto", py::arg("threads") = 0, py::arg("invalid") = "warn")
+             py::arg("boxes"), py::arg("algorithm") = "automatic", py::arg("threads") = 0, py::arg("invalid") = "warn")
         .def("query", &Index::query, py::arg("box"), py::arg("sorted") = false,
              "Indices (uint32 array) of the built boxes overlapping one box (six numbers, or four for a 2-D index). "
              "An invalid query box overlaps nothing.")
@@ -233,7 +233,7 @@ Queries may run from many threads at once.)doc")
             "query_batch",
             [](const Index& idx, py::handle boxes, long threads, bool sorted, std::optional<std::uint64_t> max_pairs,
                const std::string& invalid) {
-                return idx.query_batch(boxes, make_options("auto", threads, sorted, max_pairs), parse_invalid(invalid));
+                return idx.query_batch(boxes, make_options("automatic", threads, sorted, max_pairs), parse_invalid(invalid));
             },
             py::arg("boxes"), py::arg("threads") = 0, py::arg("sorted") = false, py::arg("max_pairs") = py::none(),
             py::arg("invalid") = "warn",

@@ -201,7 +201,7 @@ void bind_pairs(py::module_& m) {
             Finder f;
             return f.find(boxes, other, o, on_invalid, boxsize);
         },
-        py::arg("boxes"), py::arg("other") = py::none(), py::arg("algorithm") = "auto", py::arg("threads") = 0,
+        py::arg("boxes"), py::arg("other") = py::none(), py::arg("algorithm") = "automatic", py::arg("threads") = 0,
         py::arg("sorted") = false, py::arg("max_pairs") = py::none(), py::arg("invalid") = "warn",
         py::arg("boxsize") = py::none(),
         R"doc(Every overlapping pair of boxes, exactly once.
@@ -213,7 +213,7 @@ boxes: (N, 6) array, rows minx miny minz maxx maxy maxz, or (N, 4) for 2-D
 other: optional second set, (M, 6) or (M, 4) as boxes (the same dimension,
     else ValueError). Without it: pairs (i, j), i < j, within boxes. With
     it: pairs (index in boxes, index in other).
-algorithm: 'auto' (default) or one of algorithms().
+algorithm: 'automatic' (default) or one of algorithms().
 threads: 0 (default) = all cores; 1 = the calling thread only.
 sorted: sort the pairs by (first, second). Without it the order is still
     deterministic (the same for every run and thread count).
@@ -248,7 +248,7 @@ several threads run one at a time.)doc")
                 return f.find(boxes, other, make_options(algorithm, threads, sorted, max_pairs), parse_invalid(invalid),
                               boxsize);
             },
-            py::arg("boxes"), py::arg("other") = py::none(), py::arg("algorithm") = "auto", py::arg("threads") = 0,
+            py::arg("boxes"), py::arg("other") = py::none(), py::arg("algorithm") = "automatic", py::arg("threads") = 0,
             py::arg("sorted") = false, py::arg("max_pairs") = py::none(), py::arg("invalid") = "warn",
             py::arg("boxsize") = py::none(),
             "Every overlapping pair, as broadphase.find_pairs, reusing this finder's memory.")
@@ -261,7 +261,7 @@ several threads run one at a time.)doc")
             for (bp::Algorithm a : bp::concrete_algorithms) v.push_back(bp::to_string(a));
             return v;
         },
-        "The algorithm names find_pairs accepts (besides 'auto').");
+        "The algorithm names find_pairs accepts (besides 'automatic').");
     m.def("_time_cpp_find_pairs", &time_cpp_find_pairs, py::arg("rows"), py::arg("threads"), py::arg("variant"),
           "Benchmark hook (bench/python/overhead.py): (milliseconds, pairs) of one C++ call equivalent to a Python one.");
     m.def("default_threads", &bp::default_threads, "The thread count threads=0 stands for.");

@@ -44,6 +44,8 @@ std::string canonical_mode(std::string s) {
 }
 
 bp::UpdateMode parse_update_mode(const std::string& name) {
+    if (name == "incremental")
+        raise_value("unknown update mode 'incremental': the incremental method is spelt 'multi_box_pruning'");
     std::string known;
     for (const auto& [n, m] : update_modes()) {
         if (canonical_mode(n) == canonical_mode(name)) return m;
@@ -454,7 +456,7 @@ float64 throughout.)doc")
         .def("type", &Scene::type, py::arg("id"))
         .def("filter", &Scene::filter, py::arg("id"), "(category, mask, group)")
         .def("user_value", &Scene::user_value, py::arg("id"))
-        .def("set_options", &Scene::set_options, py::arg("algorithm") = "auto", py::arg("threads") = 0,
+        .def("set_options", &Scene::set_options, py::arg("algorithm") = "automatic", py::arg("threads") = 0,
              "Algorithm and threads of the full rebuilds.")
         .def("set_update_mode", &Scene::set_update_mode, py::arg("mode"),
              "How update() finds the pairs: one of update_modes() ('automatic' by default).")

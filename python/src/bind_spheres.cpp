@@ -51,14 +51,14 @@ void bind_spheres(py::module_& m) {
             Rows r = vector_of(ra, "radii", c.n, dbl);
             return dbl ? sphere_pairs<double>(c, r, o, on_invalid, periods) : sphere_pairs<float>(c, r, o, on_invalid, periods);
         },
-        py::arg("centers"), py::arg("radii"), py::arg("algorithm") = "auto", py::arg("threads") = 0, py::arg("sorted") = false,
+        py::arg("centers"), py::arg("radii"), py::arg("algorithm") = "automatic", py::arg("threads") = 0, py::arg("sorted") = false,
         py::arg("max_pairs") = py::none(), py::arg("invalid") = "warn", py::arg("boxsize") = py::none(),
         R"doc(Every pair of touching spheres (i, j), i < j, exactly once.
 
 centers: (N, 3) array; radii: one number or an (N,) array (float32 when
 both are float32, else float64).
 A pair is kept iff |ci - cj|^2 <= (ri + rj)^2, evaluated in float64 from
-the input values (touching spheres count). With algorithm='auto' (default),
+the input values (touching spheres count). With algorithm='automatic' (default),
 spheres whose radii are within 2x of the mean go to the cell list that
 NeighborList uses (bins one diameter wide, each sphere in one bin, each candidate tested
 exactly once: no box pairs); other inputs, or a named algorithm, take the

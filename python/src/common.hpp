@@ -32,15 +32,16 @@ namespace broadphase_python {
 [[noreturn]] inline void raise_value(const std::string& msg) { throw py::value_error(msg); }
 [[noreturn]] inline void raise_type(const std::string& msg) { throw py::type_error(msg); }
 
-/// The names algorithm= accepts, quoted: "'auto', 'brute_force', ...".
+/// The names algorithm= accepts, quoted: "'automatic', 'brute_force', ...".
 inline std::string algorithm_names() {
-    std::string s = "'auto'";
+    std::string s = std::string("'") + bp::to_string(bp::Algorithm::automatic) + "'";
     for (bp::Algorithm a : bp::concrete_algorithms) s += std::string(", '") + bp::to_string(a) + "'";
     return s;
 }
 
 /// An algorithm by name; ValueError naming the known ones otherwise.
 inline bp::Algorithm parse_algorithm(const std::string& name) {
+    if (name == "auto") raise_value("unknown algorithm 'auto': the automatic choice is spelt 'automatic'");
     bp::Algorithm a;
     if (!bp::parse_algorithm(name, a)) raise_value("unknown algorithm '" + name + "'; one of " + algorithm_names());
     return a;

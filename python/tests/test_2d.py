@@ -62,7 +62,7 @@ def test_find_pairs_one_set(dtype, n):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("algorithm", ["auto"] + broadphase.algorithms())
+@pytest.mark.parametrize("algorithm", ["automatic"] + broadphase.algorithms())
 def test_every_algorithm_random_and_touching(dtype, algorithm):
     rng = np.random.default_rng(7)
     for boxes in (random_2d(rng, 800, dtype, spread=60), touching_2d(dtype)):
@@ -118,7 +118,7 @@ def test_pair_finder_keeps_both_dimensions():
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("algorithm", ["auto"] + broadphase.algorithms())
+@pytest.mark.parametrize("algorithm", ["automatic"] + broadphase.algorithms())
 def test_index(dtype, algorithm):
     rng = np.random.default_rng(11)
     boxes = np.vstack([random_2d(rng, 600, dtype, spread=50), touching_2d(dtype)])

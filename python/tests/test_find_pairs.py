@@ -10,7 +10,7 @@ import pytest
 import broadphase
 from conftest import assert_same_pairs, brute_pairs, random_boxes, sort_pairs
 
-ALGORITHMS = ["auto"] + broadphase.algorithms()
+ALGORITHMS = ["automatic"] + broadphase.algorithms()
 
 
 def test_algorithm_names():
@@ -202,6 +202,9 @@ def test_errors():
         broadphase.find_pairs([["a"] * 6])
     with pytest.raises(ValueError, match="unknown algorithm 'quadtree'"):
         broadphase.find_pairs(np.zeros((4, 6)), algorithm="quadtree")
+    # The automatic choice has one name; the former 'auto' says which.
+    with pytest.raises(ValueError, match="spelt 'automatic'"):
+        broadphase.find_pairs(np.zeros((4, 6)), algorithm="auto")
     with pytest.raises(ValueError, match="threads"):
         broadphase.find_pairs(np.zeros((4, 6)), threads=-1)
     with pytest.raises(ValueError, match="invalid must be"):

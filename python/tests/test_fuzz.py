@@ -65,7 +65,7 @@ def examples(n):
     return settings(max_examples=max(1, round(n * SCALE)))
 
 
-ALGORITHMS = ["auto"] + broadphase.algorithms()
+ALGORITHMS = ["automatic"] + broadphase.algorithms()
 MODES = broadphase.Scene.update_modes()
 ALL = 0xFFFFFFFFFFFFFFFF
 F32_MAX = float(np.finfo(np.float32).max)
@@ -735,7 +735,7 @@ def test_find_sphere_pairs(data, centres, algorithm, opts):
     max_pairs = budget_of(opts, len(want.keys))
     note(f"radii {r.tolist()!r}; want {len(want.keys)} pairs, invalid {want.invalid_a.tolist()}, max_pairs {max_pairs}")
     # Past max_pairs pairs: PairBudgetError. Within, it may still come: on
-    # the box path (a named algorithm; 'auto' where its grid does not suit)
+    # the box path (a named algorithm; 'automatic' where its grid does not suit)
     # max_pairs bounds the box pairs, a superset of the pairs.
     budget = "maybe" if max_pairs is not None and len(want.keys) <= max_pairs else "at_most"
     kw = call_options(opts, max_pairs)

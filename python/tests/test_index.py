@@ -8,7 +8,7 @@ import pytest
 import broadphase
 from conftest import assert_same_pairs, brute_pairs, random_boxes, sort_pairs
 
-ALGORITHMS = ["auto"] + broadphase.algorithms()
+ALGORITHMS = ["automatic"] + broadphase.algorithms()
 
 
 @pytest.mark.parametrize("algorithm", ALGORITHMS)

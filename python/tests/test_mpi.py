@@ -387,6 +387,8 @@ def test_bad_arguments_raise_on_every_rank():
         bpm.find_pairs(COMM, good, delivery="gather", root=SIZE)
     with pytest.raises(ValueError, match="algorithm"):
         bpm.find_pairs(COMM, good, algorithm="quadtree")
+    with pytest.raises(ValueError, match="spelt 'automatic'"):
+        bpm.find_pairs(COMM, good, algorithm="auto")
     with pytest.raises(ValueError, match="ids"):
         bpm.find_pairs(COMM, good, np.arange(len(good) + 1))
     with pytest.raises(ValueError, match="ids"):

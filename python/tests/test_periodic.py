@@ -69,7 +69,7 @@ def test_find_pairs_against_brute_force(rng, dtype, boxsize, n):
     np.testing.assert_array_equal(got, sort_pairs(want))
 
 
-@pytest.mark.parametrize("algorithm", ["auto"] + broadphase.algorithms())
+@pytest.mark.parametrize("algorithm", ["automatic"] + broadphase.algorithms())
 def test_every_algorithm_and_a_kept_finder(rng, algorithm):
     finder = broadphase.PairFinder()
     for frame in range(3):

@@ -191,6 +191,10 @@ def test_scene_errors():
     s = broadphase.Scene("float64")
     with pytest.raises(ValueError, match="unknown update mode 'fast'"):
         s.set_update_mode("fast")
+    # One name a mode: the former 'incremental' says which.
+    assert "incremental" not in MODES
+    with pytest.raises(ValueError, match="spelt 'multi_box_pruning'"):
+        s.set_update_mode("incremental")
     with pytest.raises(ValueError, match="'dynamic' or 'static'"):
         s.add([0, 0, 0, 1, 1, 1], type="kinematic")
     with pytest.raises(KeyError):

@@ -32,7 +32,7 @@ def test_equal_radii(rng, dtype, n):
     assert len(broadphase.find_pairs(boxes)) >= len(got)
 
 
-@pytest.mark.parametrize("algorithm", ["auto"] + broadphase.algorithms())
+@pytest.mark.parametrize("algorithm", ["automatic"] + broadphase.algorithms())
 def test_varied_radii(rng, algorithm):
     c = rng.uniform(-10, 10, (1500, 3))
     r = rng.uniform(0.0, 1.5, 1500)
@@ -96,7 +96,7 @@ def test_same_pairs_as_scipy():
     np.testing.assert_array_equal(ours, sort_pairs(theirs.astype(np.uint32)))
 
 
-# The default algorithm ('auto') runs find_sphere_pairs' own grid on
+# The default algorithm ('automatic') runs find_sphere_pairs' own grid on
 # spheres of similar radii; a named algorithm runs the box path. Both must
 # give the same pairs.
 

@@ -170,7 +170,7 @@ std::vector<Pair> sorted(std::vector<Pair> v) {
 
 /// Random rows, float-exact, with plenty of overlaps.
 std::vector<double> random_rows(std::size_t n, std::uint64_t seed) {
-    const Boxes b = broadphase::scenes::random_boxes(n, seed, 0, 20, 0, 6);
+    const Boxes b = broadphase_scenes::random_boxes(n, seed, 0, 20, 0, 6);
     std::vector<double> rows;
     for (std::size_t i = 0; i < b.size(); ++i) {
         const broadphase::Box x = b[i];
@@ -332,7 +332,7 @@ protected:
     fs::path dir_;
 };
 
-const char* const all_algorithms[] = {"auto", "brute_force", "sweep_and_prune", "uniform_grid", "hybrid_grid",
+const char* const all_algorithms[] = {"automatic", "brute_force", "sweep_and_prune", "uniform_grid", "hybrid_grid",
                                       "adaptive_grid"};
 
 // ---------------------------------------------------------------- pairs
@@ -671,6 +671,7 @@ TEST_F(Cli, MalformedInputFailsWithOneLineAndWritesNothing) {
     cases.push_back({"unknown option", "good.npy", nullptr, 0, {"--fast"}, "--fast"});
     cases.push_back({"unknown short option", "good.npy", nullptr, 0, {"-x"}, "-x"});
     cases.push_back({"unknown algorithm", "good.npy", nullptr, 0, {"--algorithm", "octree"}, "octree"});
+    cases.push_back({"former name auto", "good.npy", nullptr, 0, {"--algorithm", "auto"}, "'automatic'"});
     cases.push_back({"algorithm all is bench-only", "good.npy", nullptr, 0, {"--algorithm", "all"}, "all"});
     cases.push_back({"missing algorithm value", "good.npy", nullptr, 0, {"--algorithm"}, "--algorithm"});
     cases.push_back({"flag with value", "good.npy", nullptr, 0, {"--sorted=yes"}, "--sorted"});
@@ -753,9 +754,9 @@ TEST_F(Cli, UnwritableOutputFailsWithOneLine) {
 TEST_F(Cli, ScenesListsEveryScene) {
     const RunResult r = run({"scenes"});
     ASSERT_EQ(r.status, 0) << r.err;
-    for (const std::string& name : broadphase::scenes::scene_names()) {
+    for (const std::string& name : broadphase_scenes::scene_names()) {
         EXPECT_NE(r.out.find(name), std::string::npos) << name;
-        EXPECT_NE(r.out.find(broadphase::scenes::describe(name)), std::string::npos) << name;
+        EXPECT_NE(r.out.find(broadphase_scenes::describe(name)), std::string::npos) << name;
     }
     EXPECT_NE(r.out.find("20004"), std::string::npos) << r.out;  // dense20k's count
     EXPECT_EQ(run({"scenes", "extra"}).status, 2);
@@ -772,7 +773,7 @@ TEST_F(Cli, BenchJsonDense20kVerifies) {
         EXPECT_EQ(obj.count(key), 1u) << key;
     EXPECT_EQ(obj["scene"], "dense20k");
     EXPECT_EQ(obj["n"], "20004");
-    EXPECT_EQ(obj["algorithm"], "auto");
+    EXPECT_EQ(obj["algorithm"], "automatic");
     EXPECT_EQ(obj["verified"], "true");
     // No --threads: all hardware threads, reported as their count.
     EXPECT_EQ(obj["threads"], std::to_string(broadphase::default_threads()));
@@ -785,7 +786,7 @@ TEST_F(Cli, BenchJsonDense20kVerifies) {
 
 TEST_F(Cli, BenchAllAlgorithmsJson) {
     broadphase::Boxes scene;
-    ASSERT_TRUE(broadphase::scenes::make_scene("uniform:3000", scene));
+    ASSERT_TRUE(broadphase_scenes::make_scene("uniform:3000", scene));
     const std::size_t expected_pairs = brute(scene).size();
     const RunResult r =
         run({"bench", "uniform:3000", "--algorithm", "ours", "--frames", "2", "--threads", "3", "--verify", "--json"});
@@ -803,7 +804,7 @@ TEST_F(Cli, BenchAllAlgorithmsJson) {
         EXPECT_EQ(std::stoull(obj["pairs"]), expected_pairs) << line;
     }
     EXPECT_EQ(seen, (std::vector<std::string>{"brute_force", "sweep_and_prune", "uniform_grid", "hybrid_grid",
-                                              "adaptive_grid", "auto"}));
+                                              "adaptive_grid", "automatic"}));
 }
 
 TEST_F(Cli, BenchWithoutVerifyReportsNull) {
@@ -819,7 +820,7 @@ TEST_F(Cli, BenchWithoutVerifyReportsNull) {
 TEST_F(Cli, BenchAllSkipsBruteForceOnBigScenes) {
     const RunResult r = run({"bench", "uniform:50001", "--algorithm", "ours", "--frames", "1", "--json"});
     ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_EQ(lines_of(r.out).size(), 5u) << r.out;  // every algorithm but brute force, and auto
+    EXPECT_EQ(lines_of(r.out).size(), 5u) << r.out;  // every algorithm but brute force, and automatic
     EXPECT_EQ(r.out.find("brute_force"), std::string::npos) << r.out;
     EXPECT_NE(r.err.find("brute_force skipped"), std::string::npos) << r.err;
 }
@@ -839,14 +840,14 @@ TEST_F(Cli, BenchHumanTableOnAFile) {
         EXPECT_NE(lines[i].find(" " + count + " "), std::string::npos) << lines[i];
         EXPECT_NE(lines[i].find("yes"), std::string::npos) << lines[i];
     }
-    EXPECT_EQ(lines.back().rfind("auto (", 0), 0u) << lines.back();
+    EXPECT_EQ(lines.back().rfind("automatic (", 0), 0u) << lines.back();
 }
 
 // "all" is ours, then the peers this build has (bench/peers/: none, some or
 // all of cgal, fcl, bullet-dbvt), each verified equal to brute force.
 TEST_F(Cli, BenchAllRunsThePeersAfterOurs) {
     broadphase::Boxes scene;
-    ASSERT_TRUE(broadphase::scenes::make_scene("uniform:3000", scene));
+    ASSERT_TRUE(broadphase_scenes::make_scene("uniform:3000", scene));
     const std::string expected_pairs = std::to_string(brute(scene).size());
     const RunResult r = run({"bench", "uniform:3000", "--algorithm", "all", "--frames", "1", "--verify", "--json"});
     ASSERT_EQ(r.status, 0) << r.err;
@@ -893,7 +894,7 @@ TEST_F(Cli, BenchOnePeerOrACleanRefusal) {
 // --save-boxes writes the scene as float32 .npy, bit for bit: its pairs are the scene's.
 TEST_F(Cli, BenchSaveBoxesWritesTheScene) {
     broadphase::Boxes scene;
-    ASSERT_TRUE(broadphase::scenes::make_scene("uniform:2000", scene));
+    ASSERT_TRUE(broadphase_scenes::make_scene("uniform:2000", scene));
     RunResult r = run({"bench", "uniform:2000", "--save-boxes", path("u.npy")});
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_EQ(r.out, "");
@@ -945,7 +946,7 @@ TEST_F(Cli, BenchRejectsBadArguments) {
 // ---------------------------------------------------------------- bench --queries
 
 /// Every concrete algorithm the library names (what `bench --queries
-/// --algorithm all` runs, before auto).
+/// --algorithm all` runs, before automatic).
 std::vector<std::string> concrete_algorithm_names() {
     std::vector<std::string> names;
     for (broadphase::Algorithm a : broadphase::concrete_algorithms) names.push_back(broadphase::to_string(a));
@@ -975,7 +976,7 @@ std::string check_query_json(const std::string& line, const std::string& scene, 
     broadphase::Algorithm chosen{};
     EXPECT_TRUE(broadphase::parse_algorithm(obj["chosen"], chosen)) << line;
     EXPECT_NE(chosen, broadphase::Algorithm::automatic) << line;
-    if (obj["algorithm"] != "auto") {
+    if (obj["algorithm"] != "automatic") {
         EXPECT_EQ(obj["chosen"], obj["algorithm"]) << line;
     }
     std::map<std::string, double> num;
@@ -999,7 +1000,7 @@ std::string check_query_json(const std::string& line, const std::string& scene, 
 
 TEST_F(Cli, BenchQueriesJsonVerifies) {
     broadphase::Boxes scene;
-    ASSERT_TRUE(broadphase::scenes::make_scene("uniform:2000", scene));
+    ASSERT_TRUE(broadphase_scenes::make_scene("uniform:2000", scene));
     const std::uint64_t hits = expected_query_hits(scene);
     EXPECT_GT(hits, 2000u);  // every box hits itself, and some hit others
     const RunResult r = run({"bench", "uniform:2000", "--queries", "--frames", "2", "--verify", "--json"});
@@ -1007,7 +1008,7 @@ TEST_F(Cli, BenchQueriesJsonVerifies) {
     EXPECT_EQ(r.err, "");
     const std::vector<std::string> lines = lines_of(r.out);
     ASSERT_EQ(lines.size(), 1u) << r.out;
-    EXPECT_EQ(check_query_json(lines[0], "uniform:2000", 2000, hits, "true"), "auto");
+    EXPECT_EQ(check_query_json(lines[0], "uniform:2000", 2000, hits, "true"), "automatic");
 
     // Without --verify: null, same hits.
     const RunResult u = run({"bench", "uniform:2000", "--queries", "-a", "sweep_and_prune", "--frames", "1", "--json"});
@@ -1018,7 +1019,7 @@ TEST_F(Cli, BenchQueriesJsonVerifies) {
 
 TEST_F(Cli, BenchQueriesAllAlgorithmsJson) {
     broadphase::Boxes scene;
-    ASSERT_TRUE(broadphase::scenes::make_scene("uniform:2000", scene));
+    ASSERT_TRUE(broadphase_scenes::make_scene("uniform:2000", scene));
     const std::uint64_t hits = expected_query_hits(scene);
     const RunResult r = run({"bench", "uniform:2000", "--queries", "--algorithm", "all", "--frames", "1", "--verify",
                              "--json"});
@@ -1026,7 +1027,7 @@ TEST_F(Cli, BenchQueriesAllAlgorithmsJson) {
     std::vector<std::string> seen;
     for (const std::string& line : lines_of(r.out)) seen.push_back(check_query_json(line, "uniform:2000", 2000, hits, "true"));
     std::vector<std::string> expected = concrete_algorithm_names();
-    expected.push_back("auto");
+    expected.push_back("automatic");
     EXPECT_EQ(seen, expected);
     // At least the four the pair bench runs, in its order.
     const std::vector<std::string> four = {"brute_force", "sweep_and_prune", "uniform_grid", "hybrid_grid"};
@@ -1044,7 +1045,7 @@ TEST_F(Cli, BenchQueriesHumanTableOnAFile) {
     EXPECT_EQ(count_lines(r.err), 1u) << r.err;
     EXPECT_NE(r.err.find("1 invalid box"), std::string::npos) << r.err;
     const std::vector<std::string> lines = lines_of(r.out);
-    ASSERT_EQ(lines.size(), 2 + concrete_algorithm_names().size() + 1) << r.out;  // title, header, rows, auto
+    ASSERT_EQ(lines.size(), 2 + concrete_algorithm_names().size() + 1) << r.out;  // title, header, rows, automatic
     EXPECT_NE(lines[0].find("300 boxes"), std::string::npos) << r.out;
     for (const char* column : {"build ms", "p50 ns", "p90 ns", "p99 ns", "batch ns/box", "hits", "verified"})
         EXPECT_NE(lines[1].find(column), std::string::npos) << column << " missing:\n" << r.out;
@@ -1052,11 +1053,11 @@ TEST_F(Cli, BenchQueriesHumanTableOnAFile) {
         EXPECT_EQ(lines[i].size(), lines[1].size()) << "columns not aligned:\n" << r.out;
         EXPECT_NE(lines[i].find(" " + hits + " "), std::string::npos) << lines[i] << "\nexpected hits " << hits;
         EXPECT_NE(lines[i].find("yes"), std::string::npos) << lines[i];
-        // Build ms, p50, p90, p99 follow the name ("auto (uniform_grid)" is two words).
+        // Build ms, p50, p90, p99 follow the name ("automatic (uniform_grid)" is two words).
         std::istringstream in(lines[i]);
         std::string name;
         in >> name;
-        if (name == "auto") in >> name;
+        if (name == "automatic") in >> name;
         double build = -1, p50 = -1, p90 = -1, p99 = -1;
         in >> build >> p50 >> p90 >> p99;
         ASSERT_FALSE(in.fail()) << lines[i];
@@ -1064,7 +1065,7 @@ TEST_F(Cli, BenchQueriesHumanTableOnAFile) {
         EXPECT_LE(p50, p90) << lines[i];
         EXPECT_LE(p90, p99) << lines[i];
     }
-    EXPECT_EQ(lines.back().rfind("auto (", 0), 0u) << lines.back();
+    EXPECT_EQ(lines.back().rfind("automatic (", 0), 0u) << lines.back();
 
     // The same file as .npy, one algorithm, JSON.
     write_file(path("a.npy"), npy_file(rows));
@@ -1145,9 +1146,9 @@ TEST_F(Cli, BenchMotionSequencesVerifyEveryMode) {
             modes.push_back(obj["mode"]);
         }
         ASSERT_GE(modes.size(), 2u) << r.out;
-        EXPECT_EQ(modes[0], "incremental");
+        EXPECT_EQ(modes[0], "multi_box_pruning");
         EXPECT_EQ(modes[1], "rebuild");
-        for (const char* m : {"tree", "multi_box_pruning", "sweep_and_prune", "automatic", "fat-pairs"})
+        for (const char* m : {"tree", "sweep_and_prune", "automatic", "fat-pairs"})
             EXPECT_NE(std::find(modes.begin(), modes.end(), m), modes.end()) << m;
     }
 }
@@ -1156,7 +1157,7 @@ TEST_F(Cli, BenchMotionDefaultModesAndTable) {
     const RunResult j = run({"bench", "brownian:500:1", "--frames", "2", "--json"});
     ASSERT_EQ(j.status, 0) << j.err;
     const std::vector<std::string> lines = lines_of(j.out);
-    ASSERT_EQ(lines.size(), 2u) << j.out;  // incremental, rebuild
+    ASSERT_EQ(lines.size(), 2u) << j.out;  // multi_box_pruning, rebuild
     std::map<std::string, std::string> obj;
     ASSERT_TRUE(parse_flat_json(lines[1], obj)) << lines[1];
     EXPECT_EQ(obj["mode"], "rebuild");
@@ -1168,7 +1169,7 @@ TEST_F(Cli, BenchMotionDefaultModesAndTable) {
     EXPECT_NE(t.out.find("tree"), std::string::npos) << t.out;
     EXPECT_NE(t.out.find("yes"), std::string::npos) << t.out;
     EXPECT_EQ(t.out.find("NO"), std::string::npos) << t.out;
-    EXPECT_EQ(t.out.find("incremental"), std::string::npos) << t.out;
+    EXPECT_EQ(t.out.find("multi_box_pruning"), std::string::npos) << t.out;
 
     const RunResult l = run({"scenes"});
     for (const char* name : {"fall:N", "brownian:N:F", "static-world:N:F"}) EXPECT_NE(l.out.find(name), std::string::npos);
@@ -1202,6 +1203,7 @@ TEST_F(Cli, BenchMotionRejectsBadNames) {
              {"bench", "static-world:-5:0.1"},
              {"bench", "static-world:100:"},
              {"bench", "fall:100", "--mode", "nosuchmode"},
+             {"bench", "fall:100", "--mode", "incremental"},
              {"bench", "fall:100", "--mode", "rebuild,,tree"},
              {"bench", "fall:100", "--algorithm", "all"},
              {"bench", "fall:100", "--queries"},
@@ -1213,6 +1215,9 @@ TEST_F(Cli, BenchMotionRejectsBadNames) {
         EXPECT_NE(b.status, -1);
         EXPECT_EQ(count_lines(b.err), 1u) << b.err;
         EXPECT_EQ(b.out, "");
+        if (args.back() == "incremental") {
+            EXPECT_NE(b.err.find("'multi_box_pruning'"), std::string::npos) << b.err;
+        }
     }
 }
 
@@ -1400,7 +1405,7 @@ TEST_F(Cli, StdinAndStdoutMistakesAreUsageErrors) {
 
 TEST_F(Cli, BenchReadsStdinAndSavesBoxesToStdout) {
     broadphase::Boxes scene;
-    ASSERT_TRUE(broadphase::scenes::make_scene("uniform:1000", scene));
+    ASSERT_TRUE(broadphase_scenes::make_scene("uniform:1000", scene));
     RunResult r = run({"bench", "uniform:1000", "--save-boxes", "-", "--format", "npy"});
     ASSERT_EQ(r.status, 0) << r.err;
     write_file(path("u.npy"), r.out);

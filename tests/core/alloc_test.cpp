@@ -89,7 +89,7 @@ void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcep
 namespace bptest {
 namespace {
 
-namespace bs = broadphase::scenes;
+namespace bs = broadphase_scenes;
 
 #ifdef BPTEST_ASAN
 #define BPTEST_SKIP_UNDER_ASAN() GTEST_SKIP() << "AddressSanitizer replaces operator new itself: allocations not counted"
@@ -771,8 +771,8 @@ TEST_P(SceneOutOfMemoryTest, ChangesFailThenRecover) {
 }
 
 INSTANTIATE_TEST_SUITE_P(OutOfMemory, SceneOutOfMemoryTest,
-                         ::testing::Values(UpdateMode::automatic, UpdateMode::incremental, UpdateMode::rebuild,
-                                           UpdateMode::tree, UpdateMode::multi_box_pruning, UpdateMode::sweep_and_prune),
+                         ::testing::Values(UpdateMode::automatic, UpdateMode::rebuild, UpdateMode::tree,
+                                           UpdateMode::multi_box_pruning, UpdateMode::sweep_and_prune),
                          [](const ::testing::TestParamInfo<UpdateMode>& info) {
                              std::string n = broadphase::to_string(info.param);
                              std::replace(n.begin(), n.end(), '-', '_');

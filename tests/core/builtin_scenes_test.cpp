@@ -11,7 +11,7 @@
 namespace bptest {
 namespace {
 
-namespace bs = broadphase::scenes;
+namespace bs = broadphase_scenes;
 using broadphase::sort_pairs;
 
 class BuiltinSceneTest : public ::testing::TestWithParam<std::string> {

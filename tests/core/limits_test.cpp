@@ -59,7 +59,7 @@ using broadphase::Boxes;
 using broadphase::ObjectType;
 using broadphase::Scene;
 using broadphase::UpdateMode;
-using broadphase::scenes::Random;
+using broadphase_scenes::Random;
 
 constexpr bool kSanitized = BPTEST_SANITIZED != 0;
 constexpr std::uint64_t k2To32 = std::uint64_t(1) << 32;
@@ -67,8 +67,8 @@ constexpr std::uint64_t k2To32 = std::uint64_t(1) << 32;
 const std::vector<Algorithm> kAlgorithms = {Algorithm::automatic,    Algorithm::brute_force,
                                             Algorithm::sweep_and_prune, Algorithm::uniform_grid,
                                             Algorithm::hybrid_grid,  Algorithm::adaptive_grid};
-constexpr UpdateMode kModes[] = {UpdateMode::automatic, UpdateMode::incremental,      UpdateMode::rebuild,
-                                 UpdateMode::tree,      UpdateMode::multi_box_pruning, UpdateMode::sweep_and_prune};
+constexpr UpdateMode kModes[] = {UpdateMode::automatic, UpdateMode::rebuild, UpdateMode::tree,
+                                 UpdateMode::multi_box_pruning, UpdateMode::sweep_and_prune};
 
 Boxes identical_boxes(std::size_t n) {
     Boxes b;

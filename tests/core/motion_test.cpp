@@ -11,7 +11,7 @@
 
 namespace {
 
-namespace motion = broadphase::motion;
+namespace motion = broadphase_scenes::motion;
 using broadphase::Box;
 using broadphase::ObjectType;
 

@@ -15,7 +15,7 @@
 namespace bptest {
 namespace {
 
-namespace bs = broadphase::scenes;
+namespace bs = broadphase_scenes;
 
 class PairsTest : public ::testing::TestWithParam<PairSubjectInfo> {
 protected:

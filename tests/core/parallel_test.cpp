@@ -200,7 +200,7 @@ TEST(ThreadsBuiltinScenes, SameAsOneThread) {
     for (const char* name : {"clusters40k", "mixed20k", "pointclouds10k"}) {
         SCOPED_TRACE(name);
         Boxes boxes;
-        ASSERT_TRUE(broadphase::scenes::make_scene(name, boxes));
+        ASSERT_TRUE(broadphase_scenes::make_scene(name, boxes));
         broadphase::PairFinder finder;
         for (Algorithm a : {Algorithm::uniform_grid, Algorithm::hybrid_grid, Algorithm::sweep_and_prune,
                             Algorithm::adaptive_grid, Algorithm::automatic}) {
@@ -227,11 +227,11 @@ TEST(ThreadsAdaptiveTree, SameTreeForEveryThreadCount) {
     std::vector<std::pair<std::string, Boxes>> scenes;
     for (const char* name : {"clusters40k", "mixed20k"}) {
         Boxes b;
-        ASSERT_TRUE(broadphase::scenes::make_scene(name, b));
+        ASSERT_TRUE(broadphase_scenes::make_scene(name, b));
         scenes.emplace_back(name, b);
     }
-    scenes.emplace_back("identical9000", broadphase::scenes::identical(9000));  // one leaf, from slices (tree only)
-    scenes.emplace_back("uniform30000", broadphase::scenes::uniform(30000));
+    scenes.emplace_back("identical9000", broadphase_scenes::identical(9000));  // one leaf, from slices (tree only)
+    scenes.emplace_back("uniform30000", broadphase_scenes::uniform(30000));
     for (const auto& [name, boxes] : scenes) {
         SCOPED_TRACE(name);
         const auto view = broadphase::detail::SoaView<float, 3>::of(boxes);
@@ -268,7 +268,7 @@ TEST(ThreadsAdaptiveTree, SameTreeForEveryThreadCount) {
 TEST(ThreadsRadixSort, SameStableOrderForEveryThreadCount) {
     for (std::uint32_t distinct : {1u, 7u, 1000u, 0xffffffffu}) {
         SCOPED_TRACE(distinct);
-        broadphase::scenes::Random rng(distinct);
+        broadphase_scenes::Random rng(distinct);
         const std::size_t n = 200000;
         std::vector<std::uint32_t> keys0(n), values0(n);
         for (std::size_t i = 0; i < n; ++i) {

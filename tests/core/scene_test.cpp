@@ -60,7 +60,7 @@ struct Oracle {
 /// identical boxes), points, huge ones, far outliers, an offset, and now
 /// and then an invalid one.
 template <class T, int D>
-broadphase::BasicBox<T, D> random_box(broadphase::scenes::Random& r, double offset) {
+broadphase::BasicBox<T, D> random_box(broadphase_scenes::Random& r, double offset) {
     broadphase::BasicBox<T, D> b;
     const int kind = static_cast<int>(r.below(20));
     for (int k = 0; k < D; ++k) {
@@ -80,7 +80,7 @@ broadphase::BasicBox<T, D> random_box(broadphase::scenes::Random& r, double offs
 /// Queries on the scene against a scan of the live objects' boxes.
 template <class T, int D>
 void check_queries(const broadphase::BasicScene<T, D>& scene, const std::vector<std::uint32_t>& live,
-                   broadphase::scenes::Random& r, double offset) {
+                   broadphase_scenes::Random& r, double offset) {
     using Box = broadphase::BasicBox<T, D>;
     for (int q = 0; q < 4; ++q) {
         const Box box = random_box<T, D>(r, offset);
@@ -116,7 +116,7 @@ void run_sequence(std::uint64_t seed, int steps, double offset, unsigned threads
                   broadphase::UpdateMode mode = broadphase::UpdateMode::automatic, bool fat = false) {
     using Scene = broadphase::BasicScene<T, D>;
     using Id = typename Scene::Id;
-    broadphase::scenes::Random r(seed);
+    broadphase_scenes::Random r(seed);
     Scene scene;
     broadphase::Options o;
     o.threads = threads;
@@ -185,7 +185,7 @@ void run_sequence(std::uint64_t seed, int steps, double offset, unsigned threads
         ASSERT_TRUE(scene.ended() == (Oracle<T, D>::minus(before, now)));
         ASSERT_EQ(scene.size(), live.size());
         begun_total += scene.begun().size(), ended_total += scene.ended().size(), pairs_total += now.size();
-        if (mode == broadphase::UpdateMode::incremental) {
+        if (mode == broadphase::UpdateMode::multi_box_pruning) {
             ASSERT_TRUE(scene.last_update_incremental());
         }
         if (mode == broadphase::UpdateMode::rebuild) {
@@ -212,9 +212,8 @@ void run_sequence(std::uint64_t seed, int steps, double offset, unsigned threads
     EXPECT_GT(pairs_total, 500u);
 }
 
-constexpr broadphase::UpdateMode kModes[] = {broadphase::UpdateMode::automatic, broadphase::UpdateMode::incremental,
-                                             broadphase::UpdateMode::rebuild, broadphase::UpdateMode::tree,
-                                             broadphase::UpdateMode::multi_box_pruning,
+constexpr broadphase::UpdateMode kModes[] = {broadphase::UpdateMode::automatic, broadphase::UpdateMode::rebuild,
+                                             broadphase::UpdateMode::tree, broadphase::UpdateMode::multi_box_pruning,
                                              broadphase::UpdateMode::sweep_and_prune};
 
 TEST(Scene, RandomSequencesFloat3D) {
@@ -298,7 +297,7 @@ void run_crowd(std::uint64_t seed, broadphase::UpdateMode mode, int frames) {
     using Scene = broadphase::BasicScene<T, D>;
     using Id = typename Scene::Id;
     using Box = broadphase::BasicBox<T, D>;
-    broadphase::scenes::Random r(seed);
+    broadphase_scenes::Random r(seed);
     Scene scene;
     scene.set_update_mode(mode);
     std::vector<Id> live;

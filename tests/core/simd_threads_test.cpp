@@ -19,7 +19,7 @@ using broadphase::SimdLevel;
 
 TEST(SimdThreads, SwitchWhileRunning) {
     const SimdLevel saved = broadphase::simd_level();
-    const broadphase::Boxes b = broadphase::scenes::random_boxes(3000, 7, 0, 60);
+    const broadphase::Boxes b = broadphase_scenes::random_boxes(3000, 7, 0, 60);
     std::vector<broadphase::Pair> want;
     broadphase::set_simd_level(SimdLevel::scalar);
     broadphase::Options brute;

@@ -8,7 +8,7 @@
 
 namespace bptest {
 
-namespace bs = broadphase::scenes;
+namespace bs = broadphase_scenes;
 using broadphase::Box;
 using broadphase::Boxes;
 

@@ -215,7 +215,7 @@ TEST(GridLogic, BudgetKeepsTheFirstPairsAndCountsAll) {
 }
 
 TEST(GridLogic, BuiltinScenesMatchBruteForce) {
-    namespace bs = broadphase::scenes;
+    namespace bs = broadphase_scenes;
     for (const char* name : {"dense20k", "mixed20k", "clusters40k", "identical:1500"}) {
         SCOPED_TRACE(name);
         Boxes boxes;

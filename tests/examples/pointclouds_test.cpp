@@ -16,7 +16,7 @@
 
 namespace {
 
-namespace bs = broadphase::scenes;
+namespace bs = broadphase_scenes;
 using broadphase::Box;
 using broadphase::Pair;
 using pointclouds::Narrow;

@@ -122,10 +122,9 @@ void run(FuzzedDataProvider& in) {
                 break;
             }
             case 8: {
-                static const UpdateMode modes[] = {UpdateMode::automatic, UpdateMode::incremental,
-                                                   UpdateMode::rebuild,   UpdateMode::tree,
+                static const UpdateMode modes[] = {UpdateMode::automatic, UpdateMode::rebuild, UpdateMode::tree,
                                                    UpdateMode::multi_box_pruning, UpdateMode::sweep_and_prune};
-                scene.set_update_mode(modes[in.ConsumeIntegral<std::uint8_t>() % 6]);
+                scene.set_update_mode(modes[in.ConsumeIntegral<std::uint8_t>() % 5]);
                 break;
             }
             case 9: {

@@ -70,7 +70,7 @@ inline std::string str(const bm::IdPair& p) { return cat("(", p.a, ",", p.b, ")"
 
 // --------------------------------------------------------------------- scenes
 
-using Random = bp::scenes::Random;
+using Random = broadphase_scenes::Random;
 
 template <class T, int D>
 struct Scene {

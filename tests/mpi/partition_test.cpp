@@ -23,7 +23,7 @@ namespace {
 
 using broadphase::mpi::Partition;
 using broadphase::mpi::Sample;
-using broadphase::scenes::Random;
+using broadphase_scenes::Random;
 
 const double inf = std::numeric_limits<double>::infinity();
 

@@ -63,9 +63,10 @@ long long parse_count(const std::string& option, const std::string& text, long l
 
 broadphase::Algorithm parse_algorithm_option(const std::string& name) {
     broadphase::Algorithm a{};
+    if (name == "auto") throw usage_error("unknown algorithm 'auto': the automatic choice is spelt 'automatic'");
     if (!broadphase::parse_algorithm(name, a))
     {
-        std::string known = "auto";
+        std::string known = broadphase::to_string(broadphase::Algorithm::automatic);
         for (broadphase::Algorithm k : broadphase::concrete_algorithms) known += std::string(", ") + broadphase::to_string(k);
         throw usage_error("unknown algorithm '" + name + "'; expected one of " + known);
     }

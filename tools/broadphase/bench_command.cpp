@@ -114,7 +114,7 @@ void print_json(const Result& r, const std::string& scene, std::size_t n, long l
         r.median_ms, r.min_ms, verified, r.frames, threads, peer_fields.c_str());
 }
 
-const char* row_format = "%-24s %11s %11s %13s %7s %9s\n";
+const char* row_format = "%-27s %11s %11s %13s %7s %9s\n";
 
 void print_row(const Result& r) {
     char median[32], min[32], pairs[32], frames[16];
@@ -376,7 +376,7 @@ void print_query_json(const QueryResult& r, const std::string& scene, std::size_
         static_cast<long long>(r.overhead_ns), r.passes, verified, threads);
 }
 
-const char* query_row_format = "%-24s %9s %7s %7s %7s %8s %13s %10s %6s %9s\n";
+const char* query_row_format = "%-27s %9s %7s %7s %7s %8s %13s %10s %6s %9s\n";
 
 void print_query_row(const QueryResult& r) {
     std::string name = broadphase::to_string(r.algorithm);
@@ -454,7 +454,7 @@ int run_cuda_bench(const broadphase::Boxes& boxes, const std::string& scene, int
             broadphase::BruteForce brute;
             r = brute.find_pairs(boxes, reference, o);
         } else {
-            oracle = "auto";
+            oracle = "automatic";
             std::fprintf(stderr,
                          "broadphase: note: %zu boxes: verifying against the CPU's automatic choice, not brute force\n",
                          n);
@@ -554,7 +554,7 @@ int run_bench(const std::vector<std::string>& args) {
     if (p.positional.size() != 1) throw usage_error("bench needs one scene name or box file (see broadphase scenes)");
     const std::string scene = p.positional[0];
     // Motion sequences (fall:N, brownian:N:F, static-world:N:F) run as scenes: motion_bench.cpp.
-    if (broadphase::motion::is_sequence_name(scene)) return run_motion_bench(p);
+    if (broadphase_scenes::motion::is_sequence_name(scene)) return run_motion_bench(p);
     if (p.has("--mode")) throw usage_error("--mode applies to motion sequences (fall:N, brownian:N:F, static-world:N:F)");
     const bool queries = p.has("--queries");
     const std::string device = p.get("--device", "cpu");
@@ -572,8 +572,8 @@ int run_bench(const std::vector<std::string>& args) {
     long long threads = parse_count("--threads", p.get("--threads", "0"), 0, 4096);
     if (threads == 0) threads = broadphase::default_threads();
     const bool verify = p.has("--verify"), json = p.has("--json");
-    const std::string algorithm_name = p.get("--algorithm", "auto");
-    // "all": every algorithm of ours, auto, then the peers this build has; "ours": the same without the peers.
+    const std::string algorithm_name = p.get("--algorithm", "automatic");
+    // "all": every algorithm of ours, automatic, then the peers this build has; "ours": the same without the peers.
     const bool with_peers = algorithm_name == "all";
     const bool all = with_peers || algorithm_name == "ours";
     const bool one_peer = broadphase_peers::is_peer_name(algorithm_name);
@@ -587,7 +587,7 @@ int run_bench(const std::vector<std::string>& args) {
 
     if (is_particles_scene(scene)) return run_particles_bench(scene, p.has("--frames") ? frames : 0, threads, json);
     broadphase::Boxes boxes;
-    if (!broadphase::scenes::make_scene(scene, boxes)) {
+    if (!broadphase_scenes::make_scene(scene, boxes)) {
         FileOptions files;
         files.format = p.get("--format");
         files.array = p.get("--array");

@@ -24,7 +24,7 @@ namespace {
 
 using broadphase::Pair;
 using broadphase::UpdateMode;
-namespace motion = broadphase::motion;
+namespace motion = broadphase_scenes::motion;
 
 /// --mode names of the Scene's update modes. The one table to extend when
 /// scene.hpp gains a mode.
@@ -34,10 +34,9 @@ struct SceneModeName {
     bool fat_pairs = false;  ///< Scene::set_fat_pairs: pairs of the fat boxes (a superset)
 };
 const SceneModeName scene_modes[] = {
-    {"incremental", UpdateMode::incremental},
+    {"multi_box_pruning", UpdateMode::multi_box_pruning},
     {"rebuild", UpdateMode::rebuild},
     {"tree", UpdateMode::tree},
-    {"multi_box_pruning", UpdateMode::multi_box_pruning},
     {"sweep_and_prune", UpdateMode::sweep_and_prune},
     {"automatic", UpdateMode::automatic},
     {"fat-pairs", UpdateMode::automatic, true},
@@ -107,7 +106,7 @@ public:
         options_.sorted = true;
         options_.threads = threads;
     }
-    const char* name() const { return brute_ ? "brute_force" : "auto"; }
+    const char* name() const { return brute_ ? "brute_force" : "automatic"; }
     void apply(const motion::Moves& moves) {
         for (std::size_t k = 0; k < moves.size(); ++k) boxes_.set(moves.index[k], moves.box[k]);
     }
@@ -215,6 +214,8 @@ std::vector<Slot> make_slots(const std::string& mode_option, unsigned threads, s
                                   "reconfigure; see docs/peers.md)");
             s.runner = make_bullet_runner(n);
         }
+        if (!s.runner && n == "incremental")
+            throw usage_error("--mode: unknown mode 'incremental': the incremental method is spelt 'multi_box_pruning'");
         if (!s.runner) throw usage_error("--mode: unknown mode '" + n + "' (known: " + known_modes() + ")");
         slots.push_back(std::move(s));
     }
@@ -250,7 +251,7 @@ int run_motion_bench(const ParsedArgs& p) {
     motion::Sequence seq(spec);
     const std::size_t objects = seq.size();
     std::vector<Slot> slots =
-        make_slots(p.get("--mode", "incremental,rebuild"), static_cast<unsigned>(threads), objects);
+        make_slots(p.get("--mode", "multi_box_pruning,rebuild"), static_cast<unsigned>(threads), objects);
     std::unique_ptr<Oracle> oracle;
     std::vector<Pair> before, now, begun, ended;
     if (verify) {

@@ -63,7 +63,7 @@ int run_pairs(const std::vector<std::string>& args) {
     check_one_stdin(p.positional);
 
     broadphase::Options options;
-    options.algorithm = parse_algorithm_option(p.get("--algorithm", "auto"));
+    options.algorithm = parse_algorithm_option(p.get("--algorithm", "automatic"));
     options.sorted = p.has("--sorted");
     options.threads = static_cast<unsigned>(parse_count("--threads", p.get("--threads", "0"), 0, 4096));
 

@@ -32,8 +32,9 @@ pairs   With one file, every overlapping pair (i, j), i < j, within it; with
           --output-format F     the same for the output alone
           --array NAME          the array of a .npz input (FILE.npz:NAME
                                 names it too; default: the first)
-          -a, --algorithm NAME  auto (default), brute_force, sweep_and_prune,
-                                uniform_grid, hybrid_grid, adaptive_grid
+          -a, --algorithm NAME  automatic (default), brute_force,
+                                sweep_and_prune, uniform_grid, hybrid_grid,
+                                adaptive_grid
           --sorted              sort the pairs by (i, j); otherwise the order
                                 is unspecified but the same on every run
                                 and for every thread count
@@ -47,7 +48,7 @@ bench   Times full frames (build + find) on one kept finder: one untimed
         its pairs (see Precision below; pairs gives exact answers).
           -a, --algorithm NAME  one algorithm, or "all": every algorithm
                                 (brute_force only up to 50,000 boxes), then
-                                auto, then the peers; "ours": the same
+                                automatic, then the peers; "ours": the same
                                 without the peers; or one peer: cgal, fcl,
                                 bullet-dbvt (other libraries' broad phases,
                                 one-shot, one thread, when found at build
@@ -78,8 +79,8 @@ bench   Times full frames (build + find) on one kept finder: one untimed
                         K after an untimed one
           hits          hits of one pass, each box hitting itself included
         "all" here is every algorithm the library knows (brute_force only up
-        to 50,000 boxes), then auto; --verify checks every query's hits, and
-        the batch's, against brute force. JSON fields: scene, n, algorithm,
+        to 50,000 boxes), then automatic; --verify checks every query's hits,
+        and the batch's, against brute force. JSON fields: scene, n, algorithm,
         chosen, build_ms, query_p50_ns, query_p90_ns, query_p99_ns,
         query_mean_ns, query_hits, batch_ns_per_query, clock_overhead_ns,
         passes, verified, threads.
@@ -100,16 +101,16 @@ bench   Times full frames (build + find) on one kept finder: one untimed
         the pairs": for a Scene, one move batch + update(), which also gives
         the begin/end events; for Bullet, setAabb per move +
         calculateOverlappingPairs.
-          --mode M,M            Scene update modes: incremental, rebuild,
-                                tree, multi_box_pruning, sweep_and_prune
-                                ('-' for '_' also works), automatic,
+          --mode M,M            Scene update modes: multi_box_pruning,
+                                rebuild, tree, sweep_and_prune ('-' for
+                                '_' also works), automatic,
                                 fat-pairs (automatic with fat-box pairs: a
                                 superset, checked like Bullet's); with
                                 Bullet built in: bullet-dbvt, bullet-sap
                                 (Bullet's pair cache: fat pairs, a superset,
                                 not exact). "all": every mode (bullet-sap
                                 only up to 30,000 objects: its setup is
-                                O(N^2)). Default incremental,rebuild
+                                O(N^2)). Default multi_box_pruning,rebuild
           --verify              every frame, against brute force up to 20,000
                                 objects, beyond that the automatic one-shot
                                 algorithm (static-static pairs left out):

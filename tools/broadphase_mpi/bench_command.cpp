@@ -258,7 +258,7 @@ int run_bench(const World& world, const std::vector<std::string>& args) {
     const int frames = static_cast<int>(parse_count("--frames", p.get("--frames", "10"), 1, 1000000));
     const long long threads_arg = parse_count("--threads", p.get("--threads", "0"), 0, 4096);
     const bool verify = p.has("--verify"), json = p.has("--json");
-    const std::string algorithm_name = p.get("--algorithm", "auto");
+    const std::string algorithm_name = p.get("--algorithm", "automatic");
     const broadphase::Algorithm algorithm = parse_algorithm_option(algorithm_name);
     const std::string delivery_name = p.get("--delivery", "keep");
     Delivery delivery = Delivery::keep;
@@ -285,7 +285,7 @@ int run_bench(const World& world, const std::vector<std::string>& args) {
         Boxes all;
         bool whole = false, in_double = false;
         collectively(world, [&] {
-            whole = broadphase::scenes::make_scene(scene, all);
+            whole = broadphase_scenes::make_scene(scene, all);
             if (whole) return;
             if (!has_box_file_extension(scene))
                 throw usage_error("unknown scene '" + scene + "'; see broadphase scenes, or give a .npy or .csv file");

@@ -65,7 +65,7 @@ int run_pairs(const World& world, const std::vector<std::string>& args) {
     for (const std::string& input : p.positional) check_file_extension(input);
 
     broadphase::mpi::DistributedOptions options;
-    options.local.algorithm = parse_algorithm_option(p.get("--algorithm", "auto"));
+    options.local.algorithm = parse_algorithm_option(p.get("--algorithm", "automatic"));
     options.local.sorted = p.has("--sorted");
     const long long threads = parse_count("--threads", p.get("--threads", "0"), 0, 4096);
     options.delivery = broadphase::mpi::Delivery::gather;

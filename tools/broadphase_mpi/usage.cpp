@@ -26,9 +26,9 @@ pairs   What `broadphase pairs` does, with the work spread over the ranks:
         pairs` (see broadphase --help); a bad file fails on every rank with
         the same message and exit status.
           -o, --output FILE     where the pairs go (.npy or .csv)
-          -a, --algorithm NAME  each rank's local algorithm: auto (default),
-                                brute_force, sweep_and_prune, uniform_grid,
-                                hybrid_grid, adaptive_grid
+          -a, --algorithm NAME  each rank's local algorithm: automatic
+                                (default), brute_force, sweep_and_prune,
+                                uniform_grid, hybrid_grid, adaptive_grid
           --sorted              sort the pairs by (i, j); otherwise they come
                                 in rank order, the same on every run for a
                                 given P
@@ -61,7 +61,7 @@ bench   Times the distributed find: every rank builds the whole scene (the
           --jitter A            before each frame, move every box by a
                                 pseudo-random offset in [-A, A] per axis from
                                 its place in the scene (default 0: still)
-          -a, --algorithm NAME  each rank's local algorithm (default auto)
+          -a, --algorithm NAME  each rank's local algorithm (default automatic)
           --threads T           threads per rank, as for pairs
           --verify              after the timed frames, rank 0 gathers the
                                 last frame's boxes and pairs and compares the

@@ -42,11 +42,11 @@
 // box has landed, fall gives empty frames.
 //
 // Use:
-//   broadphase::motion::Sequence seq;
+//   broadphase_scenes::motion::Sequence seq;
 //   std::string error;
-//   if (!broadphase::motion::Sequence::make("brownian:100000:0.1", seq, error)) fail(error);
+//   if (!broadphase_scenes::motion::Sequence::make("brownian:100000:0.1", seq, error)) fail(error);
 //   for (std::size_t i = 0; i < seq.size(); ++i) scene.add(seq.initial()[i], seq.types()[i]);
-//   broadphase::motion::Moves moves;
+//   broadphase_scenes::motion::Moves moves;
 //   for (int f = 0; f < 30; ++f) {
 //       seq.next_frame(moves);            // object moves.index[i] gets moves.box[i]
 //       scene.move(moves.index.data(), moves.box.data(), moves.size());   // ids 0..size-1 in order
@@ -66,7 +66,7 @@
 #include <broadphase/scene.hpp>
 #include "scenes.hpp"
 
-namespace broadphase {
+namespace broadphase_scenes {
 namespace motion {
 
 /// The three kinds of sequence (see the top of this file).
@@ -85,7 +85,7 @@ constexpr std::size_t max_count = 50000000;
 /// The moves of one frame, struct of arrays: object index[i] gets box[i].
 struct Moves {
     std::vector<std::uint32_t> index;
-    std::vector<Box> box;
+    std::vector<broadphase::Box> box;
 
     /// Number of moves. O(1).
     std::size_t size() const { return index.size(); }
@@ -95,7 +95,7 @@ struct Moves {
         box.clear();
     }
     /// Appends one move. Amortised O(1).
-    void push_back(std::uint32_t i, const Box& b) {
+    void push_back(std::uint32_t i, const broadphase::Box& b) {
         index.push_back(i);
         box.push_back(b);
     }
@@ -117,9 +117,8 @@ inline std::string describe(const std::string& pattern) {
 
 }  // namespace motion
 
-// The scenes target's private helpers live in broadphase::scenes::detail
+// The scenes target's private helpers live in broadphase_scenes::detail
 // (the library's own are in broadphase::detail).
-namespace scenes {
 namespace detail {
 
 inline bool starts_with(const std::string& s, const char* prefix) {
@@ -163,15 +162,14 @@ inline std::size_t share(double f, std::size_t n) {
     return std::min(n, std::max<std::size_t>(1, static_cast<std::size_t>(k)));
 }
 
-inline Box make_box(double x0, double y0, double z0, double x1, double y1, double z1) {
-    Box b;
+inline broadphase::Box make_box(double x0, double y0, double z0, double x1, double y1, double z1) {
+    broadphase::Box b;
     b.min = {float(x0), float(y0), float(z0)};
     b.max = {float(x1), float(y1), float(z1)};
     return b;
 }
 
 }  // namespace detail
-}  // namespace scenes
 
 namespace motion {
 
@@ -181,7 +179,7 @@ namespace motion {
 inline bool is_sequence_name(const std::string& name) {
     for (const char* kind : {"fall", "brownian", "static-world"}) {
         const std::string k = kind;
-        if (name == k || scenes::detail::starts_with(name, (k + ":").c_str())) return true;
+        if (name == k || detail::starts_with(name, (k + ":").c_str())) return true;
     }
     return false;
 }
@@ -191,7 +189,7 @@ inline bool is_sequence_name(const std::string& name) {
 /// not a whole number from 1 to max_count, F not a number in (0, 1].
 /// O(length).
 inline bool parse(const std::string& name, Spec& spec, std::string& error) {
-    const std::vector<std::string> f = scenes::detail::split(name);
+    const std::vector<std::string> f = detail::split(name);
     Spec s;
     std::string usage;
     if (f[0] == "fall") s.kind = Kind::fall, usage = "fall:N";
@@ -206,12 +204,12 @@ inline bool parse(const std::string& name, Spec& spec, std::string& error) {
         error = "motion sequence '" + name + "': expected " + usage;
         return false;
     }
-    if (!scenes::detail::parse_count(f[1], s.n)) {
+    if (!detail::parse_count(f[1], s.n)) {
         error = "motion sequence '" + name + "': N must be a whole number from 1 to " + std::to_string(max_count) +
                 ", not '" + f[1] + "'";
         return false;
     }
-    if (fields == 3 && !scenes::detail::parse_fraction(f[2], s.fraction)) {
+    if (fields == 3 && !detail::parse_fraction(f[2], s.fraction)) {
         error = "motion sequence '" + name + "': F must be a number greater than 0 and at most 1, not '" + f[2] + "'";
         return false;
     }
@@ -255,16 +253,16 @@ public:
     /// Number of static objects (indices 0 .. static_count()-1). O(1).
     std::size_t static_count() const { return statics_; }
     /// The boxes at frame 0. O(1).
-    const std::vector<Box>& initial() const { return initial_; }
+    const std::vector<broadphase::Box>& initial() const { return initial_; }
     /// Each object's type (static objects never move). O(1).
-    const std::vector<ObjectType>& types() const { return types_; }
+    const std::vector<broadphase::ObjectType>& types() const { return types_; }
     /// The boxes after the last next_frame(). O(1).
-    const std::vector<Box>& boxes() const { return boxes_; }
+    const std::vector<broadphase::Box>& boxes() const { return boxes_; }
     /// Frames generated so far. O(1).
     std::size_t frame() const { return frame_; }
     /// A box containing every box of every frame (a world box for broad
     /// phases that need one). O(1).
-    const Box& bounds() const { return bounds_; }
+    const broadphase::Box& bounds() const { return bounds_; }
 
     /// Advances one frame: `moves` (cleared first) gets each object whose box
     /// changes, with its new box, each object at most once; boxes() follows.
@@ -309,12 +307,12 @@ private:
         const double side = fall_cell * double(cells_);
         side_ = side;
         landed_.assign(cells_ * cells_, {});
-        scenes::Random r(seed);
+        Random r(seed);
         // The cloud: boxes spawned one after another, each a gap above the
         // highest box already spawned over its columns, so that boxes over a
         // common column never overlap; neighbours side by side may touch.
         std::vector<float> spawn(cells_ * cells_, 0.0f);
-        std::vector<Box> cloud(n);
+        std::vector<broadphase::Box> cloud(n);
         foot_.resize(n);
         tall_.resize(n);
         z0_.resize(n);
@@ -327,8 +325,8 @@ private:
             p.y = static_cast<std::uint32_t>(r.below(cells_ - p.d + 1));
             const double sz = r.uniform(0.5, 1.5), gap = r.uniform(0.05, 1.0);
             const double z = double(highest(spawn, p)) + gap;
-            Box& b = cloud[i];
-            b = scenes::detail::make_box(fall_cell * p.x, fall_cell * p.y, z, fall_cell * (p.x + p.w), fall_cell * (p.y + p.d),
+            broadphase::Box& b = cloud[i];
+            b = detail::make_box(fall_cell * p.x, fall_cell * p.y, z, fall_cell * (p.x + p.w), fall_cell * (p.y + p.d),
                                  z + sz);
             raise(spawn, p, b.max[2]);
             z0_[i] = z;
@@ -336,19 +334,19 @@ private:
             top = std::max(top, b.max[2]);
         }
         const double wall = double(top) + 2;
-        add_static(scenes::detail::make_box(-1, -1, -1, side + 1, side + 1, 0));  // floor
-        add_static(scenes::detail::make_box(-1, 0, 0, 0, side, wall));            // walls
-        add_static(scenes::detail::make_box(side, 0, 0, side + 1, side, wall));
-        add_static(scenes::detail::make_box(0, -1, 0, side, 0, wall));
-        add_static(scenes::detail::make_box(0, side, 0, side, side + 1, wall));
-        for (const Box& b : cloud) add_dynamic(b);
+        add_static(detail::make_box(-1, -1, -1, side + 1, side + 1, 0));  // floor
+        add_static(detail::make_box(-1, 0, 0, 0, side, wall));            // walls
+        add_static(detail::make_box(side, 0, 0, side + 1, side, wall));
+        add_static(detail::make_box(0, -1, 0, side, 0, wall));
+        add_static(detail::make_box(0, side, 0, side, side + 1, wall));
+        for (const broadphase::Box& b : cloud) add_dynamic(b);
         // Everything in the air falls alike, so the order by height never
         // changes: boxes are stepped lowest first and land on what landed
         // below them earlier in the same frame.
         air_.resize(n);
         for (std::size_t i = 0; i < n; ++i) air_[i] = static_cast<std::uint32_t>(i);
         std::stable_sort(air_.begin(), air_.end(), [&](std::uint32_t a, std::uint32_t b) { return z0_[a] < z0_[b]; });
-        bounds_ = scenes::detail::make_box(-1, -1, -1, side + 1, side + 1, wall);
+        bounds_ = detail::make_box(-1, -1, -1, side + 1, side + 1, wall);
     }
 
     /// The highest landed top over a footprint's columns at or below `z`
@@ -371,7 +369,7 @@ private:
         for (std::size_t k = 0; k < air_.size(); ++k) {
             const std::uint32_t j = air_[k];  // dynamic box j, object statics_ + j
             const std::uint32_t i = static_cast<std::uint32_t>(statics_ + j);
-            Box b = boxes_[i];
+            broadphase::Box b = boxes_[i];
             // What this box may land on: the landed tops under it that it was
             // still above (a box landed on an overhang above it is not ground).
             const float ground = ground_below(foot_[j], b.min[2]);
@@ -407,7 +405,7 @@ private:
         const std::size_t n = spec_.n;
         const double side = std::cbrt(brownian_volume * double(n));
         side_ = side;
-        rng_ = scenes::Random(seed);
+        rng_ = Random(seed);
         centre_.resize(3 * n);
         half_.resize(3 * n);
         for (std::size_t i = 0; i < n; ++i) {
@@ -417,14 +415,14 @@ private:
         }
         order_.resize(n);
         for (std::size_t i = 0; i < n; ++i) order_[i] = static_cast<std::uint32_t>(i);
-        movers_ = scenes::detail::share(spec_.fraction, n);
-        bounds_ = scenes::detail::make_box(-1, -1, -1, side + 1, side + 1, side + 1);
+        movers_ = detail::share(spec_.fraction, n);
+        bounds_ = detail::make_box(-1, -1, -1, side + 1, side + 1, side + 1);
     }
 
-    Box centred(std::size_t i) const {
+    broadphase::Box centred(std::size_t i) const {
         const double* c = &centre_[3 * i];
         const double* h = &half_[3 * i];
-        return scenes::detail::make_box(c[0] - h[0], c[1] - h[1], c[2] - h[2], c[0] + h[0], c[1] + h[1], c[2] + h[2]);
+        return detail::make_box(c[0] - h[0], c[1] - h[1], c[2] - h[2], c[0] + h[0], c[1] + h[1], c[2] + h[2]);
     }
 
     static double reflect(double c, double side) {
@@ -455,23 +453,23 @@ private:
 
     void init_static_world(std::uint64_t seed) {
         const std::size_t n = spec_.n;
-        const std::size_t movers = scenes::detail::share(spec_.fraction, n);
+        const std::size_t movers = detail::share(spec_.fraction, n);
         const std::size_t statics = n - movers;
         const std::size_t lots = (n + 1) / 2;
         const std::size_t per_side = static_cast<std::size_t>(std::ceil(std::sqrt(double(lots))));
         const double side = lot * double(per_side);
         side_ = side;
-        scenes::Random r(seed);
+        Random r(seed);
         for (std::size_t k = 0; k < statics; ++k) {
             const std::size_t l = k / 2;
             const double x = lot * double(l % per_side), y = lot * double(l / per_side);
             if (k % 2 == 0) {
-                add_static(scenes::detail::make_box(x, y, -1, x + lot, y + lot, 0));
+                add_static(detail::make_box(x, y, -1, x + lot, y + lot, 0));
             } else {
                 const double w = r.uniform(2, 6), d = r.uniform(2, 6);
                 const double ox = r.uniform(0.5, lot - 0.5 - w), oy = r.uniform(0.5, lot - 0.5 - d);
                 const double h = std::exp(r.uniform(std::log(3.0), std::log(40.0)));
-                add_static(scenes::detail::make_box(x + ox, y + oy, 0, x + ox + w, y + oy + d, h));
+                add_static(detail::make_box(x + ox, y + oy, 0, x + ox + w, y + oy + d, h));
             }
         }
         walker_.resize(movers);
@@ -484,15 +482,15 @@ private:
             w.hx = hx / len, w.hy = hy / len;
             add_dynamic(walker_box(w));
         }
-        rng_ = scenes::Random(seed + 1000);
-        bounds_ = scenes::detail::make_box(0, 0, -1, side, side, 41);
+        rng_ = Random(seed + 1000);
+        bounds_ = detail::make_box(0, 0, -1, side, side, 41);
     }
 
     struct Walker {
         double x = 0, y = 0, w = 0, d = 0, h = 0, speed = 0, hx = 1, hy = 0;
     };
 
-    static Box walker_box(const Walker& w) { return scenes::detail::make_box(w.x, w.y, 0, w.x + w.w, w.y + w.d, w.h); }
+    static broadphase::Box walker_box(const Walker& w) { return detail::make_box(w.x, w.y, 0, w.x + w.w, w.y + w.d, w.h); }
 
     void step_static_world(Moves& moves) {
         moves.index.reserve(walker_.size());
@@ -517,24 +515,24 @@ private:
     }
 
     // ---------------------------------------------------------------- common
-    void add_static(const Box& b) {
+    void add_static(const broadphase::Box& b) {
         boxes_.push_back(b);
-        types_.push_back(ObjectType::static_object);
+        types_.push_back(broadphase::ObjectType::static_object);
         ++statics_;
     }
-    void add_dynamic(const Box& b) {
+    void add_dynamic(const broadphase::Box& b) {
         boxes_.push_back(b);
-        types_.push_back(ObjectType::dynamic_object);
+        types_.push_back(broadphase::ObjectType::dynamic_object);
     }
 
     Spec spec_;
-    std::vector<Box> boxes_, initial_;
-    std::vector<ObjectType> types_;
+    std::vector<broadphase::Box> boxes_, initial_;
+    std::vector<broadphase::ObjectType> types_;
     std::size_t statics_ = 0;
     std::size_t frame_ = 0;
-    Box bounds_;
+    broadphase::Box bounds_;
     double side_ = 0;
-    scenes::Random rng_{0};
+    Random rng_{0};
     // fall
     std::vector<double> z0_;          // frame-0 bottom of each dynamic box (by dynamic index)
     std::vector<float> tall_;         // its edge along z
@@ -551,4 +549,4 @@ private:
 };
 
 }  // namespace motion
-}  // namespace broadphase
+}  // namespace broadphase_scenes

@@ -5,8 +5,7 @@
 
 #include <cstdint>
 
-namespace broadphase {
-namespace scenes {
+namespace broadphase_scenes {
 
 /// Small deterministic generator (splitmix64): same numbers everywhere,
 /// unlike the standard distributions.
@@ -31,5 +30,4 @@ private:
     std::uint64_t s_;
 };
 
-}  // namespace scenes
-}  // namespace broadphase
+}  // namespace broadphase_scenes

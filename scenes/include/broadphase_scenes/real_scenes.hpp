@@ -18,20 +18,19 @@
 #include <broadphase/boxes.hpp>
 #include "random.hpp"
 
-namespace broadphase {
-namespace scenes {
+namespace broadphase_scenes {
 
 /// A vertex grid of rows x cols points (row-major, x y z each), closed
 /// along columns when `wrap` (a ring), triangulated two faces per quad;
 /// appends each face's box to `out`.
 inline void append_grid_faces(const std::vector<double>& v, std::size_t rows, std::size_t cols, bool wrap_cols,
-                              bool wrap_rows, Boxes& out) {
+                              bool wrap_rows, broadphase::Boxes& out) {
     auto vertex = [&](std::size_t r, std::size_t c, float* p) {
         const std::size_t at = 3 * (r * cols + c);
         for (int k = 0; k < 3; ++k) p[k] = static_cast<float>(v[at + static_cast<std::size_t>(k)]);
     };
     auto face = [&](const float* a, const float* b, const float* c) {
-        Box box;
+        broadphase::Box box;
         for (int k = 0; k < 3; ++k) {
             box.min[k] = std::min(a[k], std::min(b[k], c[k]));
             box.max[k] = std::max(a[k], std::max(b[k], c[k]));
@@ -51,7 +50,7 @@ inline void append_grid_faces(const std::vector<double>& v, std::size_t rows, st
 
 /// A torus of major radius R and minor radius r around `centre`, about
 /// `faces` triangles (a rows x cols vertex ring of rings, cols = 4 rows).
-inline void append_torus(std::size_t faces, double R, double r, const double* centre, Boxes& out) {
+inline void append_torus(std::size_t faces, double R, double r, const double* centre, broadphase::Boxes& out) {
     const std::size_t rows = std::max<std::size_t>(3, static_cast<std::size_t>(std::sqrt(static_cast<double>(faces) / 8)));
     const std::size_t cols = std::max<std::size_t>(3, faces / (2 * rows));
     std::vector<double> v(3 * rows * cols);
@@ -71,7 +70,7 @@ inline void append_torus(std::size_t faces, double R, double r, const double* ce
 /// A sphere of radius R around `centre` as six subdivided cube faces
 /// projected onto it (a cube sphere: faces of similar size everywhere, no
 /// slivers at poles), about `faces` triangles.
-inline void append_sphere(std::size_t faces, double R, const double* centre, Boxes& out) {
+inline void append_sphere(std::size_t faces, double R, const double* centre, broadphase::Boxes& out) {
     const std::size_t s = std::max<std::size_t>(1, static_cast<std::size_t>(std::sqrt(static_cast<double>(faces) / 12)));
     std::vector<double> v(3 * (s + 1) * (s + 1));
     for (int side = 0; side < 6; ++side) {
@@ -96,7 +95,7 @@ inline void append_sphere(std::size_t faces, double R, const double* centre, Box
 
 /// A height field over [0, size)^2 (x, y) of about `faces` triangles:
 /// heights a fixed sum of sines, amplitude about a tenth of the size.
-inline void append_terrain(std::size_t faces, double size, const double* origin, Boxes& out) {
+inline void append_terrain(std::size_t faces, double size, const double* origin, broadphase::Boxes& out) {
     const std::size_t s = std::max<std::size_t>(2, static_cast<std::size_t>(std::sqrt(static_cast<double>(faces) / 2)) + 1);
     std::vector<double> v(3 * s * s);
     for (std::size_t i = 0; i < s; ++i)
@@ -113,8 +112,8 @@ inline void append_terrain(std::size_t faces, double size, const double* origin,
 }
 
 /// About n faces of a unit-radius cube sphere.
-inline Boxes sphere_mesh(std::size_t n) {
-    Boxes out;
+inline broadphase::Boxes sphere_mesh(std::size_t n) {
+    broadphase::Boxes out;
     out.reserve(n + n / 8);
     const double c[3] = {0, 0, 0};
     append_sphere(n, 1.0, c, out);
@@ -122,8 +121,8 @@ inline Boxes sphere_mesh(std::size_t n) {
 }
 
 /// About n faces of a torus (major radius 10, minor 3).
-inline Boxes torus_mesh(std::size_t n) {
-    Boxes out;
+inline broadphase::Boxes torus_mesh(std::size_t n) {
+    broadphase::Boxes out;
     out.reserve(n + n / 8);
     const double c[3] = {0, 0, 0};
     append_torus(n, 10.0, 3.0, c, out);
@@ -131,8 +130,8 @@ inline Boxes torus_mesh(std::size_t n) {
 }
 
 /// About n faces of a 1000 x 1000 height field.
-inline Boxes terrain(std::size_t n) {
-    Boxes out;
+inline broadphase::Boxes terrain(std::size_t n) {
+    broadphase::Boxes out;
     out.reserve(n + n / 8);
     const double o[3] = {0, 0, 0};
     append_terrain(n, 1000.0, o, out);
@@ -142,8 +141,8 @@ inline Boxes terrain(std::size_t n) {
 /// A triangle soup of about n faces: a terrain patch with spheres and tori
 /// of different sizes and resolutions lying on and through it and each
 /// other, in one list (as a scene's meshes are when their faces are merged).
-inline Boxes soup(std::size_t n) {
-    Boxes out;
+inline broadphase::Boxes soup(std::size_t n) {
+    broadphase::Boxes out;
     out.reserve(n + n / 4);
     const double o[3] = {0, 0, 0};
     append_terrain(n * 3 / 10, 100.0, o, out);
@@ -167,8 +166,8 @@ inline Boxes soup(std::size_t n) {
 
 /// Appends the box [lo, hi], given in double, each coordinate rounded to
 /// float once.
-inline void append_box(const double* lo, const double* hi, Boxes& out) {
-    Box b;
+inline void append_box(const double* lo, const double* hi, broadphase::Boxes& out) {
+    broadphase::Box b;
     for (int k = 0; k < 3; ++k) {
         b.min[k] = static_cast<float>(lo[k]);
         b.max[k] = static_cast<float>(hi[k]);
@@ -177,7 +176,7 @@ inline void append_box(const double* lo, const double* hi, Boxes& out) {
 }
 
 /// Appends the cube of half side h around p.
-inline void append_cube_around(const double* p, double h, Boxes& out) {
+inline void append_cube_around(const double* p, double h, broadphase::Boxes& out) {
     const double lo[3] = {p[0] - h, p[1] - h, p[2] - h}, hi[3] = {p[0] + h, p[1] + h, p[2] + h};
     append_box(lo, hi, out);
 }
@@ -204,8 +203,8 @@ constexpr double scan_radius = 0.7;
 /// a pole are drawn again. Each box is the cube of half side scan_radius
 /// around its point: a fixed-radius neighbour search over the cloud.
 /// Exactly n boxes, O(n).
-inline Boxes scan(std::size_t n, std::uint64_t seed = 21) {
-    Boxes out;
+inline broadphase::Boxes scan(std::size_t n, std::uint64_t seed = 21) {
+    broadphase::Boxes out;
     out.reserve(n);
     // The objects, in units of the ground side: spheres (x, y, radius),
     // buildings (x0, y0, x1, y1, height), poles (x, y, radius, height).
@@ -296,8 +295,8 @@ constexpr double pile_spacing = 1.6;
 /// triangular rows pile_spacing apart, stacked A B C), each centre moved by
 /// up to 0.15 on each axis; neighbours touch or overlap a little, as in a
 /// pile pressed by gravity. Exactly n boxes, O(n).
-inline Boxes pile(std::size_t n, std::uint64_t seed = 22) {
-    Boxes out;
+inline broadphase::Boxes pile(std::size_t n, std::uint64_t seed = 22) {
+    broadphase::Boxes out;
     out.reserve(n);
     const double scale = std::cbrt(static_cast<double>(n) / 100000.0);
     const double d = pile_spacing, row = d * std::sqrt(3.0) / 2, layer = d * std::sqrt(2.0 / 3.0);
@@ -354,8 +353,8 @@ constexpr double voxel_threshold = -0.16;
 /// about a third, as caves and holes a few cells wide. Cubes touch their
 /// neighbours at faces, edges and corners, and each touch is a pair.
 /// Exactly n boxes, O(n).
-inline Boxes voxels(std::size_t n, std::uint64_t seed = 23) {
-    Boxes out;
+inline broadphase::Boxes voxels(std::size_t n, std::uint64_t seed = 23) {
+    broadphase::Boxes out;
     out.reserve(n);
     const auto s = static_cast<std::size_t>(std::ceil(std::cbrt(1.5 * static_cast<double>(n))));
     for (std::size_t z = 0; out.size() < n; ++z)
@@ -383,8 +382,8 @@ constexpr double hair_volume_per_box = 1.25;
 /// two ends grown by 0.05 (the strand's radius): long and thin, touching
 /// the next segment's. The compact boxes are cubes 0.5 to 1.5 wide,
 /// uniform in the cube. Exactly n boxes, O(n).
-inline Boxes hair(std::size_t n, std::uint64_t seed = 24) {
-    Boxes out;
+inline broadphase::Boxes hair(std::size_t n, std::uint64_t seed = 24) {
+    broadphase::Boxes out;
     out.reserve(n);
     const double side = std::cbrt(hair_volume_per_box * static_cast<double>(n));
     const std::size_t segments = n / 2, per_strand = 64;
@@ -432,7 +431,7 @@ constexpr std::size_t real_scene_default_size = 100000;
 /// Fills `out` with the real-data scene `name` ("KIND:N" or "KIND", KIND
 /// one of real_scene_kinds): false, `out` untouched, when it names none or
 /// its count is malformed. O(N).
-inline bool real_scene(const std::string& name, Boxes& out) {
+inline bool real_scene(const std::string& name, broadphase::Boxes& out) {
     const std::size_t colon = name.find(':');
     const std::string kind = name.substr(0, colon);
     std::size_t n = real_scene_default_size;
@@ -455,5 +454,4 @@ inline bool real_scene(const std::string& name, Boxes& out) {
     return true;
 }
 
-}  // namespace scenes
-}  // namespace broadphase
+}  // namespace broadphase_scenes

@@ -18,23 +18,22 @@
 #include "random.hpp"
 #include "real_scenes.hpp"
 
-namespace broadphase {
-namespace scenes {
+namespace broadphase_scenes {
 
-inline Box cube(double cx, double cy, double cz, double lo_off, double hi_off) {
-    Box b;
+inline broadphase::Box cube(double cx, double cy, double cz, double lo_off, double hi_off) {
+    broadphase::Box b;
     b.min = {float(cx + lo_off), float(cy + lo_off), float(cz + lo_off)};
     b.max = {float(cx + hi_off), float(cy + hi_off), float(cz + hi_off)};
     return b;
 }
 
 /// The adaptive-grid article's point-cloud AABB around c.
-inline Box cloud_box(double cx, double cy, double cz) { return cube(cx, cy, cz, -2.5, 1.5); }
+inline broadphase::Box cloud_box(double cx, double cy, double cz) { return cube(cx, cy, cz, -2.5, 1.5); }
 
 /// n cloud boxes with centres uniform in [0,sx)x[0,sy)x[0,sz), then the
 /// adaptive-grid article's three far outliers ("teapot in stadium") at 9000, 9001, 9002.
-inline Boxes clouds_with_outliers(std::size_t n, double sx, double sy, double sz, std::uint64_t seed) {
-    Boxes out;
+inline broadphase::Boxes clouds_with_outliers(std::size_t n, double sx, double sy, double sz, std::uint64_t seed) {
+    broadphase::Boxes out;
     out.reserve(n + 3);
     Random r(seed);
     for (std::size_t i = 0; i < n; ++i) {
@@ -46,15 +45,15 @@ inline Boxes clouds_with_outliers(std::size_t n, double sx, double sy, double sz
 }
 
 /// 20,001 boxes in [0,900)^3 plus 3 far ones: few overlaps (the article's challenge 3).
-inline Boxes sparse20k() { return clouds_with_outliers(20001, 900, 900, 900, 1); }
+inline broadphase::Boxes sparse20k() { return clouds_with_outliers(20001, 900, 900, 900, 1); }
 /// 20,001 boxes in [0,150)^3 plus 3 far ones: about 29,000 pairs (the article's challenge 3).
-inline Boxes dense20k() { return clouds_with_outliers(20001, 150, 150, 150, 2); }
+inline broadphase::Boxes dense20k() { return clouds_with_outliers(20001, 150, 150, 150, 2); }
 /// 40,001 boxes in [0,1500)x[0,150)^2 plus 3 far ones (the article's challenge 4).
-inline Boxes stretched40k() { return clouds_with_outliers(40001, 1500, 150, 150, 3); }
+inline broadphase::Boxes stretched40k() { return clouds_with_outliers(40001, 1500, 150, 150, 3); }
 
 /// 16 clusters of 2,500 boxes, each cluster a 150-cube, far apart (the article's challenge 4).
-inline Boxes clusters40k() {
-    Boxes out;
+inline broadphase::Boxes clusters40k() {
+    broadphase::Boxes out;
     out.reserve(40000);
     Random r(4);
     for (int j = 0; j < 16; ++j) {
@@ -98,8 +97,8 @@ inline void make_point_cloud(double cx, double cy, double cz, double spacing, fl
 }
 
 /// The AABB of make_point_cloud's points (their exact min and max).
-inline Box point_cloud_box(double cx, double cy, double cz, double spacing) {
-    Box b;
+inline broadphase::Box point_cloud_box(double cx, double cy, double cz, double spacing) {
+    broadphase::Box b;
     b.min = {cloud_coordinate(cx, spacing, 0), cloud_coordinate(cy, spacing, 0), cloud_coordinate(cz, spacing, 0)};
     b.max = {cloud_coordinate(cx, spacing, cloud_side - 1), cloud_coordinate(cy, spacing, cloud_side - 1),
              cloud_coordinate(cz, spacing, cloud_side - 1)};
@@ -114,9 +113,9 @@ constexpr double cloud_contact_margin = 0.5;
 
 /// `box` grown by `margin` on every side, rounded outwards (one float step
 /// beyond the nearest float), so that the grown box contains the exact one.
-inline Box grown_box(const Box& box, double margin) {
+inline broadphase::Box grown_box(const broadphase::Box& box, double margin) {
     const float inf = std::numeric_limits<float>::infinity();
-    Box g;
+    broadphase::Box g;
     for (int k = 0; k < 3; ++k) {
         g.min[k] = std::nextafter(static_cast<float>(double(box.min[k]) - margin), -inf);
         g.max[k] = std::nextafter(static_cast<float>(double(box.max[k]) + margin), inf);
@@ -130,8 +129,8 @@ inline Box grown_box(const Box& box, double margin) {
 /// clouds with a point pair closer than 1 always have overlapping boxes.
 struct PointClouds {
     std::vector<float> points;
-    Boxes bounds;
-    Boxes boxes;
+    broadphase::Boxes bounds;
+    broadphase::Boxes boxes;
 
     std::size_t size() const { return boxes.size(); }
     const float* cloud(std::size_t c) const { return points.data() + 3 * cloud_points * c; }
@@ -150,7 +149,7 @@ inline PointClouds point_clouds(std::size_t n, double side, std::uint64_t seed =
     for (std::size_t c = 0; c < n; ++c) {
         const double x = r.uniform(0, side), y = r.uniform(0, side), z = r.uniform(0, side);
         const double s = r.uniform(min_spacing, max_spacing);
-        const Box b = point_cloud_box(x, y, z, s);
+        const broadphase::Box b = point_cloud_box(x, y, z, s);
         out.bounds.push_back(b);
         out.boxes.push_back(grown_box(b, cloud_contact_margin));
         if (with_points) make_point_cloud(x, y, z, s, out.points.data() + 3 * cloud_points * c);
@@ -162,12 +161,12 @@ inline PointClouds point_clouds(std::size_t n, double side, std::uint64_t seed =
 /// grid test), spacing uniform in [0.5,1.5) ("randomly sized": AABBs 2 to 6 wide).
 inline PointClouds pointclouds10k_clouds() { return point_clouds(10000, 450, 10); }
 /// Its broad-phase boxes (AABBs grown by 0.5: 3 to 7 wide).
-inline Boxes pointclouds10k() { return point_clouds(10000, 450, 10, 0.5, 1.5, false).boxes; }
+inline broadphase::Boxes pointclouds10k() { return point_clouds(10000, 450, 10, 0.5, 1.5, false).boxes; }
 
 /// n boxes 4 wide, centres uniform in a cube of side 900*cbrt(n/20000): the
 /// density of sparse20k at any size.
-inline Boxes uniform(std::size_t n, std::uint64_t seed = 5) {
-    Boxes out;
+inline broadphase::Boxes uniform(std::size_t n, std::uint64_t seed = 5) {
+    broadphase::Boxes out;
     out.reserve(n);
     Random r(seed);
     const double side = 900.0 * std::cbrt(static_cast<double>(n) / 20000.0);
@@ -183,8 +182,8 @@ inline Boxes uniform(std::size_t n, std::uint64_t seed = 5) {
 /// mean), each a cube at uniform's density, centres scattered over a cube
 /// 40 times uniform's side. Balancing by box count, not by space, is what
 /// keeps ranks even here.
-inline Boxes clusters(std::size_t n, std::uint64_t seed = 11) {
-    Boxes out;
+inline broadphase::Boxes clusters(std::size_t n, std::uint64_t seed = 11) {
+    broadphase::Boxes out;
     out.reserve(n);
     Random r(seed);
     constexpr int k = 32;
@@ -210,8 +209,8 @@ inline Boxes clusters(std::size_t n, std::uint64_t seed = 11) {
 /// times its side around it (the stadium), 1,000 times sparser per box than
 /// the teapot per unit length. A partition by space alone would give one
 /// rank nearly everything.
-inline Boxes stadium(std::size_t n, std::uint64_t seed = 12) {
-    Boxes out;
+inline broadphase::Boxes stadium(std::size_t n, std::uint64_t seed = 12) {
+    broadphase::Boxes out;
     out.reserve(n);
     Random r(seed);
     const std::size_t inside = n - n / 10;
@@ -226,8 +225,8 @@ inline Boxes stadium(std::size_t n, std::uint64_t seed = 12) {
 }
 
 /// n copies of one box: n(n-1)/2 pairs.
-inline Boxes identical(std::size_t n) {
-    Boxes out;
+inline broadphase::Boxes identical(std::size_t n) {
+    broadphase::Boxes out;
     out.reserve(n);
     for (std::size_t i = 0; i < n; ++i) out.push_back(cube(10, 10, 10, -2, 2));
     return out;
@@ -235,12 +234,12 @@ inline Boxes identical(std::size_t n) {
 
 /// n boxes of mixed sizes: edge lengths log-uniform over 0.25..64 (most
 /// small, a tail of large), a few thin slabs 900 long, in [0,900)^3.
-inline Boxes mixed(std::size_t n, std::uint64_t seed = 6) {
-    Boxes out;
+inline broadphase::Boxes mixed(std::size_t n, std::uint64_t seed = 6) {
+    broadphase::Boxes out;
     out.reserve(n);
     Random r(seed);
     for (std::size_t i = 0; i < n; ++i) {
-        Box b;
+        broadphase::Box b;
         const bool slab = (i % 1000) == 999;
         for (int k = 0; k < 3; ++k) {
             const double c = r.uniform(0, 900);
@@ -254,8 +253,8 @@ inline Boxes mixed(std::size_t n, std::uint64_t seed = 6) {
 }
 
 /// Adversarial: n boxes on a lattice of unit cubes touching face to face.
-inline Boxes lattice(std::size_t side) {
-    Boxes out;
+inline broadphase::Boxes lattice(std::size_t side) {
+    broadphase::Boxes out;
     for (std::size_t x = 0; x < side; ++x)
         for (std::size_t y = 0; y < side; ++y)
             for (std::size_t z = 0; z < side; ++z) out.push_back(cube(double(x), double(y), double(z), 0, 1));
@@ -263,8 +262,8 @@ inline Boxes lattice(std::size_t side) {
 }
 
 /// Adversarial: zero-size boxes (points), many coincident, on a coarse lattice.
-inline Boxes points(std::size_t n, std::uint64_t seed = 7) {
-    Boxes out;
+inline broadphase::Boxes points(std::size_t n, std::uint64_t seed = 7) {
+    broadphase::Boxes out;
     Random r(seed);
     for (std::size_t i = 0; i < n; ++i) {
         const double x = double(r.below(8)), y = double(r.below(8)), z = double(r.below(8));
@@ -275,13 +274,13 @@ inline Boxes points(std::size_t n, std::uint64_t seed = 7) {
 
 /// Adversarial: random boxes with a chosen centre offset and spread (use a
 /// 1e7 offset, negative coordinates, or huge and tiny sizes together).
-inline Boxes random_boxes(std::size_t n, std::uint64_t seed, double offset = 0, double spread = 100,
+inline broadphase::Boxes random_boxes(std::size_t n, std::uint64_t seed, double offset = 0, double spread = 100,
                           double min_size = 0, double max_size = 10) {
-    Boxes out;
+    broadphase::Boxes out;
     out.reserve(n);
     Random r(seed);
     for (std::size_t i = 0; i < n; ++i) {
-        Box b;
+        broadphase::Box b;
         for (int k = 0; k < 3; ++k) {
             const double c = offset + r.uniform(-spread, spread);
             const double e = r.uniform(min_size, max_size);
@@ -295,18 +294,18 @@ inline Boxes random_boxes(std::size_t n, std::uint64_t seed, double offset = 0, 
 
 /// Adversarial: random boxes plus infinite slabs (a ground plane from -inf
 /// to +inf in x and y), huge boxes, and far outliers.
-inline Boxes slabs_and_outliers(std::size_t n, std::uint64_t seed = 8) {
-    Boxes out = random_boxes(n, seed, 0, 100, 0, 8);
+inline broadphase::Boxes slabs_and_outliers(std::size_t n, std::uint64_t seed = 8) {
+    broadphase::Boxes out = random_boxes(n, seed, 0, 100, 0, 8);
     const float inf = std::numeric_limits<float>::infinity();
-    Box ground;
+    broadphase::Box ground;
     ground.min = {-inf, -inf, -1};
     ground.max = {inf, inf, 1};
     out.push_back(ground);
-    Box all;
+    broadphase::Box all;
     all.min = {-inf, -inf, -inf};
     all.max = {inf, inf, inf};
     out.push_back(all);
-    Box wall;
+    broadphase::Box wall;
     wall.min = {-5, -inf, -inf};
     wall.max = {-5, inf, inf};
     out.push_back(wall);
@@ -318,12 +317,12 @@ inline Boxes slabs_and_outliers(std::size_t n, std::uint64_t seed = 8) {
 }
 
 /// Adversarial: valid random boxes with invalid ones (NaN, min > max) mixed in.
-inline Boxes with_invalid(std::size_t n, std::uint64_t seed = 9) {
-    Boxes out = random_boxes(n, seed, 0, 50, 0, 10);
+inline broadphase::Boxes with_invalid(std::size_t n, std::uint64_t seed = 9) {
+    broadphase::Boxes out = random_boxes(n, seed, 0, 50, 0, 10);
     const float nan = std::numeric_limits<float>::quiet_NaN();
     Random r(seed + 100);
     for (std::size_t i = 0; i < out.size(); i += 7) {
-        Box b = out[i];
+        broadphase::Box b = out[i];
         const int k = int(r.below(3));
         if (r.below(2)) b.min[k] = nan;
         else std::swap(b.min[k], b.max[k]), b.min[k] += 1.0f;
@@ -376,7 +375,7 @@ inline std::string describe(const std::string& name) {
 
 /// Fills `out` with the named scene ("dense20k", "uniform:100000", ...).
 /// False when the name is unknown or its count malformed.
-inline bool make_scene(const std::string& name, Boxes& out) {
+inline bool make_scene(const std::string& name, broadphase::Boxes& out) {
     auto count = [&](const std::string& prefix, std::size_t& n) {
         if (name.compare(0, prefix.size(), prefix) != 0) return false;
         const std::string digits = name.substr(prefix.size());
@@ -402,5 +401,4 @@ inline bool make_scene(const std::string& name, Boxes& out) {
     return true;
 }
 
-}  // namespace scenes
-}  // namespace broadphase
+}  // namespace broadphase_scenes

@@ -1,0 +1,335 @@
+// BasicScene's update machinery (declared in ../../scene.hpp, which
+// includes this file at its end, and documented there): update() and the
+// methods it runs to find the pairs of the changed objects (multi box
+// pruning, the incremental sweep, the tree, a rebuild), and the merges with
+// the previous set that give the events. See scene_queries.hpp for the
+// queries.
+//
+// Member functions are defined `inline` as they were when written in the
+// class body; update() is not (see below).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <new>
+#include <vector>
+
+#include "../../broadphase.hpp"
+#include "../../options.hpp"
+#include "../../pairs.hpp"
+#include "../../scene.hpp"
+#include "../exceptions.hpp"
+#include "../parallel.hpp"
+#include "incremental_sweep.hpp"
+#include "multi_box_pruning.hpp"
+
+namespace broadphase {
+
+// The members that run the library's algorithms are defined outside the
+// class, as in the algorithms' headers: a class template's members defined
+// inside it are inline, and GCC may instantiate inline members for
+// inlining even where the class is declared `extern template` (compiled
+// mode). (For update() it did not: a file calling it defined 30-32
+// functions either way with the extern templates, 541 header-only.)
+
+template <class T, int D>
+Report BasicScene<T, D>::update() {
+    Report r;
+    BROADPHASE_TRY {
+        r = update_or_throw();
+    } BROADPHASE_CATCH(const std::bad_alloc&) {
+        // The sweep and the regions may be half-way through a change:
+        // dropped, to be made again from the objects when next wanted.
+        if (sweep_on_) sweep_.clear(), sweep_on_ = false;  // (clear() allocates nothing)
+        pruning_ = detail::MultiBoxPruning<T, D>{};
+        pruning_on_ = false;
+        r = Report{};
+        r.status = Status::out_of_memory;
+    }
+    if (!r.ok()) begun_.clear(), ended_.clear();  // (a rebuild's finder reports its failure without throwing)
+    return r;
+}
+
+template <class T, int D>
+inline Report BasicScene<T, D>::update_or_throw() {
+    // Everything that may fail comes before the new set is taken: the
+    // freed ids' room is made now, so the end allocates nothing.
+    free_.reserve(free_.size() + retired_.size());
+    std::size_t changed = 0;
+    for (Id id : dirty_) changed += objects_[id].alive;
+    UpdateMode method = mode_;
+    if (method == UpdateMode::automatic)
+        method = double(changed) <= kIncrementalShare * double(live_) ? UpdateMode::multi_box_pruning : UpdateMode::rebuild;
+    if (fat_pairs_ && (method == UpdateMode::tree || method == UpdateMode::sweep_and_prune))
+        method = UpdateMode::multi_box_pruning;  // their searches use the tree's tight boxes
+    if (objects_.size() >= std::min<std::size_t>(Sweep::max_id, detail::MultiBoxPruning<T, D>::max_id)) {
+        // Ids beyond what the sweep and the regions can tag (2^31 objects).
+        if (method == UpdateMode::sweep_and_prune || method == UpdateMode::multi_box_pruning) method = UpdateMode::rebuild;
+        pruning_on_ = false;
+    }
+    // The sweep is kept only while it runs: following every move through
+    // rebuild frames would cost more than sorting it again. Its first
+    // frame is a rebuild, after which it is filled with the boxes.
+    const bool fill_sweep = method == UpdateMode::sweep_and_prune && !sweep_on_;
+    if (fill_sweep) method = UpdateMode::rebuild;
+    if (method != UpdateMode::sweep_and_prune && sweep_on_) sweep_.clear(), sweep_on_ = false;
+
+    fresh_.clear();
+    sync_pruning(method == UpdateMode::multi_box_pruning, method == UpdateMode::multi_box_pruning);
+    Report r;
+    if (method == UpdateMode::rebuild) {
+        r = rebuilt_pairs();
+        if (!r.ok()) return r;
+        sort_pairs(found_);
+        difference(found_, current_, begun_);
+        difference(current_, found_, ended_);
+        if (fill_sweep) fill_sweep_from_objects();
+        current_.swap(found_);
+    } else if (method == UpdateMode::sweep_and_prune) {
+        split_current();
+        sweep_changed_pairs();
+        merge_changed_pairs();
+    } else {
+        if (method == UpdateMode::tree) synced_tree();
+        changed_pairs(method);
+        split_current();
+        merge_changed_pairs();
+    }
+    for (Id id : dirty_) dirty_flag_[id] = 0, requery_flag_[id] = 0;
+    dirty_.clear();
+    if (pruning_on_) pruning_.finish();
+    last_method_ = method;
+    // Ids whose end events are now out may be reused.
+    free_.insert(free_.end(), retired_.begin(), retired_.end());
+    retired_.clear();
+    r.pairs = current_.size();
+    return r;
+}
+
+/// out = a \ b, both sorted.
+template <class T, int D>
+inline void BasicScene<T, D>::difference(const std::vector<Pair>& a, const std::vector<Pair>& b, std::vector<Pair>& out) {
+    out.resize(a.size());
+    out.resize(static_cast<std::size_t>(std::set_difference(a.begin(), a.end(), b.begin(), b.end(), out.begin()) - out.begin()));
+}
+
+/// Brings the multi box pruning regions up to date with the changed
+/// objects; builds them the first time they are wanted, and derives them
+/// again when the data drifted.
+template <class T, int D>
+inline void BasicScene<T, D>::sync_pruning(bool wanted, bool search) {
+    if (!pruning_on_) {
+        if (!wanted) return;
+        // Every object in, without marks; then the changed ones as changed.
+        pruning_on_ = true;
+        for (Id id = 0; id < objects_.size(); ++id)
+            if (objects_[id].alive && objects_[id].pair_box.valid() && !dirty_flag_[id]) pruning_.set(id, objects_[id].pair_box);
+        pruning_.commit();
+        pruning_.finish();
+    }
+    for (Id id : dirty_) {
+        const Object& o = objects_[id];
+        if (o.alive && o.pair_box.valid()) pruning_.set(id, o.pair_box);
+        else pruning_.erase(id);
+    }
+    // Threads for the regions: one per 1,024 changed objects at most.
+    const unsigned threads = detail::plan_threads(options_.threads, dirty_.size(), 1024);
+    if (!search) return pruning_.commit(threads);
+    if (parts_.size() < threads) parts_.resize(threads);
+    for (unsigned t = 0; t < threads; ++t) parts_[t].clear();
+    pruning_.commit(
+        [&](unsigned me, Id a, Id b) {
+            if (may_pair(a, b)) parts_[me].push_back(ordered(a, b));
+        },
+        true, threads);
+    for (unsigned t = 0; t < threads; ++t) fresh_.insert(fresh_.end(), parts_[t].begin(), parts_[t].end());
+}
+
+/// Appends to fresh_ object id's pairs found in the (synced) tree; a pair
+/// of two objects both marked in `asked` comes from the lower id only.
+template <class T, int D>
+inline void BasicScene<T, D>::tree_pairs_of(Id id, const std::vector<std::uint8_t>& asked) {
+    tree_.for_each_overlap(objects_[id].box, [&](std::uint32_t proxy) {
+        const Id other = object_of(proxy);
+        if (other == id || (asked[other] && other < id)) return;  // itself; or found from the other side
+        if (may_pair(id, other)) fresh_.push_back(ordered(id, other));
+    });
+}
+
+/// Whether objects a and b may form a pair (not both static, filters).
+template <class T, int D>
+inline bool BasicScene<T, D>::may_pair(Id a, Id b) const {
+    const std::uint8_t x = meet_[a], y = meet_[b];  // packed: no visit to the objects for plain ones
+    if (x & y & kStatic) return false;
+    if (!((x | y) & kFiltered)) return true;
+    return Filter::may_meet(objects_[a].filter, objects_[b].filter);
+}
+
+/// fresh_ = every pair with a changed object, each once (unsorted).
+template <class T, int D>
+inline void BasicScene<T, D>::changed_pairs(UpdateMode method) {
+    if (method == UpdateMode::tree) {
+        for (Id id : dirty_)
+            if (objects_[id].alive && objects_[id].box.valid()) tree_pairs_of(id, dirty_flag_);
+    }
+    sort_pairs(fresh_);
+}
+
+/// Splits the last set: pairs with a changed (or removed) object to
+/// stale_, the others to kept_. O(K).
+template <class T, int D>
+inline void BasicScene<T, D>::split_current() {
+    const std::size_t n = current_.size();
+    kept_.resize(n);
+    stale_.resize(n);
+    Pair* kept = kept_.data();
+    Pair* stale = stale_.data();
+    std::size_t k = 0, s = 0;
+    for (const Pair& p : current_) {  // both written, one kept: no branch to mispredict
+        const bool changed = dirty_flag_[p.a] | dirty_flag_[p.b];
+        kept[k] = p;
+        stale[s] = p;
+        k += !changed;
+        s += changed;
+    }
+    kept_.resize(k);
+    stale_.resize(s);
+}
+
+/// The events and the new set from fresh_ (every pair with a changed
+/// object, sorted), replacing stale_. O(K) merges.
+template <class T, int D>
+inline void BasicScene<T, D>::merge_changed_pairs() {
+    difference(fresh_, stale_, begun_);
+    difference(stale_, fresh_, ended_);
+    // Sized first and written through: cheaper than a push_back a pair.
+    current_.resize(kept_.size() + fresh_.size());
+    std::merge(kept_.begin(), kept_.end(), fresh_.begin(), fresh_.end(), current_.begin());
+}
+
+/// fresh_ by the incremental sweep: removed objects leave it, moved ones
+/// are bubbled to their new places and report each pair whose overlap
+/// flipped (toggles_, possibly several times a pair), new ones go in.
+/// A moved object's pairs are then its previous ones (stale_) with the
+/// flipped ones (an odd number of flips) changed over. Objects new to
+/// the sweep, and those whose type or filter changed, are asked of the
+/// tree instead. Cost: the endpoints the moves pass, plus O(K log K) for
+/// the K toggles and O(n) memory moves when objects come or go.
+template <class T, int D>
+inline void BasicScene<T, D>::sweep_changed_pairs() {
+    gone_.clear();
+    added_.clear();
+    added_boxes_.clear();
+    toggles_.clear();
+    for (Id id : dirty_) {
+        const Object& o = objects_[id];
+        const bool wanted = o.alive && o.pair_box.valid();
+        if (sweep_.contains(id)) {
+            if (!wanted) gone_.push_back(id);
+        } else if (wanted) {
+            added_.push_back(id);
+            added_boxes_.push_back(o.pair_box);
+            requery_flag_[id] = 1;
+        }
+    }
+    sweep_.remove_batch(gone_.data(), gone_.size());
+    for (Id id : dirty_)
+        if (sweep_.contains(id))
+            sweep_.move(id, objects_[id].pair_box, [&](std::uint32_t a, std::uint32_t b, bool) { toggles_.push_back(Pair{a, b}); });
+    sweep_.insert_batch(added_.data(), added_boxes_.data(), added_.size());
+
+    // Pairs flipped an odd number of times, between objects not asked of the tree.
+    sort_pairs(toggles_);
+    std::size_t flipped = 0;
+    for (std::size_t i = 0; i < toggles_.size();) {
+        std::size_t j = i + 1;
+        while (j < toggles_.size() && toggles_[j] == toggles_[i]) ++j;
+        const Pair p = toggles_[i];
+        if ((j - i) % 2 == 1 && !(requery_flag_[p.a] | requery_flag_[p.b]) && may_pair(p.a, p.b)) toggles_[flipped++] = p;
+        i = j;
+    }
+    toggles_.resize(flipped);
+    // The previous pairs that still stand unless flipped.
+    survivors_.clear();
+    for (const Pair& p : stale_)
+        if (sweep_.contains(p.a) && sweep_.contains(p.b) && !(requery_flag_[p.a] | requery_flag_[p.b])) survivors_.push_back(p);
+    std::set_symmetric_difference(survivors_.begin(), survivors_.end(), toggles_.begin(), toggles_.end(),
+                                  std::back_inserter(fresh_));
+    // Every pair of the objects asked of the tree, each once.
+    bool asked = false;
+    for (Id id : dirty_) {
+        if (!requery_flag_[id] || !sweep_.contains(id)) continue;
+        if (!asked) synced_tree(), asked = true;
+        tree_pairs_of(id, requery_flag_);
+    }
+    if (asked) sort_pairs(fresh_);
+}
+
+/// Puts every live object with a valid box into the (empty) sweep.
+template <class T, int D>
+inline void BasicScene<T, D>::fill_sweep_from_objects() {
+    sweep_on_ = true;  // first: if filling fails, update() empties it again
+    added_.clear();
+    added_boxes_.clear();
+    for (Id id = 0; id < objects_.size(); ++id)
+        if (objects_[id].alive && objects_[id].pair_box.valid()) added_.push_back(id), added_boxes_.push_back(objects_[id].pair_box);
+    sweep_.reserve(objects_.size(), added_.size());
+    sweep_.insert_batch(added_.data(), added_boxes_.data(), added_.size());
+}
+
+template <class T, int D>
+inline Report BasicScene<T, D>::rebuilt_pairs() {
+    Report r;
+    gather();
+    Options o = options_;
+    o.sorted = false;
+    o.max_pairs = no_budget;
+    found_.clear();
+    if (dynamic_.size() > 0) {
+        Report a = finder_.find_pairs(dynamic_, found_, o);
+        if (!a.ok()) return r.status = a.status, r;
+        const std::size_t self = found_.size();
+        if (static_.size() > 0) {
+            Report b = finder_.find_pairs(dynamic_, static_, cross_, o);
+            if (!b.ok()) return r.status = b.status, r;
+        } else {
+            cross_.clear();
+        }
+        // To ids, filtered, a < b.
+        std::size_t kept = 0;
+        for (std::size_t i = 0; i < self; ++i) {
+            const Id a = dynamic_ids_[found_[i].a], b = dynamic_ids_[found_[i].b];
+            if (Filter::may_meet(objects_[a].filter, objects_[b].filter)) found_[kept++] = ordered(a, b);
+        }
+        found_.resize(kept);
+        for (const Pair& p : cross_) {
+            const Id a = dynamic_ids_[p.a], b = static_ids_[p.b];
+            if (Filter::may_meet(objects_[a].filter, objects_[b].filter)) found_.push_back(ordered(a, b));
+        }
+    }
+    return r;
+}
+
+/// The live objects with valid boxes, dynamic and static apart.
+template <class T, int D>
+inline void BasicScene<T, D>::gather() {
+    dynamic_.resize(0);
+    static_.resize(0);
+    dynamic_ids_.clear();
+    static_ids_.clear();
+    for (Id id = 0; id < objects_.size(); ++id) {
+        const Object& o = objects_[id];
+        if (!o.alive || !o.pair_box.valid()) continue;
+        if (o.type == ObjectType::dynamic_object) {
+            dynamic_.push_back(o.pair_box);
+            dynamic_ids_.push_back(id);
+        } else {
+            static_.push_back(o.pair_box);
+            static_ids_.push_back(id);
+        }
+    }
+}
+
+}  // namespace broadphase
