@@ -48,7 +48,7 @@ class BasicBruteForce : public detail::AlgorithmBase<BasicBruteForce<T, D>, T, D
             return;
         }
         const std::size_t nt = detail::task_count(threads, v.n, 64);
-        tasks_.run(threads, nt, sink, [&](std::size_t t, VectorSink& s, unsigned) {
+        tasks_.run(threads, nt, sink, [&](std::size_t t, PairSink& s, unsigned) {
             self_rows(v, triangle_bound(v.n, nt, t), triangle_bound(v.n, nt, t + 1), s);
         });
     }
@@ -70,7 +70,7 @@ class BasicBruteForce : public detail::AlgorithmBase<BasicBruteForce<T, D>, T, D
             return;
         }
         const std::size_t nt = detail::task_count(threads, va.n, 16);
-        tasks_.run(threads, nt, sink, [&](std::size_t t, VectorSink& s, unsigned) {
+        tasks_.run(threads, nt, sink, [&](std::size_t t, PairSink& s, unsigned) {
             cross_rows(va, vb, detail::even_bound(va.n, nt, t), detail::even_bound(va.n, nt, t + 1), s);
         });
     }

@@ -402,7 +402,6 @@ private:
     const std::vector<std::uint32_t>* map_b_ = nullptr;
     Pair buffer_[block];
 };
-using VectorSink = PairSink;  // TEMPORARY until the rename lands
 
 }  // namespace broadphase
 

@@ -114,7 +114,7 @@ private:
             return;
         }
         const std::size_t nt = detail::task_count(threads, slices, 1);
-        tasks_.run(threads, nt, sink, [&](std::size_t t, VectorSink& s, unsigned) {
+        tasks_.run(threads, nt, sink, [&](std::size_t t, PairSink& s, unsigned) {
             sweep_slices(axis, detail::even_bound(slices, nt, t), detail::even_bound(slices, nt, t + 1), s);
         });
     }
@@ -164,7 +164,7 @@ private:
         }
         // Tasks: runs of A's boxes, then runs of B's.
         const std::size_t na = detail::task_count(threads, va.n), nb = detail::task_count(threads, vb.n);
-        tasks_.run(threads, na + nb, sink, [&](std::size_t t, VectorSink& s, unsigned) {
+        tasks_.run(threads, na + nb, sink, [&](std::size_t t, PairSink& s, unsigned) {
             if (t < na) sweep_sets(a_, b_, axis, 0, detail::even_bound(va.n, na, t), detail::even_bound(va.n, na, t + 1), s);
             else sweep_sets(a_, b_, axis, 1, detail::even_bound(vb.n, nb, t - na), detail::even_bound(vb.n, nb, t - na + 1), s);
         });

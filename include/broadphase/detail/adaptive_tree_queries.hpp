@@ -65,7 +65,7 @@ inline void AdaptiveTree<T, D>::query_batch(const SoaView<T, D>& queries, Sink& 
     static thread_local TaskPairs per_thread;
     TaskPairs& tasks = buffers ? *buffers : per_thread;
     const std::size_t nt = task_count(threads, queries.n, 256);
-    tasks.run(threads, nt, sink, [&](std::size_t t, VectorSink& s, unsigned) {
+    tasks.run(threads, nt, sink, [&](std::size_t t, PairSink& s, unsigned) {
         query_run(queries, ord, even_bound(queries.n, nt, t), even_bound(queries.n, nt, t + 1), s);
     });
 }
@@ -138,7 +138,7 @@ inline void AdaptiveTree<T, D>::self_pairs(Sink& sink, unsigned threads) {
     }
     const std::size_t nn = nodes_.size();
     const std::size_t nt = task_count(threads, nn, 64);
-    task_pairs_.run(threads, nt, sink, [&](std::size_t t, VectorSink& s, unsigned) {
+    task_pairs_.run(threads, nt, sink, [&](std::size_t t, PairSink& s, unsigned) {
         node_pairs(even_bound(nn, nt, t), even_bound(nn, nt, t + 1), s);
     });
 }

@@ -44,7 +44,7 @@ inline void CellGrid<T, D>::self_pairs(const View& v, Sink& sink, unsigned threa
         if (threads <= 1) {
             for (std::size_t p = 0; p < np && !sink.stopped(); ++p) partition(p, sink, scratch_[0]);
         } else {
-            task_pairs_.run(threads, np, sink, [&](std::size_t p, VectorSink& s, unsigned thread) {
+            task_pairs_.run(threads, np, sink, [&](std::size_t p, PairSink& s, unsigned thread) {
                 partition(p, s, scratch_[thread]);
             });
             share_capacity(threads);
@@ -64,7 +64,7 @@ inline void CellGrid<T, D>::self_pairs(const View& v, Sink& sink, unsigned threa
     const std::size_t large_tasks = (nl + large_per_task - 1) / large_per_task;
     const std::size_t tasks = bucket_tasks + large_tasks + (nl >= 2 ? 1 : 0);
     if (tasks == 0 || sink.stopped()) return;
-    task_pairs_.run(threads, tasks, sink, [&](std::size_t t, VectorSink& s, unsigned thread) {
+    task_pairs_.run(threads, tasks, sink, [&](std::size_t t, PairSink& s, unsigned thread) {
         if (t < bucket_tasks) {
             bucket_pairs(bucket_at_entry(even_bound(entries_, bucket_tasks, t)),
                          bucket_at_entry(even_bound(entries_, bucket_tasks, t + 1)), s, scratch_[thread]);

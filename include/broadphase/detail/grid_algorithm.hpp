@@ -90,7 +90,7 @@ private:
             return;
         }
         const std::size_t nt = task_count(threads, queries.n, 64);
-        tasks_.run(threads, nt, sink, [&](std::size_t t, VectorSink& s, unsigned) {
+        tasks_.run(threads, nt, sink, [&](std::size_t t, PairSink& s, unsigned) {
             run(even_bound(queries.n, nt, t), even_bound(queries.n, nt, t + 1), s);
         });
     }

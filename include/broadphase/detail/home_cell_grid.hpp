@@ -410,7 +410,7 @@ private:
         // Tasks are slabs of space; a few thousand boxes each keep their pair
         // counts steady from frame to frame, so their buffers stop growing.
         const std::size_t tasks = task_count(threads, m, 4096);
-        task_pairs_.run(threads, tasks, sink, [&](std::size_t t, VectorSink& s, unsigned) {
+        task_pairs_.run(threads, tasks, sink, [&](std::size_t t, PairSink& s, unsigned) {
             walk_range(even_bound(m, tasks, t), even_bound(m, tasks, t + 1), s);
         });
     }
