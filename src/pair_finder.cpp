@@ -3,10 +3,6 @@
 #include <broadphase/broadphase.hpp>
 
 namespace broadphase {
-template struct detail::AlgorithmSet<float, 2>;
-template struct detail::AlgorithmSet<float, 3>;
-template struct detail::AlgorithmSet<double, 2>;
-template struct detail::AlgorithmSet<double, 3>;
 template class BasicPairFinder<float, 2>;
 template class BasicPairFinder<float, 3>;
 template class BasicPairFinder<double, 2>;
