@@ -153,9 +153,10 @@ using BoxesView = BasicBoxesView<float, 3>;
 template <class T, int D>
 class BasicBoxes {
 public:
-    using scalar = T;
-    static constexpr int dims = D;
-    using box_type = BasicBox<T, D>;
+    /// The member types of the view these boxes convert to (one definition).
+    using scalar = typename BasicBoxesView<T, D>::scalar;
+    static constexpr int dims = BasicBoxesView<T, D>::dims;
+    using box_type = typename BasicBoxesView<T, D>::box_type;
 
     BasicBoxes() = default;
     explicit BasicBoxes(std::size_t n) { resize(n); }

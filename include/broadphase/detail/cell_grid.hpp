@@ -29,15 +29,14 @@
 #pragma once
 
 #include <algorithm>
-#include <cmath>
+#include <cstddef>
 #include <cstdint>
-#include <utility>
 #include <vector>
 
 #include "../boxes.hpp"
 #include "box_record.hpp"
-#include "buffers.hpp"
 #include "box_rules.hpp"
+#include "large_box_sweep.hpp"
 #include "parallel.hpp"
 #include "radix_sort.hpp"
 #include "simd.hpp"
@@ -48,7 +47,6 @@ namespace detail {
 
 template <class T, int D>
 class CellGrid {
-    static_assert(D >= 1 && D <= 3, "hashed cells pack at most 3 axes");
     using View = SoaView<T, D>;
     using Record = BoxRecord<T>;
 
@@ -95,6 +93,9 @@ public:
     static constexpr int coord_bits = 20;
     static constexpr std::int64_t coord_limit = (std::int64_t(1) << (coord_bits - 1)) - 1;
     static constexpr int flag_shift = 60;
+    // A cell key packs a coordinate per grid axis, coord_bits bits each,
+    // below the start flags at flag_shift: three fit.
+    static_assert(D >= 1 && D <= 3, "hashed cells pack at most 3 axes");
 
     struct Params {
         std::uint32_t axis_mask = (1u << D) - 1;  ///< which axes are gridded
@@ -301,17 +302,6 @@ private:
     template <class Sink>
     void large_table_pairs(const View& v, std::size_t first, std::size_t last, Sink& sink) const;
 
-    /// Sorts the large boxes by min on axis 0 into struct-of-arrays, for
-    /// large_large_pairs.
-    void prepare_large(const View& v);
-
-    /// Large boxes against each other: a sweep on axis 0 (after prepare_large).
-    template <class Sink>
-    void large_large_pairs(Sink& sink) const;
-
-    /// ids sorted by their boxes' min on axis 0 (ties by id): out = box ids.
-    void sort_by_value_of(const View& v, const std::vector<std::uint32_t>& ids, std::vector<std::uint32_t>& out);
-
     Params params_;
     int axes_[3] = {0, 0, 0};
     int naxes_ = 0;
@@ -328,9 +318,7 @@ private:
     std::vector<std::uint64_t> keys_;
     std::vector<std::uint32_t> large_ids_;
     std::vector<std::uint8_t> is_large_;
-    std::vector<std::uint32_t> large_order_, large_rank_;  // large boxes in sweep order
-    std::vector<T> large_mins_, large_lo_[D], large_hi_[D];
-    View large_view_{};
+    LargeBoxSweep<T, D> large_sweep_;  // the large boxes among themselves
     static constexpr std::size_t large_per_task = 64;
     unsigned threads_ = 1;
     bool defer_partitions_ = false;    // build(for_pairs): leave step 2 of a large sort to self_pairs

@@ -1,8 +1,9 @@
 // CellGrid's pairs and queries (the class, its members' contracts and its
 // cell keys are in cell_grid.hpp, which includes this file at its end): the
 // pairs of each bucket, the query of the table, and the large boxes against
-// the table and among themselves. Apart from the build (cell_grid_build.hpp)
-// so that neither file outgrows a reading; both are one class's members.
+// the table (among themselves: large_box_sweep.hpp). Apart from the build
+// (cell_grid_build.hpp) so that neither file outgrows a reading; both are
+// one class's members.
 //
 // Member functions are defined `inline` as they were when written in the
 // class body: compilers weigh that hint when inlining the bucket loops.
@@ -31,7 +32,7 @@ template <class T, int D>
 template <class Sink>
 inline void CellGrid<T, D>::self_pairs(const View& v, Sink& sink, unsigned threads) {
     const std::size_t nb = starts_.size() - 1;
-    prepare_large(v);
+    large_sweep_.prepare(v, large_ids_, sort_);
     const std::size_t nl = large_ids_.size();
     scratch_.ensure(threads);
     if (partitions_pending_) {
@@ -55,7 +56,7 @@ inline void CellGrid<T, D>::self_pairs(const View& v, Sink& sink, unsigned threa
     if (threads <= 1) {
         if (!table_done_) bucket_pairs(0, nb, sink, scratch_[0]);
         large_table_pairs(v, 0, nl, sink);
-        if (!sink.stopped()) large_large_pairs(sink);
+        if (!sink.stopped()) large_sweep_.pairs(sink);
         table_done_ = false;
         return;
     }
@@ -72,7 +73,7 @@ inline void CellGrid<T, D>::self_pairs(const View& v, Sink& sink, unsigned threa
             const std::size_t first = (t - bucket_tasks) * large_per_task;
             large_table_pairs(v, first, std::min(nl, first + large_per_task), s);
         } else {
-            large_large_pairs(s);
+            large_sweep_.pairs(s);
         }
     });
     share_capacity(threads);
@@ -223,49 +224,6 @@ inline void CellGrid<T, D>::large_table_pairs(const View& v, std::size_t first, 
             else sink(b, a);
         });
     }
-}
-
-template <class T, int D>
-inline void CellGrid<T, D>::prepare_large(const View& v) {
-    const std::size_t nl = large_ids_.size();
-    large_view_ = View{};
-    if (nl < 2) return;
-    sort_by_value_of(v, large_ids_, large_order_);
-    for (int k = 0; k < D; ++k) {
-        resize_buffer(large_lo_[k], nl + simd::width);
-        resize_buffer(large_hi_[k], nl + simd::width);
-    }
-    for (int k = 0; k < D; ++k) {
-        for (std::size_t t = 0; t < nl; ++t) {
-            large_lo_[k][t] = v.lo[k][large_order_[t]];
-            large_hi_[k][t] = v.hi[k][large_order_[t]];
-        }
-        large_view_.lo[k] = large_lo_[k].data();
-        large_view_.hi[k] = large_hi_[k].data();
-    }
-    large_view_.n = nl;
-}
-
-template <class T, int D>
-template <class Sink>
-inline void CellGrid<T, D>::large_large_pairs(Sink& sink) const {
-    if (large_view_.n < 2) return;
-    sweep_pairs(large_view_, 0, large_view_.n, [&](std::size_t i, std::size_t j) {
-        const std::uint32_t a = large_order_[i], b = large_order_[j];
-        if (a < b) sink(a, b);
-        else sink(b, a);
-    });
-}
-
-template <class T, int D>
-inline void CellGrid<T, D>::sort_by_value_of(const View& v, const std::vector<std::uint32_t>& ids,
-                                             std::vector<std::uint32_t>& out) {
-    const std::size_t m = ids.size();
-    resize_buffer(large_mins_, m);
-    for (std::size_t t = 0; t < m; ++t) large_mins_[t] = v.lo[0][ids[t]];
-    sort_by_value(large_mins_.data(), m, large_rank_, sort_);
-    resize_buffer(out, m);
-    for (std::size_t t = 0; t < m; ++t) out[t] = ids[large_rank_[t]];
 }
 
 }  // namespace detail

@@ -202,33 +202,27 @@ inline std::uint32_t BasicDynamicTree<T, D>::promote(std::uint32_t a, std::uint3
 
 template <class T, int D>
 inline void BasicDynamicTree<T, D>::rotate(std::uint32_t a) {
-    const std::uint32_t b = nodes_[a].child1, c = nodes_[a].child2;
-    const Node& bn = nodes_[b];
-    const Node& cn = nodes_[c];
-    if (bn.height == 0 && cn.height == 0) return;
+    const std::uint32_t kids[2] = {nodes_[a].child1, nodes_[a].child2};
+    if (nodes_[kids[0]].height == 0 && nodes_[kids[1]].height == 0) return;
+    // The best swap so far, as swap_down's arguments: none until one
+    // reduces an area.
     T best = T(0);
-    int which = -1;
-    if (cn.height > 0) {  // swap b with a child of c
-        const T area_c = half_area(cn.box);
-        const T g1 = half_area(unite(bn.box, nodes_[cn.child2].box)) - area_c;  // b <-> c.child1
-        const T g2 = half_area(unite(bn.box, nodes_[cn.child1].box)) - area_c;  // b <-> c.child2
-        if (g1 < best) best = g1, which = 0;
-        if (g2 < best) best = g2, which = 1;
+    std::uint32_t best_x = null, best_y = null;
+    bool best_first = false;
+    // Each child x of a, the first one first, may trade places with
+    // either child of y, a's other child (when y has children); a swap's
+    // gain is the change in y's area, y then holding x and its other child.
+    for (int s = 0; s < 2; ++s) {
+        const std::uint32_t x = kids[s], y = kids[1 - s];
+        const Node& yn = nodes_[y];
+        if (!(yn.height > 0)) continue;
+        const T area_y = half_area(yn.box);
+        const T g1 = half_area(unite(nodes_[x].box, nodes_[yn.child2].box)) - area_y;  // x <-> y.child1
+        const T g2 = half_area(unite(nodes_[x].box, nodes_[yn.child1].box)) - area_y;  // x <-> y.child2
+        if (g1 < best) best = g1, best_x = x, best_y = y, best_first = true;
+        if (g2 < best) best = g2, best_x = x, best_y = y, best_first = false;
     }
-    if (bn.height > 0) {  // swap c with a child of b
-        const T area_b = half_area(bn.box);
-        const T g3 = half_area(unite(cn.box, nodes_[bn.child2].box)) - area_b;  // c <-> b.child1
-        const T g4 = half_area(unite(cn.box, nodes_[bn.child1].box)) - area_b;  // c <-> b.child2
-        if (g3 < best) best = g3, which = 2;
-        if (g4 < best) best = g4, which = 3;
-    }
-    switch (which) {
-        case 0: swap_down(a, b, c, true); break;
-        case 1: swap_down(a, b, c, false); break;
-        case 2: swap_down(a, c, b, true); break;
-        case 3: swap_down(a, c, b, false); break;
-        default: break;
-    }
+    if (best_x != null) swap_down(a, best_x, best_y, best_first);
 }
 
 template <class T, int D>

@@ -32,6 +32,7 @@
 #include "../boxes.hpp"
 #include "buffers.hpp"
 #include "box_rules.hpp"
+#include "large_box_sweep.hpp"
 #include "parallel.hpp"
 #include "radix_sort.hpp"
 #include "simd.hpp"
@@ -452,35 +453,10 @@ private:
                     if (b1 > b0) scan_overlaps_padded(sorted_, b0, b1, q, emit);
                 }
         }
-        if (nl >= 2 && !sink.stopped()) large_large(v, sink);
-    }
-
-    /// Large boxes among themselves: a sweep on axis 0.
-    template <class Sink>
-    void large_large(const View& v, Sink& sink) {
-        const std::size_t nl = large_ids_.size();
-        resize_buffer(large_mins_, nl);
-        for (std::size_t t = 0; t < nl; ++t) large_mins_[t] = v.lo[0][large_ids_[t]];
-        sort_by_value(large_mins_.data(), nl, large_rank_, sort_);
-        resize_buffer(large_sorted_, nl);
-        for (std::size_t t = 0; t < nl; ++t) large_sorted_[t] = large_ids_[large_rank_[t]];
-        View lv;
-        for (int k = 0; k < D; ++k) {
-            resize_buffer(large_lo_[k], nl + simd::width);
-            resize_buffer(large_hi_[k], nl + simd::width);
-            for (std::size_t t = 0; t < nl; ++t) {
-                large_lo_[k][t] = v.lo[k][large_sorted_[t]];
-                large_hi_[k][t] = v.hi[k][large_sorted_[t]];
-            }
-            lv.lo[k] = large_lo_[k].data();
-            lv.hi[k] = large_hi_[k].data();
+        if (nl >= 2 && !sink.stopped()) {
+            large_sweep_.prepare(v, large_ids_, sort_);
+            large_sweep_.pairs(sink);
         }
-        lv.n = nl;
-        sweep_pairs(lv, 0, nl, [&](std::size_t i, std::size_t j) {
-            const std::uint32_t a = large_sorted_[i], b = large_sorted_[j];
-            if (a < b) sink(a, b);
-            else sink(b, a);
-        });
     }
 
     double h_[D] = {}, inv_h_[D] = {}, small_limit_[D] = {};
@@ -494,8 +470,8 @@ private:
     std::vector<std::uint32_t> cell_of_;  // per sorted box: its home cell
     std::vector<T> lo_[D], hi_[D];        // sorted boxes, padded with NaN
     View sorted_{};
-    std::vector<std::uint32_t> large_ids_, large_rank_, large_sorted_;
-    std::vector<T> large_mins_, large_lo_[D], large_hi_[D];
+    std::vector<std::uint32_t> large_ids_;
+    LargeBoxSweep<T, D> large_sweep_;  // the large boxes among themselves
     SortScratch sort_;
     TaskPairs task_pairs_;
 };

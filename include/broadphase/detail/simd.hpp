@@ -144,79 +144,75 @@ constexpr int width = 1;
 }  // namespace simd
 
 // ---- one namespace per instruction set --------------------------------------
-// Each defines the batch operations, then includes the kernels. The target
+// Each defines what differs between the sets, in this order: whether its
+// scans are inlined into callers; the register types; the target (before
+// the operations that take it); the operations on batches and on masks, the
+// comparison that makes masks of batches, and the quantisation of a batch;
+// then, used by the kernels alone, how its scans are declared. Then it
+// includes the kernels, which derive `width` from Batch and undefine
+// BROADPHASE_SIMD_TARGET and BROADPHASE_SIMD_SCAN at their end. The target
 // attribute lets GCC and Clang emit AVX2/AVX-512 code in a build without
 // -march flags; those copies run only where the CPU has the set. No FMA in
 // the AVX2 target: callers' arithmetic inlined into a kernel must round as
 // in the rest of their code.
 
+// A batch operation: always inlined, under the enclosing copy's target.
+#define BROADPHASE_SIMD_OP BROADPHASE_SIMD_TARGET BROADPHASE_SIMD_INLINE
+
+/// The copies without a compress instruction (SSE2, AVX2) emit hits bit by
+/// bit (emit_bits): their kernels never gather hits, and append_hits, the
+/// same as a bit loop, only keeps the kernels' code one. The AVX-512 copy
+/// declares its own of both.
+constexpr bool has_compress = false;
+BROADPHASE_SIMD_INLINE void append_hits(std::uint32_t m, std::size_t base, std::uint32_t* out, std::size_t& count) {
+    for (; m; m &= m - 1) out[count++] = static_cast<std::uint32_t>(base + static_cast<std::size_t>(count_trailing_zeros(m)));
+}
+
 #if defined(BROADPHASE_SIMD_HAS_SSE2)
 namespace simd_sse2 {
-#define BROADPHASE_SIMD_TARGET
-// The short scans are inlined into callers, as before there were copies.
-#define BROADPHASE_SIMD_SCAN BROADPHASE_SIMD_INLINE
 constexpr bool inlined_copy = true;
-constexpr int width = 4;
-#define BROADPHASE_SIMD_OP BROADPHASE_SIMD_TARGET BROADPHASE_SIMD_INLINE
 struct Batch { __m128 v; };
 struct Mask { __m128 v; };
+#define BROADPHASE_SIMD_TARGET
 BROADPHASE_SIMD_OP Batch load(const float* p) { return {_mm_loadu_ps(p)}; }
 BROADPHASE_SIMD_OP Batch splat(float x) { return {_mm_set1_ps(x)}; }
-BROADPHASE_SIMD_OP Mask le(Batch a, Batch b) { return {_mm_cmple_ps(a.v, b.v)}; }
 BROADPHASE_SIMD_OP Mask operator&(Mask a, Mask b) { return {_mm_and_ps(a.v, b.v)}; }
 BROADPHASE_SIMD_OP std::uint32_t bits(Mask a) { return static_cast<std::uint32_t>(_mm_movemask_ps(a.v)); }
+BROADPHASE_SIMD_OP Mask le(Batch a, Batch b) { return {_mm_cmple_ps(a.v, b.v)}; }
 /// Clamp (x - o) * s to [-lim, lim], then truncate to int32, for `width` floats.
 BROADPHASE_SIMD_OP void scale_clamp_trunc_batch(const float* x, float o, float s, float lim, std::int32_t* out) {
     __m128 t = _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(x), _mm_set1_ps(o)), _mm_set1_ps(s));
     t = _mm_min_ps(_mm_max_ps(t, _mm_set1_ps(-lim)), _mm_set1_ps(lim));
     _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm_cvttps_epi32(t));
 }
-/// No compress instruction: kernels emit hits bit by bit (emit_bits);
-/// append_hits, the same as a bit loop, only keeps the kernels' code one.
-constexpr bool has_compress = false;
-BROADPHASE_SIMD_OP void append_hits(std::uint32_t m, std::size_t base, std::uint32_t* out, std::size_t& count) {
-    for (; m; m &= m - 1) out[count++] = static_cast<std::uint32_t>(base + static_cast<std::size_t>(count_trailing_zeros(m)));
-}
+// The short scans are inlined into callers, as before there were copies.
+#define BROADPHASE_SIMD_SCAN BROADPHASE_SIMD_INLINE
 #include "simd_kernels.ipp"
-#undef BROADPHASE_SIMD_OP
-#undef BROADPHASE_SIMD_SCAN
-#undef BROADPHASE_SIMD_TARGET
 }  // namespace simd_sse2
 #endif
 
 #if defined(BROADPHASE_SIMD_HAS_AVX2)
 namespace simd_avx2 {
+constexpr bool inlined_copy = false;
+struct Batch { __m256 v; };
+struct Mask { __m256 v; };
 #if defined(BROADPHASE_SIMD_RUNTIME)
 #define BROADPHASE_SIMD_TARGET __attribute__((target("avx2,bmi,popcnt")))
 #else
 #define BROADPHASE_SIMD_TARGET
 #endif
-#define BROADPHASE_SIMD_SCAN BROADPHASE_SIMD_TARGET inline
-constexpr bool inlined_copy = false;
-constexpr int width = 8;
-#define BROADPHASE_SIMD_OP BROADPHASE_SIMD_TARGET BROADPHASE_SIMD_INLINE
-struct Batch { __m256 v; };
-struct Mask { __m256 v; };
 BROADPHASE_SIMD_OP Batch load(const float* p) { return {_mm256_loadu_ps(p)}; }
 BROADPHASE_SIMD_OP Batch splat(float x) { return {_mm256_set1_ps(x)}; }
-BROADPHASE_SIMD_OP Mask le(Batch a, Batch b) { return {_mm256_cmp_ps(a.v, b.v, _CMP_LE_OQ)}; }
 BROADPHASE_SIMD_OP Mask operator&(Mask a, Mask b) { return {_mm256_and_ps(a.v, b.v)}; }
 BROADPHASE_SIMD_OP std::uint32_t bits(Mask a) { return static_cast<std::uint32_t>(_mm256_movemask_ps(a.v)); }
+BROADPHASE_SIMD_OP Mask le(Batch a, Batch b) { return {_mm256_cmp_ps(a.v, b.v, _CMP_LE_OQ)}; }
 BROADPHASE_SIMD_OP void scale_clamp_trunc_batch(const float* x, float o, float s, float lim, std::int32_t* out) {
     __m256 t = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x), _mm256_set1_ps(o)), _mm256_set1_ps(s));
     t = _mm256_min_ps(_mm256_max_ps(t, _mm256_set1_ps(-lim)), _mm256_set1_ps(lim));
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm256_cvttps_epi32(t));
 }
-/// No compress instruction: kernels emit hits bit by bit (emit_bits);
-/// append_hits, the same as a bit loop, only keeps the kernels' code one.
-constexpr bool has_compress = false;
-BROADPHASE_SIMD_OP void append_hits(std::uint32_t m, std::size_t base, std::uint32_t* out, std::size_t& count) {
-    for (; m; m &= m - 1) out[count++] = static_cast<std::uint32_t>(base + static_cast<std::size_t>(count_trailing_zeros(m)));
-}
+#define BROADPHASE_SIMD_SCAN BROADPHASE_SIMD_TARGET inline
 #include "simd_kernels.ipp"
-#undef BROADPHASE_SIMD_OP
-#undef BROADPHASE_SIMD_SCAN
-#undef BROADPHASE_SIMD_TARGET
 }  // namespace simd_avx2
 #endif
 
@@ -229,23 +225,20 @@ BROADPHASE_SIMD_OP void append_hits(std::uint32_t m, std::size_t base, std::uint
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 namespace simd_avx512 {
+constexpr bool inlined_copy = false;
+struct Batch { __m512 v; };
+struct Mask { __mmask16 m; };
 #if defined(BROADPHASE_SIMD_RUNTIME)
 #define BROADPHASE_SIMD_TARGET \
     __attribute__((target("avx2,bmi,popcnt,avx512f,avx512vl,avx512bw,avx512dq")))
 #else
 #define BROADPHASE_SIMD_TARGET
 #endif
-#define BROADPHASE_SIMD_SCAN BROADPHASE_SIMD_TARGET inline
-constexpr bool inlined_copy = false;
-constexpr int width = 16;
-#define BROADPHASE_SIMD_OP BROADPHASE_SIMD_TARGET BROADPHASE_SIMD_INLINE
-struct Batch { __m512 v; };
-struct Mask { __mmask16 m; };
 BROADPHASE_SIMD_OP Batch load(const float* p) { return {_mm512_loadu_ps(p)}; }
 BROADPHASE_SIMD_OP Batch splat(float x) { return {_mm512_set1_ps(x)}; }
-BROADPHASE_SIMD_OP Mask le(Batch a, Batch b) { return {_mm512_cmp_ps_mask(a.v, b.v, _CMP_LE_OQ)}; }
 BROADPHASE_SIMD_OP Mask operator&(Mask a, Mask b) { return {static_cast<__mmask16>(a.m & b.m)}; }
 BROADPHASE_SIMD_OP std::uint32_t bits(Mask a) { return a.m; }
+BROADPHASE_SIMD_OP Mask le(Batch a, Batch b) { return {_mm512_cmp_ps_mask(a.v, b.v, _CMP_LE_OQ)}; }
 BROADPHASE_SIMD_OP void scale_clamp_trunc_batch(const float* x, float o, float s, float lim, std::int32_t* out) {
     __m512 t = _mm512_mul_ps(_mm512_sub_ps(_mm512_loadu_ps(x), _mm512_set1_ps(o)), _mm512_set1_ps(s));
     t = _mm512_min_ps(_mm512_max_ps(t, _mm512_set1_ps(-lim)), _mm512_set1_ps(lim));
@@ -264,15 +257,14 @@ BROADPHASE_SIMD_OP void append_hits(std::uint32_t m, std::size_t base, std::uint
                         _mm512_maskz_compress_epi32(static_cast<__mmask16>(m), lanes));
     count += static_cast<std::size_t>(__builtin_popcount(m));
 }
+#define BROADPHASE_SIMD_SCAN BROADPHASE_SIMD_TARGET inline
 #include "simd_kernels.ipp"
-#undef BROADPHASE_SIMD_OP
-#undef BROADPHASE_SIMD_SCAN
-#undef BROADPHASE_SIMD_TARGET
 }  // namespace simd_avx512
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
 #endif
+#undef BROADPHASE_SIMD_OP
 
 // ---- the portable scalar loops ----------------------------------------------
 // Every type but float, SimdLevel::scalar, and CPUs without SIMD kernels.
@@ -341,8 +333,13 @@ inline bool all_valid(const SoaView<T, D>& v, std::size_t begin, std::size_t end
 // time). Longer runs call the AVX2 or AVX-512 copy, compiled for that set
 // with the callback inlined into it.
 //
-// BROADPHASE_SIMD_WIDE(level, kernel(args)) returns kernel(args) from the
-// AVX-512 or AVX2 namespace when `level` names one, else falls through.
+// BROADPHASE_SIMD_DISPATCH(T, wide, kernel(args)), the whole body of every
+// entry point below, returns kernel(args) from the copy to run: the AVX-512
+// or AVX2 one when `wide` holds and the level names one, else the SSE2 one
+// (at any SIMD level), else (another type than float, SimdLevel::scalar, or
+// no SIMD) the scalar loops. A macro, as the switch it replaces was: a copy
+// is a namespace, which no template parameter can name, and the SSE2 call
+// must stay in the caller's body to be inlined there with its callback.
 #if defined(BROADPHASE_SIMD_HAS_AVX512)
 #define BROADPHASE_SIMD_CASE_AVX512(...) \
     case SimdLevel::avx512: return simd_avx512::__VA_ARGS__;
@@ -355,12 +352,23 @@ inline bool all_valid(const SoaView<T, D>& v, std::size_t begin, std::size_t end
 #else
 #define BROADPHASE_SIMD_CASE_AVX2(...)
 #endif
-#define BROADPHASE_SIMD_WIDE(level, ...)               \
-    switch (level) {                                   \
-        BROADPHASE_SIMD_CASE_AVX512(__VA_ARGS__)       \
-        BROADPHASE_SIMD_CASE_AVX2(__VA_ARGS__)         \
-        default: break;                                \
-    }
+#if !defined(BROADPHASE_NO_SIMD)
+#define BROADPHASE_SIMD_DISPATCH(T, wide, ...)                                 \
+    if constexpr (std::is_same_v<T, float>) {                                 \
+        const SimdLevel level = simd_select::active();                        \
+        if (level > SimdLevel::sse2 && (wide)) {                              \
+            switch (level) {                                                  \
+                BROADPHASE_SIMD_CASE_AVX512(__VA_ARGS__)                      \
+                BROADPHASE_SIMD_CASE_AVX2(__VA_ARGS__)                        \
+                default: break;                                               \
+            }                                                                 \
+        }                                                                     \
+        if (level != SimdLevel::scalar) return simd_sse2::__VA_ARGS__;        \
+    }                                                                         \
+    return simd_scalar::__VA_ARGS__;
+#else
+#define BROADPHASE_SIMD_DISPATCH(T, wide, ...) return simd_scalar::__VA_ARGS__;
+#endif
 
 #if !defined(BROADPHASE_SIMD_SHORT_RUN)
 #define BROADPHASE_SIMD_SHORT_RUN 8
@@ -373,16 +381,7 @@ constexpr std::size_t short_run = BROADPHASE_SIMD_SHORT_RUN;
 template <class T, int D, class Emit>
 BROADPHASE_SIMD_INLINE void scan_overlaps(const SoaView<T, D>& v, std::size_t begin, std::size_t end,
                                           const BasicBox<T, D>& q, Emit&& emit) {
-#if !defined(BROADPHASE_NO_SIMD)
-    if constexpr (std::is_same_v<T, float>) {
-        const SimdLevel level = simd_select::active();
-        if (level > SimdLevel::sse2 && end - begin > short_run) {
-            BROADPHASE_SIMD_WIDE(level, scan_overlaps<D>(v, begin, end, q, emit))
-        }
-        if (level != SimdLevel::scalar) return simd_sse2::scan_overlaps<D>(v, begin, end, q, emit);
-    }
-#endif
-    simd_scalar::scan_overlaps(v, begin, end, q, emit);
+    BROADPHASE_SIMD_DISPATCH(T, end - begin > short_run, scan_overlaps(v, begin, end, q, emit))
 }
 
 /// Like scan_overlaps, but reads whole SIMD batches past `end` (the caller
@@ -391,16 +390,7 @@ BROADPHASE_SIMD_INLINE void scan_overlaps(const SoaView<T, D>& v, std::size_t be
 template <class T, int D, class Emit>
 BROADPHASE_SIMD_INLINE void scan_overlaps_padded(const SoaView<T, D>& v, std::size_t begin, std::size_t end,
                                                  const BasicBox<T, D>& q, Emit&& emit) {
-#if !defined(BROADPHASE_NO_SIMD)
-    if constexpr (std::is_same_v<T, float>) {
-        const SimdLevel level = simd_select::active();
-        if (level > SimdLevel::sse2 && end - begin > short_run) {
-            BROADPHASE_SIMD_WIDE(level, scan_overlaps_padded<D>(v, begin, end, q, emit))
-        }
-        if (level != SimdLevel::scalar) return simd_sse2::scan_overlaps_padded<D>(v, begin, end, q, emit);
-    }
-#endif
-    simd_scalar::scan_overlaps_padded(v, begin, end, q, emit);
+    BROADPHASE_SIMD_DISPATCH(T, end - begin > short_run, scan_overlaps_padded(v, begin, end, q, emit))
 }
 
 /// scan_overlaps_padded over several runs [begin[r], end[r]) for one query
@@ -412,16 +402,7 @@ BROADPHASE_SIMD_INLINE void scan_overlaps_padded(const SoaView<T, D>& v, std::si
 template <class T, int D, class Emit>
 BROADPHASE_SIMD_INLINE void scan_runs_padded(const SoaView<T, D>& v, const std::size_t* begin, const std::size_t* end,
                                              int runs, const BasicBox<T, D>& q, Emit&& emit) {
-#if !defined(BROADPHASE_NO_SIMD)
-    if constexpr (std::is_same_v<T, float>) {
-        const SimdLevel level = simd_select::active();
-        if (level > SimdLevel::sse2) {
-            BROADPHASE_SIMD_WIDE(level, scan_runs_padded<D>(v, begin, end, runs, q, emit))
-        }
-        if (level != SimdLevel::scalar) return simd_sse2::scan_runs_padded<D>(v, begin, end, runs, q, emit);
-    }
-#endif
-    simd_scalar::scan_runs_padded(v, begin, end, runs, q, emit);
+    BROADPHASE_SIMD_DISPATCH(T, true, scan_runs_padded(v, begin, end, runs, q, emit))
 }
 
 /// Sweep form: boxes [begin, end) are sorted by min on `axis`; calls emit(j)
@@ -430,16 +411,7 @@ BROADPHASE_SIMD_INLINE void scan_runs_padded(const SoaView<T, D>& v, const std::
 template <class T, int D, class Emit>
 BROADPHASE_SIMD_INLINE void sweep_overlaps(const SoaView<T, D>& v, std::size_t begin, std::size_t end, int axis,
                                            const BasicBox<T, D>& q, Emit&& emit) {
-#if !defined(BROADPHASE_NO_SIMD)
-    if constexpr (std::is_same_v<T, float>) {
-        const SimdLevel level = simd_select::active();
-        if (level > SimdLevel::sse2 && end - begin > short_run) {
-            BROADPHASE_SIMD_WIDE(level, sweep_overlaps<D>(v, begin, end, axis, q, emit))
-        }
-        if (level != SimdLevel::scalar) return simd_sse2::sweep_overlaps<D>(v, begin, end, axis, q, emit);
-    }
-#endif
-    simd_scalar::sweep_overlaps(v, begin, end, axis, q, emit);
+    BROADPHASE_SIMD_DISPATCH(T, end - begin > short_run, sweep_overlaps(v, begin, end, axis, q, emit))
 }
 
 /// Every overlapping pair (i, j), i < j, i < first_end, among boxes
@@ -452,16 +424,7 @@ BROADPHASE_SIMD_INLINE void sweep_overlaps(const SoaView<T, D>& v, std::size_t b
 template <class T, int D, class Emit>
 BROADPHASE_SIMD_INLINE void sweep_pairs(const SoaView<T, D>& v, int axis, std::size_t first_end, Emit&& emit) {
     first_end = first_end < v.n ? first_end : v.n;
-#if !defined(BROADPHASE_NO_SIMD)
-    if constexpr (std::is_same_v<T, float>) {
-        const SimdLevel level = simd_select::active();
-        if (level > SimdLevel::sse2 && v.n > short_run) {
-            BROADPHASE_SIMD_WIDE(level, sweep_pairs<D>(v, axis, first_end, emit))
-        }
-        if (level != SimdLevel::scalar) return simd_sse2::sweep_pairs<D>(v, axis, first_end, emit);
-    }
-#endif
-    simd_scalar::sweep_pairs(v, axis, first_end, emit);
+    BROADPHASE_SIMD_DISPATCH(T, v.n > short_run, sweep_pairs(v, axis, first_end, emit))
 }
 
 /// out[i] = trunc(clamp((x[i] - o) * s, -lim, lim)): a monotone map of x to
@@ -470,35 +433,17 @@ BROADPHASE_SIMD_INLINE void sweep_pairs(const SoaView<T, D>& v, int axis, std::s
 /// so a coordinate maps to the same cell however it is computed. O(n).
 template <class T>
 inline void scale_clamp_trunc(const T* x, std::size_t n, T o, T s, T lim, std::int32_t* out) {
-#if !defined(BROADPHASE_NO_SIMD)
-    if constexpr (std::is_same_v<T, float>) {
-        const SimdLevel level = simd_select::active();
-        if (level > SimdLevel::sse2 && n > short_run) {
-            BROADPHASE_SIMD_WIDE(level, scale_clamp_trunc(x, n, o, s, lim, out))
-        }
-        if (level != SimdLevel::scalar) return simd_sse2::scale_clamp_trunc(x, n, o, s, lim, out);
-    }
-#endif
-    simd_scalar::scale_clamp_trunc(x, n, o, s, lim, out);
+    BROADPHASE_SIMD_DISPATCH(T, n > short_run, scale_clamp_trunc(x, n, o, s, lim, out))
 }
 
 /// True when every box in [begin, end) is valid (min <= max on every axis;
 /// NaN is invalid). O(end - begin), a SIMD batch at a time.
 template <class T, int D>
 inline bool all_valid(const SoaView<T, D>& v, std::size_t begin, std::size_t end) {
-#if !defined(BROADPHASE_NO_SIMD)
-    if constexpr (std::is_same_v<T, float>) {
-        const SimdLevel level = simd_select::active();
-        if (level > SimdLevel::sse2 && end - begin > short_run) {
-            BROADPHASE_SIMD_WIDE(level, all_valid<D>(v, begin, end))
-        }
-        if (level != SimdLevel::scalar) return simd_sse2::all_valid<D>(v, begin, end);
-    }
-#endif
-    return simd_scalar::all_valid(v, begin, end);
+    BROADPHASE_SIMD_DISPATCH(T, end - begin > short_run, all_valid(v, begin, end))
 }
 
-#undef BROADPHASE_SIMD_WIDE
+#undef BROADPHASE_SIMD_DISPATCH
 #undef BROADPHASE_SIMD_CASE_AVX512
 #undef BROADPHASE_SIMD_CASE_AVX2
 

@@ -2,17 +2,23 @@
 //
 // detail/simd.hpp includes this file several times, each time inside its own
 // namespace (detail::simd_sse2, simd_avx2, simd_avx512) after defining there
-// that set's `width`, Batch, Mask, load, splat, le, operator&, bits and
-// scale_clamp_trunc_batch, with BROADPHASE_SIMD_TARGET naming the set for
+// that set's inlined_copy, Batch, Mask, load, splat, le, operator&, bits and
+// scale_clamp_trunc_batch (and, for AVX-512, has_compress and append_hits;
+// the others find detail's), with BROADPHASE_SIMD_TARGET naming the set for
 // the compiler (a GCC/Clang target attribute, or nothing),
-// BROADPHASE_SIMD_OP adding always-inline to it, and BROADPHASE_SIMD_SCAN
-// for the scans (always inlined in the SSE2 copy, which callers inline). Hence no include
-// guard. Callers' emit callbacks have no target of their own, so the
-// compiler inlines them into each copy (a narrower set into a wider one is
-// allowed), and the loops stay as tight as one compiled for that set alone.
+// BROADPHASE_SIMD_OP (defined once in simd.hpp) adding always-inline to it,
+// and BROADPHASE_SIMD_SCAN for the scans (always inlined in the SSE2 copy,
+// which callers inline). Hence no include guard; the file undefines the
+// last two at its end, for the next copy. Callers' emit callbacks have no
+// target of their own, so the compiler inlines them into each copy (a
+// narrower set into a wider one is allowed), and the loops stay as tight as
+// one compiled for that set alone.
 //
 // Every kernel here tests boxes with comparisons only, so each copy gives
 // exactly the same answers as the scalar loops, in the same order.
+
+/// Boxes a batch holds: the lanes of this set's register.
+constexpr int width = static_cast<int>(sizeof(Batch) / sizeof(float));
 
 /// Bit l set for every l in [0, width) whose box j + l overlaps q. Reads
 /// boxes [j, j + width): within the arrays or their padding.
@@ -250,3 +256,6 @@ BROADPHASE_SIMD_TARGET inline bool all_valid(const SoaView<float, D>& v, std::si
             if (!(v.lo[k][i] <= v.hi[k][i])) return false;
     return true;
 }
+
+#undef BROADPHASE_SIMD_SCAN
+#undef BROADPHASE_SIMD_TARGET
