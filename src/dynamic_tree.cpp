@@ -3,8 +3,5 @@
 #include <broadphase/dynamic_tree.hpp>
 
 namespace broadphase {
-template class BasicDynamicTree<float, 2>;
-template class BasicDynamicTree<float, 3>;
-template class BasicDynamicTree<double, 2>;
-template class BasicDynamicTree<double, 3>;
+BROADPHASE_COMPILED_TYPES(BROADPHASE_DYNAMIC_TREE_TEMPLATES, )
 }  // namespace broadphase

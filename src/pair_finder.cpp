@@ -3,12 +3,5 @@
 #include <broadphase/broadphase.hpp>
 
 namespace broadphase {
-template class BasicPairFinder<float, 2>;
-template class BasicPairFinder<float, 3>;
-template class BasicPairFinder<double, 2>;
-template class BasicPairFinder<double, 3>;
-template class BasicIndex<float, 2>;
-template class BasicIndex<float, 3>;
-template class BasicIndex<double, 2>;
-template class BasicIndex<double, 3>;
+BROADPHASE_COMPILED_TYPES(BROADPHASE_PAIR_FINDER_TEMPLATES, )
 }  // namespace broadphase

@@ -3,8 +3,5 @@
 #include <broadphase/scene.hpp>
 
 namespace broadphase {
-template class BasicScene<float, 2>;
-template class BasicScene<float, 3>;
-template class BasicScene<double, 2>;
-template class BasicScene<double, 3>;
+BROADPHASE_COMPILED_TYPES(BROADPHASE_SCENE_TEMPLATES, )
 }  // namespace broadphase

@@ -102,10 +102,7 @@ using AdaptiveGrid = BasicAdaptiveGrid<float, 3>;
 
 // Compiled once in the library, src/adaptive_grid.cpp (detail/extern_templates.hpp).
 #if BROADPHASE_EXTERN_TEMPLATES
-extern template class detail::AlgorithmBase<BasicAdaptiveGrid<float, 2>, float, 2>; extern template class detail::AlgorithmBase<BasicAdaptiveGrid<float, 3>, float, 3>;
-extern template class detail::AlgorithmBase<BasicAdaptiveGrid<double, 2>, double, 2>; extern template class detail::AlgorithmBase<BasicAdaptiveGrid<double, 3>, double, 3>;
-extern template class BasicAdaptiveGrid<float, 2>; extern template class BasicAdaptiveGrid<float, 3>;
-extern template class BasicAdaptiveGrid<double, 2>; extern template class BasicAdaptiveGrid<double, 3>;
+BROADPHASE_COMPILED_TYPES(BROADPHASE_ALGORITHM_TEMPLATES, extern, BasicAdaptiveGrid)
 #endif
 
 }  // namespace broadphase

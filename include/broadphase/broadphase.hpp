@@ -357,11 +357,11 @@ Report BasicIndex<T, D>::query_batch(view_type queries, std::vector<Pair>& out, 
 using Index = BasicIndex<float, 3>;
 
 // Compiled once in the library, src/pair_finder.cpp (detail/extern_templates.hpp).
+#define BROADPHASE_PAIR_FINDER_TEMPLATES(T, D, prefix) \
+    prefix template class BasicPairFinder<T, D>; \
+    prefix template class BasicIndex<T, D>;
 #if BROADPHASE_EXTERN_TEMPLATES
-extern template class BasicPairFinder<float, 2>; extern template class BasicPairFinder<float, 3>;
-extern template class BasicPairFinder<double, 2>; extern template class BasicPairFinder<double, 3>;
-extern template class BasicIndex<float, 2>; extern template class BasicIndex<float, 3>;
-extern template class BasicIndex<double, 2>; extern template class BasicIndex<double, 3>;
+BROADPHASE_COMPILED_TYPES(BROADPHASE_PAIR_FINDER_TEMPLATES, extern)
 #endif
 
 }  // namespace broadphase

@@ -92,10 +92,7 @@ using BruteForce = BasicBruteForce<float, 3>;
 
 // Compiled once in the library, src/brute_force.cpp (detail/extern_templates.hpp).
 #if BROADPHASE_EXTERN_TEMPLATES
-extern template class detail::AlgorithmBase<BasicBruteForce<float, 2>, float, 2>; extern template class detail::AlgorithmBase<BasicBruteForce<float, 3>, float, 3>;
-extern template class detail::AlgorithmBase<BasicBruteForce<double, 2>, double, 2>; extern template class detail::AlgorithmBase<BasicBruteForce<double, 3>, double, 3>;
-extern template class BasicBruteForce<float, 2>; extern template class BasicBruteForce<float, 3>;
-extern template class BasicBruteForce<double, 2>; extern template class BasicBruteForce<double, 3>;
+BROADPHASE_COMPILED_TYPES(BROADPHASE_ALGORITHM_TEMPLATES, extern, BasicBruteForce)
 #endif
 
 }  // namespace broadphase

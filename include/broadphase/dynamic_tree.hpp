@@ -524,8 +524,8 @@ using DynamicTree = BasicDynamicTree<float, 3>;
 
 namespace broadphase {
 // Compiled once in the library, src/dynamic_tree.cpp (detail/extern_templates.hpp).
+#define BROADPHASE_DYNAMIC_TREE_TEMPLATES(T, D, prefix) prefix template class BasicDynamicTree<T, D>;
 #if BROADPHASE_EXTERN_TEMPLATES
-extern template class BasicDynamicTree<float, 2>; extern template class BasicDynamicTree<float, 3>;
-extern template class BasicDynamicTree<double, 2>; extern template class BasicDynamicTree<double, 3>;
+BROADPHASE_COMPILED_TYPES(BROADPHASE_DYNAMIC_TREE_TEMPLATES, extern)
 #endif
 }  // namespace broadphase

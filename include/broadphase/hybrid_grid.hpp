@@ -37,10 +37,7 @@ using HybridGrid = BasicHybridGrid<float, 3>;
 
 // Compiled once in the library, src/hybrid_grid.cpp (detail/extern_templates.hpp).
 #if BROADPHASE_EXTERN_TEMPLATES
-extern template class detail::AlgorithmBase<BasicHybridGrid<float, 2>, float, 2>; extern template class detail::AlgorithmBase<BasicHybridGrid<float, 3>, float, 3>;
-extern template class detail::AlgorithmBase<BasicHybridGrid<double, 2>, double, 2>; extern template class detail::AlgorithmBase<BasicHybridGrid<double, 3>, double, 3>;
-extern template class detail::GridAlgorithm<float, 2, HybridGridPolicy>; extern template class detail::GridAlgorithm<float, 3, HybridGridPolicy>;
-extern template class detail::GridAlgorithm<double, 2, HybridGridPolicy>; extern template class detail::GridAlgorithm<double, 3, HybridGridPolicy>;
+BROADPHASE_COMPILED_TYPES(BROADPHASE_GRID_TEMPLATES, extern, HybridGridPolicy)
 #endif
 
 }  // namespace broadphase

@@ -487,8 +487,8 @@ using Scene = BasicScene<float, 3>;
 
 namespace broadphase {
 // Compiled once in the library, src/scene.cpp (detail/extern_templates.hpp).
+#define BROADPHASE_SCENE_TEMPLATES(T, D, prefix) prefix template class BasicScene<T, D>;
 #if BROADPHASE_EXTERN_TEMPLATES
-extern template class BasicScene<float, 2>; extern template class BasicScene<float, 3>;
-extern template class BasicScene<double, 2>; extern template class BasicScene<double, 3>;
+BROADPHASE_COMPILED_TYPES(BROADPHASE_SCENE_TEMPLATES, extern)
 #endif
 }  // namespace broadphase

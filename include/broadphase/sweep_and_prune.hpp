@@ -206,10 +206,7 @@ using SweepAndPrune = BasicSweepAndPrune<float, 3>;
 
 // Compiled once in the library, src/sweep_and_prune.cpp (detail/extern_templates.hpp).
 #if BROADPHASE_EXTERN_TEMPLATES
-extern template class detail::AlgorithmBase<BasicSweepAndPrune<float, 2>, float, 2>; extern template class detail::AlgorithmBase<BasicSweepAndPrune<float, 3>, float, 3>;
-extern template class detail::AlgorithmBase<BasicSweepAndPrune<double, 2>, double, 2>; extern template class detail::AlgorithmBase<BasicSweepAndPrune<double, 3>, double, 3>;
-extern template class BasicSweepAndPrune<float, 2>; extern template class BasicSweepAndPrune<float, 3>;
-extern template class BasicSweepAndPrune<double, 2>; extern template class BasicSweepAndPrune<double, 3>;
+BROADPHASE_COMPILED_TYPES(BROADPHASE_ALGORITHM_TEMPLATES, extern, BasicSweepAndPrune)
 #endif
 
 }  // namespace broadphase

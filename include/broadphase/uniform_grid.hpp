@@ -41,10 +41,7 @@ using UniformGrid = BasicUniformGrid<float, 3>;
 
 // Compiled once in the library, src/uniform_grid.cpp (detail/extern_templates.hpp).
 #if BROADPHASE_EXTERN_TEMPLATES
-extern template class detail::AlgorithmBase<BasicUniformGrid<float, 2>, float, 2>; extern template class detail::AlgorithmBase<BasicUniformGrid<float, 3>, float, 3>;
-extern template class detail::AlgorithmBase<BasicUniformGrid<double, 2>, double, 2>; extern template class detail::AlgorithmBase<BasicUniformGrid<double, 3>, double, 3>;
-extern template class detail::GridAlgorithm<float, 2, UniformGridPolicy>; extern template class detail::GridAlgorithm<float, 3, UniformGridPolicy>;
-extern template class detail::GridAlgorithm<double, 2, UniformGridPolicy>; extern template class detail::GridAlgorithm<double, 3, UniformGridPolicy>;
+BROADPHASE_COMPILED_TYPES(BROADPHASE_GRID_TEMPLATES, extern, UniformGridPolicy)
 #endif
 
 }  // namespace broadphase

@@ -328,3 +328,10 @@ bool AlgorithmBase<Derived, T, D>::overlaps(const box_type& q, HitCallbackRef f)
 
 }  // namespace detail
 }  // namespace broadphase
+
+/// An algorithm's specialisations for one T and D, compiled once in the
+/// library (detail/extern_templates.hpp): brute_force.hpp, sweep_and_prune.hpp
+/// and adaptive_grid.hpp pass their class template.
+#define BROADPHASE_ALGORITHM_TEMPLATES(T, D, prefix, Algorithm) \
+    prefix template class detail::AlgorithmBase<Algorithm<T, D>, T, D>; \
+    prefix template class Algorithm<T, D>;

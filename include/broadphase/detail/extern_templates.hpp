@@ -6,9 +6,14 @@
 // (src/) holding the explicit instantiations for float and double boxes in
 // 2-D and 3-D, and gives its users BROADPHASE_EXTERN_TEMPLATES=1 (as does
 // pkg-config's --cflags). Each header then declares those specialisations
-// `extern template` (written out at the header's end, under
-// `#if BROADPHASE_EXTERN_TEMPLATES`; the same lines without `extern` are in
-// src/<name>.cpp), and a program's files skip them. It works on what is not
+// `extern template`, and a program's files skip them. The header names its
+// specialisations once, at its end, in a macro of the class templates for
+// one T and D (grep `template class`):
+//   #define BROADPHASE_SCENE_TEMPLATES(T, D, prefix) prefix template class BasicScene<T, D>;
+// declares them under `#if BROADPHASE_EXTERN_TEMPLATES` with
+//   BROADPHASE_COMPILED_TYPES(BROADPHASE_SCENE_TEMPLATES, extern)
+// and src/scene.cpp defines them with an empty prefix; the four (T, D) are
+// listed once, in BROADPHASE_COMPILED_TYPES below. It works on what is not
 // inline: the calls that run an algorithm (find_pairs, build, query,
 // query_batch of the algorithms, PairFinder and Index) are defined out of
 // their class body for this, and the callback calls (for_each_pair,
@@ -31,3 +36,9 @@
 /// pkg-config; 0 (header-only) otherwise.
 #define BROADPHASE_EXTERN_TEMPLATES 0
 #endif
+
+/// The scalar types and dimensions compiled into the library, listed once:
+/// expands X(T, D, prefix, ...) for float and double boxes in 2-D and 3-D
+/// (`prefix`: `extern` in the headers, empty in src/; then what else X takes).
+#define BROADPHASE_COMPILED_TYPES(X, ...) \
+    X(float, 2, __VA_ARGS__) X(float, 3, __VA_ARGS__) X(double, 2, __VA_ARGS__) X(double, 3, __VA_ARGS__)

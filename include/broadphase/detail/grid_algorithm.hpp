@@ -117,3 +117,10 @@ private:
 
 }  // namespace detail
 }  // namespace broadphase
+
+/// A grid's specialisations for one T and D, compiled once in the library
+/// (detail/extern_templates.hpp): uniform_grid.hpp and hybrid_grid.hpp pass
+/// their policy.
+#define BROADPHASE_GRID_TEMPLATES(T, D, prefix, Policy) \
+    prefix template class detail::AlgorithmBase<detail::GridAlgorithm<T, D, Policy>, T, D>; \
+    prefix template class detail::GridAlgorithm<T, D, Policy>;
