@@ -107,6 +107,17 @@ namespace detail {
 /// (choose_algorithm; Index::build); here it means the hybrid grid.
 template <class T, int D>
 struct AlgorithmSet {
+    // Declared here and defaulted below, out of the struct body (as the calls
+    // that run an algorithm are), so that with the compiled library a file
+    // that makes a PairFinder or an Index does not compile the five
+    // algorithms' construction, copies and destruction.
+    AlgorithmSet();
+    ~AlgorithmSet();
+    AlgorithmSet(const AlgorithmSet&);
+    AlgorithmSet(AlgorithmSet&&) noexcept;
+    AlgorithmSet& operator=(const AlgorithmSet&);
+    AlgorithmSet& operator=(AlgorithmSet&&) noexcept;
+
     BasicBruteForce<T, D> brute_force;
     BasicSweepAndPrune<T, D> sweep_and_prune;
     BasicUniformGrid<T, D> uniform_grid;
@@ -128,6 +139,19 @@ struct AlgorithmSet {
     }
 };
 
+template <class T, int D>
+AlgorithmSet<T, D>::AlgorithmSet() = default;
+template <class T, int D>
+AlgorithmSet<T, D>::~AlgorithmSet() = default;
+template <class T, int D>
+AlgorithmSet<T, D>::AlgorithmSet(const AlgorithmSet&) = default;
+template <class T, int D>
+AlgorithmSet<T, D>::AlgorithmSet(AlgorithmSet&&) noexcept = default;
+template <class T, int D>
+AlgorithmSet<T, D>& AlgorithmSet<T, D>::operator=(const AlgorithmSet&) = default;
+template <class T, int D>
+AlgorithmSet<T, D>& AlgorithmSet<T, D>::operator=(AlgorithmSet&&) noexcept = default;
+
 }  // namespace detail
 
 /// Finds pairs frame after frame, keeping every algorithm's memory between
@@ -140,16 +164,6 @@ template <class T, int D>
 class BasicPairFinder {
 public:
     using view_type = BasicBoxesView<T, D>;
-
-    // Declared here and defaulted below, out of the class body (as the calls
-    // that run an algorithm are), so that with the compiled library a file
-    // does not compile the five algorithms' construction and destruction.
-    BasicPairFinder();
-    ~BasicPairFinder();
-    BasicPairFinder(const BasicPairFinder&);
-    BasicPairFinder(BasicPairFinder&&) noexcept;
-    BasicPairFinder& operator=(const BasicPairFinder&);
-    BasicPairFinder& operator=(BasicPairFinder&&) noexcept;
 
     /// All pairs (a < b) within `boxes` into `out` (replaced). O(n) to O(n log n)
     /// plus the pairs for the grids and sweep; O(n^2) for brute force.
@@ -192,18 +206,6 @@ private:
     detail::AlgorithmSet<T, D> algorithms_;
 };
 
-template <class T, int D>
-BasicPairFinder<T, D>::BasicPairFinder() = default;
-template <class T, int D>
-BasicPairFinder<T, D>::~BasicPairFinder() = default;
-template <class T, int D>
-BasicPairFinder<T, D>::BasicPairFinder(const BasicPairFinder&) = default;
-template <class T, int D>
-BasicPairFinder<T, D>::BasicPairFinder(BasicPairFinder&&) noexcept = default;
-template <class T, int D>
-BasicPairFinder<T, D>& BasicPairFinder<T, D>::operator=(const BasicPairFinder&) = default;
-template <class T, int D>
-BasicPairFinder<T, D>& BasicPairFinder<T, D>::operator=(BasicPairFinder&&) noexcept = default;
 
 // Out of the class body, so not inline: where BROADPHASE_EXTERN_TEMPLATES
 // declares the specialisation extern (broadphase::compiled), a translation
@@ -263,14 +265,6 @@ public:
     /// implicitly; see BasicBoxesView for views over your own arrays.
     using view_type = BasicBoxesView<T, D>;
 
-    // Out of the class body, as BasicPairFinder's.
-    BasicIndex();
-    ~BasicIndex();
-    BasicIndex(const BasicIndex&);
-    BasicIndex(BasicIndex&&) noexcept;
-    BasicIndex& operator=(const BasicIndex&);
-    BasicIndex& operator=(BasicIndex&&) noexcept;
-
     /// Builds over `boxes` (copied). `automatic` picks brute force below 64
     /// boxes, else the uniform grid, whose queries visit only the cells the
     /// query box covers. O(n) build.
@@ -322,19 +316,6 @@ private:
     detail::AlgorithmSet<T, D> algorithms_;
 };
 
-// Out of the class body, as BasicPairFinder's.
-template <class T, int D>
-BasicIndex<T, D>::BasicIndex() = default;
-template <class T, int D>
-BasicIndex<T, D>::~BasicIndex() = default;
-template <class T, int D>
-BasicIndex<T, D>::BasicIndex(const BasicIndex&) = default;
-template <class T, int D>
-BasicIndex<T, D>::BasicIndex(BasicIndex&&) noexcept = default;
-template <class T, int D>
-BasicIndex<T, D>& BasicIndex<T, D>::operator=(const BasicIndex&) = default;
-template <class T, int D>
-BasicIndex<T, D>& BasicIndex<T, D>::operator=(BasicIndex&&) noexcept = default;
 
 template <class T, int D>
 Report BasicIndex<T, D>::build(view_type boxes, const Options& options) {
@@ -358,6 +339,7 @@ using Index = BasicIndex<float, 3>;
 
 // Compiled once in the library, src/pair_finder.cpp (detail/extern_templates.hpp).
 #define BROADPHASE_PAIR_FINDER_TEMPLATES(T, D, prefix) \
+    prefix template struct detail::AlgorithmSet<T, D>; \
     prefix template class BasicPairFinder<T, D>; \
     prefix template class BasicIndex<T, D>;
 #if BROADPHASE_EXTERN_TEMPLATES
