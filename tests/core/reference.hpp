@@ -124,7 +124,7 @@ std::vector<std::uint32_t> ref_query(const std::vector<RefBox<T, D>>& built, con
 // type's options, in reference.cpp (broadphase_core_reference, which the
 // core harness links); the fuzz targets, which include this file alone,
 // define BPTEST_REFERENCE_HEADER_ONLY and compile what they call.
-#define BPTEST_REFERENCE_TEMPLATES(prefix, T, D)                                                               \
+#define BPTEST_REFERENCE_TEMPLATES(T, D, prefix)                                                               \
     prefix template std::vector<RefBox<T, D>> ref_boxes<T, D>(const broadphase::BasicBoxes<T, D>&);             \
     prefix template std::vector<std::uint32_t> ref_invalid<T, D>(const broadphase::BasicBoxes<T, D>&);          \
     prefix template std::vector<Pair> ref_self<T, D>(const broadphase::BasicBoxes<T, D>&);                      \
@@ -133,9 +133,9 @@ std::vector<std::uint32_t> ref_query(const std::vector<RefBox<T, D>>& built, con
     prefix template std::vector<std::uint32_t> ref_query<T, D>(const std::vector<RefBox<T, D>>&,                \
                                                                const broadphase::BasicBox<T, D>&);
 #define BPTEST_REFERENCE_TYPES(prefix)                                                                        \
-    BPTEST_REFERENCE_TEMPLATES(prefix, float, 1) BPTEST_REFERENCE_TEMPLATES(prefix, float, 2)                 \
-    BPTEST_REFERENCE_TEMPLATES(prefix, float, 3) BPTEST_REFERENCE_TEMPLATES(prefix, double, 1)                \
-    BPTEST_REFERENCE_TEMPLATES(prefix, double, 2) BPTEST_REFERENCE_TEMPLATES(prefix, double, 3)
+    BPTEST_REFERENCE_TEMPLATES(float, 1, prefix) BPTEST_REFERENCE_TEMPLATES(float, 2, prefix)                 \
+    BPTEST_REFERENCE_TEMPLATES(float, 3, prefix) BPTEST_REFERENCE_TEMPLATES(double, 1, prefix)                \
+    BPTEST_REFERENCE_TEMPLATES(double, 2, prefix) BPTEST_REFERENCE_TEMPLATES(double, 3, prefix)
 #if !defined(BPTEST_REFERENCE_HEADER_ONLY)
 BPTEST_REFERENCE_TYPES(extern)
 #endif
