@@ -54,11 +54,26 @@ public:
             return;
         }
         using Fn = std::remove_reference_t<F>;
+        run_erased(threads, tasks, [](void* ctx, std::size_t t, unsigned slot) { (*static_cast<Fn*>(ctx))(t, slot); },
+                   const_cast<void*>(static_cast<const void*>(&f)));
+    }
+
+    /// Helper threads started so far (tests).
+    static std::size_t helpers_started() {
+        TaskPool& pool = instance();
+        std::lock_guard<std::mutex> lock(pool.m_);
+        return pool.started_;
+    }
+
+private:
+    /// run() on more than one thread, with f erased: one copy of the job's
+    /// setup and wait for every caller, not one per task type.
+    static void run_erased(unsigned threads, std::size_t tasks, void (*call)(void*, std::size_t, unsigned), void* ctx) {
         const unsigned team = static_cast<unsigned>(std::min<std::size_t>(threads, tasks));
         TaskPool& pool = instance();
         std::shared_ptr<Job> job = pool.take_job();
-        job->call = [](void* ctx, std::size_t t, unsigned slot) { (*static_cast<Fn*>(ctx))(t, slot); };
-        job->ctx = const_cast<void*>(static_cast<const void*>(&f));
+        job->call = call;
+        job->ctx = ctx;
         job->tasks = tasks;
         job->team = team;
         job->next.store(0, std::memory_order_relaxed);
@@ -76,14 +91,6 @@ public:
         if (error) std::rethrow_exception(error);
     }
 
-    /// Helper threads started so far (tests).
-    static std::size_t helpers_started() {
-        TaskPool& pool = instance();
-        std::lock_guard<std::mutex> lock(pool.m_);
-        return pool.started_;
-    }
-
-private:
     struct Job {
         void (*call)(void*, std::size_t, unsigned) = nullptr;
         void* ctx = nullptr;  // the caller's f: valid while the caller waits, called only for claimed tasks
