@@ -343,6 +343,9 @@ void register_all() {
         {"sphere-mesh:100000", false}, {"torus-mesh:100000", false}, {"terrain:100000", false},
         {"soup:100000", false},        {"scan:100000", false},       {"pile:100000", false},
         {"voxels:100000", false},      {"hair:100000", false},
+        // Scale that varies from place to place (issue 30): a remeshed
+        // surface, clusters at 100x different scales, a teapot in a stadium.
+        {"refined-mesh:100000", false}, {"spread-clusters:100000", false}, {"stadium:100000", false},
     };
     const Algorithm algorithms[] = {Algorithm::brute_force, Algorithm::sweep_and_prune, Algorithm::uniform_grid,
                                     Algorithm::hybrid_grid, Algorithm::adaptive_grid, Algorithm::automatic};

@@ -30,7 +30,7 @@ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DBROADPHASE_BUILD_TOOLS=ON >/
 cmake --build "$build" --parallel "$bp_jobs" --target broadphase_cli
 
 default_scenes="sparse20k dense20k stretched40k clusters40k mixed20k pointclouds10k identical:20000 uniform:100000
-sphere-mesh torus-mesh terrain soup scan pile voxels hair
+sphere-mesh torus-mesh terrain soup scan pile voxels hair refined-mesh spread-clusters stadium:100000 clusters:100000
 uniform:1000000 sphere-mesh:1000000 torus-mesh:1000000 terrain:1000000 soup:1000000 scan:1000000 pile:1000000"
 results="$(mktemp)"
 trap 'rm -f "$results"' EXIT

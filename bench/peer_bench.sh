@@ -63,7 +63,7 @@ else
     scenes=(sparse20k dense20k stretched40k clusters40k mixed20k uniform:1000000 identical:20000 pointclouds10k)
     # The real-data scenes (scenes/include/broadphase_scenes/real_scenes.hpp), those this build lists.
     listed="$("$cli" scenes | awk '{print $1}')"
-    for kind in sphere-mesh torus-mesh terrain soup scan pile voxels hair; do
+    for kind in sphere-mesh torus-mesh terrain soup scan pile voxels hair refined-mesh spread-clusters stadium clusters; do
         if printf '%s\n' "$listed" | grep -qx "$kind:N"; then scenes+=("$kind:$real_n"); fi
     done
 fi

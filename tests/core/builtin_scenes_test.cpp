@@ -129,7 +129,8 @@ TEST(RealScenes, DeterministicValidAndConnected) {
     };
     const Expect scenes[] = {{"sphere-mesh:5000", false, 5}, {"torus-mesh:5000", false, 5}, {"terrain:5000", false, 5},
                              {"soup:5000", false, 5},        {"scan:5000", true, 3},        {"pile:5000", true, 3},
-                             {"voxels:5000", true, 8},       {"hair:5000", true, 2}};
+                             {"voxels:5000", true, 8},       {"hair:5000", true, 2},
+                             {"refined-mesh:5000", false, 5}, {"spread-clusters:5000", true, 1.5}};
     for (const Expect& e : scenes) {
         SCOPED_TRACE(e.name);
         Boxes a, b;
@@ -160,7 +161,7 @@ TEST(RealScenes, DeterministicValidAndConnected) {
 
 /// The exact-size scenes at the edges: 0, 1 and 2 boxes.
 TEST(RealScenes, TinySizes) {
-    for (const char* kind : {"scan", "pile", "voxels", "hair"})
+    for (const char* kind : {"scan", "pile", "voxels", "hair", "spread-clusters"})
         for (std::size_t n : {0, 1, 2}) {
             Boxes b;
             ASSERT_TRUE(bs::make_scene(std::string(kind) + ":" + std::to_string(n), b)) << kind;

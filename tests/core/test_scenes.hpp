@@ -166,6 +166,8 @@ inline ScenePair scan_scene() { return real_scene_pair("scan"); }
 inline ScenePair pile_scene() { return real_scene_pair("pile"); }
 inline ScenePair voxels_scene() { return real_scene_pair("voxels"); }
 inline ScenePair hair_scene() { return real_scene_pair("hair"); }
+inline ScenePair refined_mesh_scene() { return real_scene_pair("refined-mesh"); }
+inline ScenePair spread_clusters_scene() { return real_scene_pair("spread-clusters"); }
 
 /// The real-data scenes as X(TestName, scene_function), for the
 /// differential suites (pairs_test.cpp, index_test.cpp, parallel_test.cpp).
@@ -177,7 +179,9 @@ inline ScenePair hair_scene() { return real_scene_pair("hair"); }
     X(RealScan, scan_scene)              \
     X(RealPile, pile_scene)              \
     X(RealVoxels, voxels_scene)          \
-    X(RealHair, hair_scene)
+    X(RealHair, hair_scene)              \
+    X(RealRefinedMesh, refined_mesh_scene) \
+    X(RealSpreadClusters, spread_clusters_scene)
 
 /// Tiny sets for the empty / one-box / two-box corner cases.
 std::vector<std::pair<std::string, broadphase::Boxes>> tiny_sets();

@@ -417,10 +417,147 @@ inline broadphase::Boxes hair(std::size_t n, std::uint64_t seed = 24) {
     return out;
 }
 
+// ---------------------------------------------------------------------------
+// Scenes whose scale varies from place to place: one cell size (or one
+// sweep axis) cannot fit all of them. Same rules as above: exactly or about
+// n boxes, O(n) (the refined mesh O(n log n)), no sin or cos.
+
+/// The refined mesh's square, and the distance over which its target face
+/// size grows by its value at a feature (so 64 such distances across).
+constexpr double refined_side = 1000, refined_falloff = refined_side / 64;
+/// Its feature points: where faces are smallest.
+constexpr int refined_features = 6;
+
+/// The refined mesh's feature points (x, y), from `seed`, and their
+/// weights: feature f's faces are 2^(f mod 4) times the finest.
+struct RefinedFeatures {
+    double x[refined_features], y[refined_features], weight[refined_features];
+    explicit RefinedFeatures(std::uint64_t seed) {
+        Random r(seed);
+        for (int f = 0; f < refined_features; ++f) {
+            x[f] = r.uniform(0.1, 0.9) * refined_side;
+            y[f] = r.uniform(0.1, 0.9) * refined_side;
+            weight[f] = double(1 << (f % 4));
+        }
+    }
+    /// The face side wanted at (x, y): the least over the features of
+    /// finest * weight * (1 + distance / falloff).
+    double target(double px, double py, double finest) const {
+        double t = refined_side;
+        for (int f = 0; f < refined_features; ++f) {
+            const double dx = px - x[f], dy = py - y[f];
+            t = std::min(t, finest * weight[f] * (1 + std::sqrt(dx * dx + dy * dy) / refined_falloff));
+        }
+        return t;
+    }
+};
+
+/// Calls leaf(x, y, s) for each leaf of the quadtree over the refined
+/// mesh's square: a square splits in four while it is wider than the target
+/// at its centre, and always down to an eighth of the side (so the largest
+/// faces are 125 wide). Stops early (returns false) once more than `budget`
+/// leaves are visited.
+template <class Leaf>
+bool refined_leaves(const RefinedFeatures& f, double finest, double x, double y, double s, std::size_t& budget,
+                    Leaf&& leaf) {
+    if (s > refined_side / 8 || s > f.target(x + s / 2, y + s / 2, finest)) {
+        const double h = s / 2;
+        return refined_leaves(f, finest, x, y, h, budget, leaf) && refined_leaves(f, finest, x + h, y, h, budget, leaf) &&
+               refined_leaves(f, finest, x, y + h, h, budget, leaf) &&
+               refined_leaves(f, finest, x + h, y + h, h, budget, leaf);
+    }
+    if (budget == 0) return false;
+    --budget;
+    leaf(x, y, s);
+    return true;
+}
+
+/// A remeshed surface with refined regions, about n faces: a height field
+/// over [0, 1000)^2 (two octaves of value noise, 60 and 15 high) cut into a
+/// quadtree of squares, two triangles a square, the squares smallest at six
+/// feature points and growing with the distance from them (as an adaptive
+/// remesher or a scanned model's detail leaves them), up to 125 wide. Face
+/// sides spread over about 64x at 100,000 faces (a few times more at 10^6);
+/// faces of different sizes meet along T-junctions, so neighbours' boxes
+/// touch or overlap. The finest size is found by bisection so that the
+/// count comes out at n or a little under. O(n log n).
+inline broadphase::Boxes refined_mesh(std::size_t n, std::uint64_t seed = 25) {
+    broadphase::Boxes out;
+    const RefinedFeatures features(seed);
+    const std::size_t squares = n / 2;
+    auto leaves_at = [&](double finest) {
+        std::size_t budget = squares + 1;
+        refined_leaves(features, finest, 0, 0, refined_side, budget, [](double, double, double) {});
+        return squares + 1 - budget;  // leaves visited, at most squares + 1
+    };
+    double lo = 1e-3, hi = refined_side;  // too fine (over budget) .. coarse enough
+    for (int i = 0; i < 40 && hi > lo * 1.0001; ++i) {
+        const double mid = std::sqrt(lo * hi);
+        (leaves_at(mid) > squares ? lo : hi) = mid;
+    }
+    if (leaves_at(hi) > squares) return out;  // n below the 64 squares of the coarsest level
+    out.reserve(2 * squares);
+    auto height = [&](double x, double y) {
+        return 60 * value_noise(x, y, 0, 200, seed) + 15 * value_noise(x, y, 0, 50, seed + 1);
+    };
+    std::size_t budget = squares;
+    refined_leaves(features, hi, 0, 0, refined_side, budget, [&](double x, double y, double s) {
+        const double x1 = x + s, y1 = y + s;
+        const double p00[3] = {x, y, height(x, y)}, p10[3] = {x1, y, height(x1, y)};
+        const double p01[3] = {x, y1, height(x, y1)}, p11[3] = {x1, y1, height(x1, y1)};
+        for (const double* third : {p10, p01}) {  // faces (p00, p10, p11) and (p00, p11, p01)
+            double lo3[3], hi3[3];
+            for (int k = 0; k < 3; ++k) {
+                lo3[k] = std::min({p00[k], p11[k], third[k]});
+                hi3[k] = std::max({p00[k], p11[k], third[k]});
+            }
+            append_box(lo3, hi3, out);
+        }
+    });
+    return out;
+}
+
+/// The spread clusters' count, and the ratio of the widest spread to the
+/// narrowest.
+constexpr int spread_cluster_count = 24;
+constexpr double spread_cluster_ratio = 100;
+
+/// Clusters whose scale differs 100x: n cubes in 24 clusters of equal
+/// count (the last takes the rest), cluster j's centres drawn around its
+/// centre with a near-gaussian spread (the sum of four uniforms: no tails
+/// past 3.5 sigma) of sigma_j = sigma_0 * 100^(j/23), its cubes 2 sigma_j /
+/// sigma_0 wide: each cluster the same shape at its own scale (about 6
+/// boxes around each, 16 at a centre; sigma_0 = cbrt(n / 96)), as
+/// particles of very different sizes gathered by kind are. The clusters'
+/// centres are uniform in a cube 8 times the widest sigma across, so the
+/// wide clusters overlap the narrow ones. Exactly n boxes, O(n).
+inline broadphase::Boxes spread_clusters(std::size_t n, std::uint64_t seed = 26) {
+    broadphase::Boxes out;
+    out.reserve(n);
+    Random r(seed);
+    const std::size_t per = n / spread_cluster_count;
+    const double sigma0 = std::cbrt(std::max<double>(1, static_cast<double>(per)) / 4);
+    const double step = 1.2218;  // 100^(1/23), written out: std::pow need not round alike everywhere
+    const double world = 8 * spread_cluster_ratio * sigma0;
+    double sigma = sigma0;
+    for (int j = 0; j < spread_cluster_count; ++j, sigma *= step) {
+        const std::size_t m = j + 1 < spread_cluster_count ? per : n - out.size();
+        const double c[3] = {r.uniform(0, world), r.uniform(0, world), r.uniform(0, world)};
+        for (std::size_t i = 0; i < m; ++i) {
+            double p[3];
+            for (int k = 0; k < 3; ++k)
+                p[k] = c[k] + sigma * 1.7320508075688772 * (r.unit() + r.unit() + r.unit() + r.unit() - 2);
+            append_cube_around(p, sigma / sigma0, out);
+        }
+    }
+    return out;
+}
+
 /// The real-data scenes' kinds, as named in make_scene ("sphere-mesh:N" or
 /// bare "sphere-mesh" for N = 100,000).
 inline const char* const* real_scene_kinds(std::size_t& count) {
-    static const char* const kinds[] = {"sphere-mesh", "torus-mesh", "terrain", "soup", "scan", "pile", "voxels", "hair"};
+    static const char* const kinds[] = {"sphere-mesh", "torus-mesh", "terrain", "soup", "scan", "pile", "voxels", "hair",
+                                        "refined-mesh", "spread-clusters"};
     count = sizeof kinds / sizeof kinds[0];
     return kinds;
 }
@@ -450,6 +587,8 @@ inline bool real_scene(const std::string& name, broadphase::Boxes& out) {
     else if (kind == "pile") out = pile(n);
     else if (kind == "voxels") out = voxels(n);
     else if (kind == "hair") out = hair(n);
+    else if (kind == "refined-mesh") out = refined_mesh(n);
+    else if (kind == "spread-clusters") out = spread_clusters(n);
     else return false;
     return true;
 }

@@ -335,7 +335,7 @@ inline broadphase::Boxes with_invalid(std::size_t n, std::uint64_t seed = 9) {
 inline std::vector<std::string> scene_names() {
     return {"sparse20k", "dense20k", "stretched40k", "clusters40k", "mixed20k",
             "uniform:N", "clusters:N", "stadium:N", "identical:N", "pointclouds10k", "sphere-mesh:N", "torus-mesh:N", "terrain:N", "soup:N",
-            "scan:N",    "pile:N",      "voxels:N",   "hair:N"};
+            "scan:N",    "pile:N",      "voxels:N",   "hair:N",         "refined-mesh:N", "spread-clusters:N"};
 }
 
 /// One-line description of a named scene.
@@ -367,6 +367,10 @@ inline std::string describe(const std::string& name) {
     if (name == "pile:N") return "N spheres, radii 0.5..1, packed in a tank 200x117 times cbrt(N/1e5): AABBs (4.6 a box)";
     if (name == "voxels:N") return "N unit cubes on the integer lattice, a third of cells empty (caves): 11.5 pairs a box";
     if (name == "hair:N") return "N/2 segments of random-walk strands (long thin AABBs), N/2 cubes 0.5..1.5 (3.1 a box)";
+    if (name == "refined-mesh:N")
+        return "about N faces of a height field remeshed finer near 6 points: face sides spread 32x (7.5 a box)";
+    if (name == "spread-clusters:N")
+        return "N cubes in 24 clusters, each one shape at its own scale, spreads and sizes 1..100x (2.8 a box)";
     if (name == "pointclouds10k")
         return "10,000 5x5x5 point clouds, spacing 0.5..1.5, in [0,450)^3: AABBs grown by 0.5 "
                "(adaptive-grid article, challenge 1)";
