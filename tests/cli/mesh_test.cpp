@@ -364,118 +364,142 @@ TEST(MeshReader, DoublePlyCoordinatesAreRoundedOnceToFloat) {
     EXPECT_EQ(b.max(2)[0], 3.0f);
 }
 
+/// EXPECT_ERROR for each (bytes, text) case of one format.
+void expect_errors(MeshFormat format, const std::vector<std::pair<std::string, std::string>>& cases) {
+    for (const auto& c : cases) {
+        SCOPED_TRACE(c.second);
+        EXPECT_ERROR(c.first, format, c.second);
+    }
+}
+
 // ---------------------------------------------------------------- malformed
 
 TEST(MeshReader, MalformedOffSaysWhereAndWhat) {
     const std::string head = "OFF\n4 2 0\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n";
-    EXPECT_ERROR("", MeshFormat::off, "m: not an OFF file");
-    EXPECT_ERROR("3 1 0\n", MeshFormat::off, "not an OFF file");
-    EXPECT_ERROR("4OFF\n1 0 0\n0 0 0 0\n", MeshFormat::off, "only 3-D OFF");
-    EXPECT_ERROR("nOFF\n", MeshFormat::off, "only 3-D OFF");
-    EXPECT_ERROR("OFF BINARY\n", MeshFormat::off, "binary OFF is not supported");
-    EXPECT_ERROR("OFF\n", MeshFormat::off, "the file ends before the vertex and face counts");
-    EXPECT_ERROR("OFF\n4 x 0\n", MeshFormat::off, "line 2: expected the vertex, face");
-    EXPECT_ERROR("OFF\n4 -2 0\n", MeshFormat::off, "expected the vertex, face");
-    EXPECT_ERROR("OFF\n4 2 0\n0 0 0\n1 0 0\n", MeshFormat::off, "the file ends after 2 of 4 vertices");
-    EXPECT_ERROR("OFF\n4 2 0\n0 0 0\n1 0\n", MeshFormat::off, "line 4: vertex 1: expected x y z, found 2 values");
-    EXPECT_ERROR("OFF\n4 2 0\n0 0 0\n1 zero 0\n", MeshFormat::off, "line 4: 'zero' is not a number (vertex 1)");
-    EXPECT_ERROR(head + "3 0 1 2\n", MeshFormat::off, "the file ends after 1 of 2 faces");
-    EXPECT_ERROR(head + "3 0 1 2\n3 0 1 4\n", MeshFormat::off,
-                 "m: line 8: face 1 refers to vertex 4 of 4 (vertices are numbered 0 to 3)");
-    EXPECT_ERROR(head + "3 0 1 2\n2 0 1\n", MeshFormat::off, "line 8: face 1 has 2 vertices; a face needs at least 3");
-    EXPECT_ERROR(head + "3 0 1 2\n0\n", MeshFormat::off, "face 1 has 0 vertices");
-    EXPECT_ERROR(head + "3 0 1 2\n4 0 1 2\n", MeshFormat::off, "line 8: face 1: 4 vertices announced, 3 values found");
-    EXPECT_ERROR(head + "3 0 1 2\n3 0 -1 2\n", MeshFormat::off, "face 1: '-1' is not a vertex index");
-    EXPECT_ERROR(head + "3 0 1 2\n3 0 1 2\n3 0 1 3\n", MeshFormat::off,
-                 "line 9: more lines than the header's 4 vertices and 2 faces");
+    expect_errors(
+        MeshFormat::off,
+        {
+            {"", "m: not an OFF file"},
+            {"3 1 0\n", "not an OFF file"},
+            {"4OFF\n1 0 0\n0 0 0 0\n", "only 3-D OFF"},
+            {"nOFF\n", "only 3-D OFF"},
+            {"OFF BINARY\n", "binary OFF is not supported"},
+            {"OFF\n", "the file ends before the vertex and face counts"},
+            {"OFF\n4 x 0\n", "line 2: expected the vertex, face"},
+            {"OFF\n4 -2 0\n", "expected the vertex, face"},
+            {"OFF\n4 2 0\n0 0 0\n1 0 0\n", "the file ends after 2 of 4 vertices"},
+            {"OFF\n4 2 0\n0 0 0\n1 0\n", "line 4: vertex 1: expected x y z, found 2 values"},
+            {"OFF\n4 2 0\n0 0 0\n1 zero 0\n", "line 4: 'zero' is not a number (vertex 1)"},
+            {head + "3 0 1 2\n", "the file ends after 1 of 2 faces"},
+            {head + "3 0 1 2\n3 0 1 4\n", "m: line 8: face 1 refers to vertex 4 of 4 (vertices are numbered 0 to 3)"},
+            {head + "3 0 1 2\n2 0 1\n", "line 8: face 1 has 2 vertices; a face needs at least 3"},
+            {head + "3 0 1 2\n0\n", "face 1 has 0 vertices"},
+            {head + "3 0 1 2\n4 0 1 2\n", "line 8: face 1: 4 vertices announced, 3 values found"},
+            {head + "3 0 1 2\n3 0 -1 2\n", "face 1: '-1' is not a vertex index"},
+            {head + "3 0 1 2\n3 0 1 2\n3 0 1 3\n", "line 9: more lines than the header's 4 vertices and 2 faces"},
+        });
     // Counts no file of this size can hold: an error, not gigabytes reserved.
-    EXPECT_ERROR("OFF\n4000000000 4000000000 0\n0 0 0\n", MeshFormat::off,
-                 "the file ends after 1 of 4000000000 vertices");
-    EXPECT_ERROR("OFF\n99999999999999999999 1 0\n", MeshFormat::off, "expected the vertex, face");
+    expect_errors(MeshFormat::off,
+                  {
+                      {"OFF\n4000000000 4000000000 0\n0 0 0\n", "the file ends after 1 of 4000000000 vertices"},
+                      {"OFF\n99999999999999999999 1 0\n", "expected the vertex, face"},
+                  });
 }
 
 TEST(MeshReader, MalformedObjSaysWhereAndWhat) {
     const std::string v = "v 0 0 0\nv 1 0 0\nv 0 1 0\n";
-    EXPECT_ERROR(v + "f 1 2 4\n", MeshFormat::obj,
-                 "m: line 4: face 0 refers to vertex 4 of 3 (vertices are numbered 1 to 3)");
-    EXPECT_ERROR(v + "f 1 2 3\nf 1 2\n", MeshFormat::obj, "line 5: face 1 has 2 vertices; a face needs at least 3");
-    EXPECT_ERROR(v + "f 1 2 0\n", MeshFormat::obj, "line 4: face 0: '0' is not a vertex index");
-    EXPECT_ERROR(v + "f 1 2 x/1\n", MeshFormat::obj, "face 0: 'x/1' is not a vertex index");
-    EXPECT_ERROR(v + "f 1 2 /1\n", MeshFormat::obj, "is not a vertex index");
-    EXPECT_ERROR(v + "f -1 -2 -4\n", MeshFormat::obj,
-                 "line 4: face 0: relative index -4 with only 3 vertices before it");
-    EXPECT_ERROR("v 0 0\n", MeshFormat::obj, "line 1: expected 'v x y z'");
-    EXPECT_ERROR("v 0 0 1e\n", MeshFormat::obj, "line 1: '1e' is not a number (vertex 0)");
-    EXPECT_ERROR("f 1 2 3\n", MeshFormat::obj, "face 0 refers to vertex 1 of 0 (there are none)");
+    expect_errors(MeshFormat::obj,
+                  {
+                      {v + "f 1 2 4\n", "m: line 4: face 0 refers to vertex 4 of 3 (vertices are numbered 1 to 3)"},
+                      {v + "f 1 2 3\nf 1 2\n", "line 5: face 1 has 2 vertices; a face needs at least 3"},
+                      {v + "f 1 2 0\n", "line 4: face 0: '0' is not a vertex index"},
+                      {v + "f 1 2 x/1\n", "face 0: 'x/1' is not a vertex index"},
+                      {v + "f 1 2 /1\n", "is not a vertex index"},
+                      {v + "f -1 -2 -4\n", "line 4: face 0: relative index -4 with only 3 vertices before it"},
+                      {"v 0 0\n", "line 1: expected 'v x y z'"},
+                      {"v 0 0 1e\n", "line 1: '1e' is not a number (vertex 0)"},
+                      {"f 1 2 3\n", "face 0 refers to vertex 1 of 0 (there are none)"},
+                  });
 }
 
 TEST(MeshReader, MalformedPlySaysWhereAndWhat) {
     const Mesh m = sample_mesh(false);
     const std::string good = ply_file(m, PlyFormat::little);
     const std::size_t data = good.find("end_header\n") + 11;
-    EXPECT_ERROR("", MeshFormat::ply, "not a PLY file");
-    EXPECT_ERROR("ply\nformat ascii 1.0\n", MeshFormat::ply, "the file ends before 'end_header'");
-    EXPECT_ERROR("ply\nformat utf8 1.0\nend_header\n", MeshFormat::ply, "line 2: unknown PLY format 'utf8'");
-    EXPECT_ERROR("ply\nelement face 1\nend_header\n", MeshFormat::ply, "no 'format' line");
-    EXPECT_ERROR("ply\nformat ascii 1.0\nproperty float x\nend_header\n", MeshFormat::ply,
-                 "line 3: a property before any element");
-    EXPECT_ERROR("ply\nformat ascii 1.0\nelement vertex 1\nproperty float128 x\nend_header\n", MeshFormat::ply,
-                 "line 4: unknown property type");
-    EXPECT_ERROR("ply\nformat ascii 1.0\nelement face 1\nproperty list float int vertex_indices\nend_header\n",
-                 MeshFormat::ply, "a list's count must have an integer type");
-    EXPECT_ERROR("ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\nend_header\n0 0\n",
-                 MeshFormat::ply, "the vertex element has no z property");
-    EXPECT_ERROR(
-        "ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\nproperty float z\n"
-        "end_header\n0 0 0\n",
-        MeshFormat::ply, "no 'face' element");
-    EXPECT_ERROR(
-        "ply\nformat ascii 1.0\nelement face 1\nproperty list uchar float vertex_indices\nend_header\n3 0 1 2\n",
-        MeshFormat::ply, "vertex indices are not integers");
-    EXPECT_ERROR("ply\nformat ascii 1.0\nelement face 1\nproperty int vertex_indices\nend_header\n3\n", MeshFormat::ply,
-                 "no vertex_indices (or vertex_index) list");
-    EXPECT_ERROR("ply\nformat ascii 1.0\nbogus line\nend_header\n", MeshFormat::ply, "line 3: unknown PLY header line");
+    expect_errors(
+        MeshFormat::ply,
+        {
+            {"", "not a PLY file"},
+            {"ply\nformat ascii 1.0\n", "the file ends before 'end_header'"},
+            {"ply\nformat utf8 1.0\nend_header\n", "line 2: unknown PLY format 'utf8'"},
+            {"ply\nelement face 1\nend_header\n", "no 'format' line"},
+            {"ply\nformat ascii 1.0\nproperty float x\nend_header\n", "line 3: a property before any element"},
+            {"ply\nformat ascii 1.0\nelement vertex 1\nproperty float128 x\nend_header\n",
+             "line 4: unknown property type"},
+            {"ply\nformat ascii 1.0\nelement face 1\nproperty list float int vertex_indices\nend_header\n",
+             "a list's count must have an integer type"},
+            {"ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\nend_header\n0 0\n",
+             "the vertex element has no z property"},
+            {"ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\nproperty float z\n"
+             "end_header\n0 0 0\n",
+             "no 'face' element"},
+            {"ply\nformat ascii 1.0\nelement face 1\nproperty list uchar float vertex_indices\nend_header\n3 0 1 2\n",
+             "vertex indices are not integers"},
+            {"ply\nformat ascii 1.0\nelement face 1\nproperty int vertex_indices\nend_header\n3\n",
+             "no vertex_indices (or vertex_index) list"},
+            {"ply\nformat ascii 1.0\nbogus line\nend_header\n", "line 3: unknown PLY header line"},
+        });
 
     // Binary: truncated, a list past the end, counts past the file.
-    EXPECT_ERROR(good.substr(0, good.size() - 3), MeshFormat::ply, "face 8 (byte");
-    EXPECT_ERROR(good.substr(0, good.size() - 3), MeshFormat::ply, "the file ends inside it");
-    EXPECT_ERROR(good + "x", MeshFormat::ply, "more data than the header's elements hold");
+    expect_errors(MeshFormat::ply, {
+                                       {good.substr(0, good.size() - 3), "face 8 (byte"},
+                                       {good.substr(0, good.size() - 3), "the file ends inside it"},
+                                       {good + "x", "more data than the header's elements hold"},
+                                   });
     std::string overrun = good;
     overrun[data + 4 + 1 + 8] = static_cast<char>(255);  // vertex 0's skipped list of shorts: 255 of them
-    EXPECT_ERROR(overrun, MeshFormat::ply, "m: vertex 0 (byte " + std::to_string(data + 14) + "): ");
-    EXPECT_ERROR(overrun, MeshFormat::ply, "a list of 255 values runs past the end of the file");
+    expect_errors(MeshFormat::ply, {
+                                       {overrun, "m: vertex 0 (byte " + std::to_string(data + 14) + "): "},
+                                       {overrun, "a list of 255 values runs past the end of the file"},
+                                   });
     // The last face, {9, 2, 4, 6}: flags, count, 4 indices, the other list (6
     // bytes). Its count made 255: the list runs far past the end.
     std::string face_overrun = good;
     face_overrun[good.size() - (1 + 1 + 16 + 6) + 1] = static_cast<char>(255);
-    EXPECT_ERROR(face_overrun, MeshFormat::ply, "m: face 8 (byte");
-    EXPECT_ERROR(face_overrun, MeshFormat::ply, "a list of 255 values runs past the end of the file (22 bytes left)");
+    expect_errors(MeshFormat::ply,
+                  {
+                      {face_overrun, "m: face 8 (byte"},
+                      {face_overrun, "a list of 255 values runs past the end of the file (22 bytes left)"},
+                  });
     std::string huge = good;
     huge.replace(huge.find("element face 9"), 14, "element face 4000000000");
     EXPECT_ERROR(huge, MeshFormat::ply, "the file ends inside it");
     std::string huge_vertices = good;
     huge_vertices.replace(huge_vertices.find("element vertex 10"), 17, "element vertex 999999999999");
-    EXPECT_ERROR(huge_vertices, MeshFormat::ply, "m: vertex ");
-    EXPECT_ERROR(
-        "ply\nformat binary_big_endian 1.0\nelement nothing 99999999999999\nelement face 1\n"
-        "property list uchar uint vertex_indices\nend_header\n\xff",
-        MeshFormat::ply, "a list of 255 values runs past the end of the file (0 bytes left)");
-    EXPECT_ERROR(
-        "ply\nformat binary_little_endian 1.0\nelement face 1\nproperty list char int vertex_indices\n"
-        "end_header\n\xfe",
-        MeshFormat::ply, "a list of -2 values");
+    expect_errors(MeshFormat::ply,
+                  {
+                      {huge_vertices, "m: vertex "},
+                      {"ply\nformat binary_big_endian 1.0\nelement nothing 99999999999999\nelement face 1\n"
+                       "property list uchar uint vertex_indices\nend_header\n\xff",
+                       "a list of 255 values runs past the end of the file (0 bytes left)"},
+                      {"ply\nformat binary_little_endian 1.0\nelement face 1\nproperty list char int vertex_indices\n"
+                       "end_header\n\xfe",
+                       "a list of -2 values"},
+                  });
 
     // ASCII: out of range, negative, too few, junk, extra values.
     const std::string head =
         "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\n"
         "element face 1\nproperty list uchar int vertex_indices\nend_header\n0 0 0\n1 0 0\n0 1 0\n";
-    EXPECT_ERROR(head + "3 0 1 3\n", MeshFormat::ply,
-                 "m: line 13: face 0 refers to vertex 3 of 3 (vertices are numbered 0 to 2)");
-    EXPECT_ERROR(head + "3 0 -1 2\n", MeshFormat::ply, "line 13: face 0: refers to vertex -1");
-    EXPECT_ERROR(head + "2 0 1\n", MeshFormat::ply, "line 13: face 0 has 2 vertices; a face needs at least 3");
-    EXPECT_ERROR(head + "3 0 1 two\n", MeshFormat::ply, "line 13: face 0: 'two' is not an integer");
-    EXPECT_ERROR(head + "3 0 1 2 5\n", MeshFormat::ply, "line 13: more data than the header's elements hold");
-    EXPECT_ERROR(head + "3 0 1\n", MeshFormat::ply, "face 0: the file ends inside it");
+    expect_errors(MeshFormat::ply,
+                  {
+                      {head + "3 0 1 3\n", "m: line 13: face 0 refers to vertex 3 of 3 (vertices are numbered 0 to 2)"},
+                      {head + "3 0 -1 2\n", "line 13: face 0: refers to vertex -1"},
+                      {head + "2 0 1\n", "line 13: face 0 has 2 vertices; a face needs at least 3"},
+                      {head + "3 0 1 two\n", "line 13: face 0: 'two' is not an integer"},
+                      {head + "3 0 1 2 5\n", "line 13: more data than the header's elements hold"},
+                      {head + "3 0 1\n", "face 0: the file ends inside it"},
+                  });
 }
 
 TEST(MeshReader, MalformedPlyBinaryFaceIndexOutOfRange) {
@@ -487,22 +511,27 @@ TEST(MeshReader, MalformedPlyBinaryFaceIndexOutOfRange) {
 TEST(MeshReader, MalformedStlSaysWhereAndWhat) {
     const Mesh m = sample_mesh(true);
     const std::string binary = stl_binary(m, "solid but binary");
-    EXPECT_ERROR("", MeshFormat::stl, "not an STL file: not ASCII (no 'solid' at the start) and shorter than");
-    EXPECT_ERROR(stl_binary(m, "binary").substr(0, binary.size() - 1), MeshFormat::stl,
-                 "not an STL file: not ASCII (no 'solid' at the start) and 383 bytes, not the 384 of a binary STL");
+    expect_errors(
+        MeshFormat::stl,
+        {
+            {"", "not an STL file: not ASCII (no 'solid' at the start) and shorter than"},
+            {stl_binary(m, "binary").substr(0, binary.size() - 1),
+             "not an STL file: not ASCII (no 'solid' at the start) and 383 bytes, not the 384 of a binary STL"},
+        });
     // Starting with "solid", read as ASCII: the message says why not binary.
     EXPECT_ERROR(binary.substr(0, binary.size() - 1), MeshFormat::stl, "(read as ASCII STL: 383 bytes, not the 384");
     const std::string facet = "facet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 0\n";
-    EXPECT_ERROR("solid a\n" + facet + "endloop\nendfacet\nendsolid a\n", MeshFormat::stl,
-                 "m: line 2: face 0 has 2 vertices; a face needs at least 3");
-    EXPECT_ERROR("solid a\n" + facet, MeshFormat::stl, "the file ends before 'endloop'");
-    EXPECT_ERROR("solid a\n" + facet + "vertex 0 1 0\nendloop\n", MeshFormat::stl,
-                 "the file ends where 'endfacet' belongs");
-    EXPECT_ERROR("solid a\n" + facet + "vertex 0 x 0\n", MeshFormat::stl, "m: line 6: 'x' is not a number (vertex 2)");
-    EXPECT_ERROR("solid a\nfacet\n", MeshFormat::stl, "the file ends where 'normal' belongs");
-    EXPECT_ERROR("solid a\nfaced normal 0 0 1\n", MeshFormat::stl,
-                 "line 2: expected 'facet' or 'endsolid', found 'faced'");
-    EXPECT_ERROR("solid a\n", MeshFormat::stl, "the file ends before 'endsolid'");
+    expect_errors(MeshFormat::stl,
+                  {
+                      {"solid a\n" + facet + "endloop\nendfacet\nendsolid a\n",
+                       "m: line 2: face 0 has 2 vertices; a face needs at least 3"},
+                      {"solid a\n" + facet, "the file ends before 'endloop'"},
+                      {"solid a\n" + facet + "vertex 0 1 0\nendloop\n", "the file ends where 'endfacet' belongs"},
+                      {"solid a\n" + facet + "vertex 0 x 0\n", "m: line 6: 'x' is not a number (vertex 2)"},
+                      {"solid a\nfacet\n", "the file ends where 'normal' belongs"},
+                      {"solid a\nfaced normal 0 0 1\n", "line 2: expected 'facet' or 'endsolid', found 'faced'"},
+                      {"solid a\n", "the file ends before 'endsolid'"},
+                  });
     EXPECT_EQ(error_of("solid a\n" + std::string(100, ' '), MeshFormat::stl),
               "m: line 2: the file ends before 'endsolid'");
     EXPECT_ERROR("solid a\nendsolid a\njunk\n", MeshFormat::stl, "line 3: expected 'solid' or the end of the file");

@@ -599,19 +599,32 @@ PlyHeader parse_ply_header(const std::string& bytes, const std::string& name) {
     return h;
 }
 
-/// The values of an ASCII PLY's data, one token each.
-class PlyAsciiValues {
+/// Where a reader of PLY data is, for its messages: the file, the element
+/// and the record ("face 3").
+class PlyPlace {
 public:
-    PlyAsciiValues(const std::string& bytes, const PlyHeader& h, const std::string& name)
-        : tokens_(bytes, h.data, h.lines), name_(name) {}
-
+    explicit PlyPlace(const std::string& name) : name_(name) {}
     void place(const std::string& element, std::uint64_t record) {
         element_ = &element;
         record_ = record;
     }
-    [[noreturn]] void fail_here(const std::string& why) const {
-        fail(name_, tokens_.line(), *element_ + " " + std::to_string(record_) + ": " + why);
-    }
+
+protected:
+    std::string here() const { return *element_ + " " + std::to_string(record_); }
+    const std::string& name_;
+
+private:
+    const std::string* element_ = nullptr;
+    std::uint64_t record_ = 0;
+};
+
+/// The values of an ASCII PLY's data, one token each.
+class PlyAsciiValues : public PlyPlace {
+public:
+    PlyAsciiValues(const std::string& bytes, const PlyHeader& h, const std::string& name)
+        : PlyPlace(name), tokens_(bytes, h.data, h.lines) {}
+
+    [[noreturn]] void fail_here(const std::string& why) const { fail(name_, tokens_.line(), here() + ": " + why); }
     float coordinate(Scalar) {
         float v;
         if (!parse_float(next(), v)) fail_here(quoted(token_) + " is not a number");
@@ -645,25 +658,17 @@ private:
     }
 
     Tokens tokens_;
-    const std::string& name_;
-    const std::string* element_ = nullptr;
-    std::uint64_t record_ = 0;
     string_view token_;
 };
 
 /// The values of a binary PLY's data, in its byte order.
-class PlyBinaryValues {
+class PlyBinaryValues : public PlyPlace {
 public:
     PlyBinaryValues(const std::string& bytes, const PlyHeader& h, const std::string& name)
-        : in_(bytes, h.data, h.endian), name_(name) {}
+        : PlyPlace(name), in_(bytes, h.data, h.endian) {}
 
-    void place(const std::string& element, std::uint64_t record) {
-        element_ = &element;
-        record_ = record;
-    }
     [[noreturn]] void fail_here(const std::string& why) const {
-        fail(name_, 0,
-             *element_ + " " + std::to_string(record_) + " (byte " + std::to_string(in_.position()) + "): " + why);
+        fail(name_, 0, here() + " (byte " + std::to_string(in_.position()) + "): " + why);
     }
     float coordinate(Scalar t) {
         const std::uint64_t bits = take(t);
@@ -711,9 +716,6 @@ private:
     }
 
     Bytes in_;
-    const std::string& name_;
-    const std::string* element_ = nullptr;
-    std::uint64_t record_ = 0;
 };
 
 template <class Values>
