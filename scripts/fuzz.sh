@@ -7,7 +7,8 @@
 #
 #   --seconds S       per target (default 600); the targets run J at a time
 #   --jobs J          targets run side by side (default: the number of CPUs)
-#   --targets LIST    a subset of: pairs index scene tree spheres readers (default: all)
+#   --targets LIST    a subset of: pairs index scene tree spheres readers meshes
+#                     (default: all)
 #   --update-corpus   refresh the repository's seed corpus: a random sample
 #                     of up to 100 (CORPUS_SAMPLE) inputs of the working
 #                     corpus replaces tests/fuzz/corpus/<target>'s, except
@@ -31,7 +32,7 @@ cd "$bp_repo_root"
 
 seconds=600
 jobs="$bp_jobs"
-targets="pairs index scene tree spheres readers"
+targets="pairs index scene tree spheres readers meshes"
 update=0
 record=0
 while [ $# -gt 0 ]; do
@@ -41,7 +42,7 @@ while [ $# -gt 0 ]; do
         --targets) targets="$2"; shift 2 ;;
         --update-corpus) update=1; shift ;;
         --record) record=1; shift ;;
-        -h|--help) sed -n '2,25p' "${BASH_SOURCE[0]}"; exit 0 ;;
+        -h|--help) sed -n '2,26p' "${BASH_SOURCE[0]}"; exit 0 ;;
         *) echo "error: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -54,7 +55,7 @@ mkdir -p build/fuzz/artifacts build/fuzz/logs
 run_one() {
     local t="$1"
     local max_len=1024  # as tests/fuzz/CMakeLists.txt
-    [ "$t" = readers ] && max_len=4096
+    case "$t" in readers|meshes) max_len=4096 ;; esac
     mkdir -p "build/fuzz/corpus/$t"
     ASAN_OPTIONS=allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1 \
         "build/fuzz/tests/fuzz/fuzz_$t" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2560 -malloc_limit_mb=512 \

@@ -1629,4 +1629,132 @@ TEST_F(Cli, MalformedNpzFailsCleanly) {
     }
 }
 
+// ---------------------------------------------------------------- meshes
+
+/// A small mesh in each format the CLI reads: a unit square (a quad) at z =
+/// 0, a triangle above it touching its corner, one far away, and a triangle
+/// crossing the square. Box i is face i's bounds; the STL has the quad split
+/// in two triangles, so its boxes differ and it gets a mesh of its own.
+struct MeshFiles {
+    static constexpr const char* obj =
+        "# faces: quad, touching triangle, far triangle, crossing triangle\n"
+        "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\n"
+        "v 1 1 0\nv 2 1 1\nv 2 2 1\n"
+        "v 10 10 10\nv 11 10 10\nv 10 11 10\n"
+        "vn 0 0 1\n"
+        "f 1//1 2//1 3//1 4//1\nf 5/1 6/1 7/1\nf -3 -2 -1\nf 1 3 6\n";
+    static constexpr const char* off =
+        "OFF\n10 4 0\n0 0 0\n1 0 0\n1 1 0\n0 1 0\n1 1 0\n2 1 1\n2 2 1\n10 10 10\n11 10 10\n10 11 10\n"
+        "4 0 1 2 3\n3 4 5 6\n3 7 8 9\n3 0 2 5\n";
+};
+
+std::string mesh_ply(const std::string& format) {
+    return "ply\nformat " + format + " 1.0\nelement vertex 10\nproperty float x\nproperty float y\nproperty float z\n"
+           "element face 4\nproperty list uchar int vertex_indices\nend_header\n"
+           "0 0 0\n1 0 0\n1 1 0\n0 1 0\n1 1 0\n2 1 1\n2 2 1\n10 10 10\n11 10 10\n10 11 10\n"
+           "4 0 1 2 3\n3 4 5 6\n3 7 8 9\n3 0 2 5\n";
+}
+
+TEST_F(Cli, MeshFilesGiveThePairsOfTheirFaceBoxes) {
+    // Face boxes: 0 [0,1]^2 x 0, 1 [1,2]^2 x [0,1], 2 far, 3 [0,2]x[0,1]x[0,1].
+    const std::vector<double> rows = {0, 0, 0, 1, 1, 0,  1, 1, 0, 2, 2, 1,  10, 10, 10, 11, 11, 10,  0, 0, 0, 2, 1, 1};
+    const std::vector<Pair> expected = brute(boxes_of(rows));
+    ASSERT_EQ(expected, (std::vector<Pair>{{0, 1}, {0, 3}, {1, 3}}));
+    write_file(path("m.obj"), MeshFiles::obj);
+    write_file(path("m.off"), MeshFiles::off);
+    write_file(path("m.ply"), mesh_ply("ascii"));
+    write_file(path("M.PLY"), mesh_ply("ascii"));  // extensions in any case
+    for (const std::string name : {"m.obj", "m.off", "m.ply", "M.PLY"}) {
+        SCOPED_TRACE(name);
+        RunResult r = run({"pairs", path(name), "-o", path("out.csv"), "--sorted"});
+        ASSERT_EQ(r.status, 0) << r.err;
+        EXPECT_EQ(read_csv_pairs(path("out.csv")), expected);
+        // bench --save-boxes writes the face boxes, float32, in face order.
+        r = run({"bench", path(name), "--save-boxes", path("boxes.csv")});
+        ASSERT_EQ(r.status, 0) << r.err;
+        EXPECT_EQ(read_file(path("boxes.csv")), "0,0,0,1,1,0\n1,1,0,2,2,1\n10,10,10,11,11,10\n0,0,0,2,1,1\n");
+        // Pairs between a mesh and a box file.
+        write_file(path("b.csv"), "0.5,0.5,-1,0.5,0.5,1\n");
+        r = run({"pairs", path(name), path("b.csv"), "-o", path("out.csv"), "--sorted"});
+        ASSERT_EQ(r.status, 0) << r.err;
+        EXPECT_EQ(read_file(path("out.csv")), "0,0\n3,0\n");
+    }
+    // stdin with --format, and an unknown extension with --format.
+    RunResult r = run({"pairs", "-", "--format", "obj", "-o", path("out.csv"), "--sorted"}, path("m.obj"));
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(read_csv_pairs(path("out.csv")), expected);
+    write_file(path("mesh.model"), MeshFiles::off);
+    r = run({"pairs", path("mesh.model"), "--format", "off", "-o", path("out.csv"), "--sorted"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(read_csv_pairs(path("out.csv")), expected);
+
+    // An STL: triangles only, ASCII and binary, the same boxes.
+    const char* stl =
+        "solid t\n"
+        "facet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 0\nvertex 1 1 0\nendloop\nendfacet\n"
+        "facet normal 0 0 1\nouter loop\nvertex 1 1 0\nvertex 2 1 1\nvertex 2 2 1\nendloop\nendfacet\n"
+        "facet normal 0 0 1\nouter loop\nvertex 5 5 5\nvertex 6 5 5\nvertex 5 6 5\nendloop\nendfacet\n"
+        "endsolid t\n";
+    write_file(path("t.stl"), stl);
+    std::string binary = "solid, but binary";
+    binary.resize(80, '\0');
+    append_le(binary, 3, 4);
+    const float tris[3][9] = {{0, 0, 0, 1, 0, 0, 1, 1, 0}, {1, 1, 0, 2, 1, 1, 2, 2, 1}, {5, 5, 5, 6, 5, 5, 5, 6, 5}};
+    for (const auto& t : tris) {
+        binary.append(12, '\0');
+        for (float c : t) {
+            std::uint32_t u;
+            std::memcpy(&u, &c, 4);
+            append_le(binary, u, 4);
+        }
+        binary.append(2, '\0');
+    }
+    write_file(path("b.stl"), binary);
+    for (const std::string name : {"t.stl", "b.stl"}) {
+        SCOPED_TRACE(name);
+        r = run({"pairs", path(name), "-o", path("out.csv"), "--sorted"});
+        ASSERT_EQ(r.status, 0) << r.err;
+        EXPECT_EQ(read_file(path("out.csv")), "0,1\n");
+    }
+}
+
+TEST_F(Cli, MeshErrorsAndNansAsForOtherBoxFiles) {
+    // A NaN coordinate: an invalid box, counted in the note, as in a .csv.
+    write_file(path("nan.obj"), "v 0 0 0\nv 1 nan 0\nv 1 1 0\nv 0 1 0\nf 1 2 3\nf 1 3 4\nf 1 2 4\n");
+    RunResult r = run({"pairs", path("nan.obj"), "-o", path("out.csv"), "--sorted"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(read_file(path("out.csv")), "");  // faces 0 and 2 hold vertex 2: invalid
+    EXPECT_NE(r.err.find("invalid boxes (NaN or min > max): 2 in " + path("nan.obj")), std::string::npos) << r.err;
+
+    const std::vector<std::pair<std::pair<std::string, std::string>, std::string>> cases = {
+        {{"a.off", "OFF\n3 1 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 3\n"}, "a.off: line 6: face 0 refers to vertex 3 of 3"},
+        {{"b.obj", "v 0 0 0\nv 1 0 0\nf 1 2\n"}, "b.obj: line 3: face 0 has 2 vertices; a face needs at least 3"},
+        {{"c.ply", "ply\nformat binary_little_endian 1.0\nelement face 3000000000\n"
+                   "property list uchar int vertex_indices\nend_header\n\3"},
+         "c.ply: face 0 (byte "},
+        {{"d.stl", "not a mesh"}, "d.stl: not an STL file"},
+        {{"e.off", "OFF\n1000000000 1000000000 0\n"}, "e.off: line 2: the file ends after 0 of 1000000000 vertices"},
+    };
+    for (const auto& c : cases) {
+        SCOPED_TRACE(c.first.first);
+        write_file(path(c.first.first), c.first.second);
+        r = run({"pairs", path(c.first.first), "-o", path("out.npy")});
+        EXPECT_EQ(r.status, 1);
+        EXPECT_EQ(count_lines(r.err), 1u) << r.err;
+        EXPECT_NE(r.err.find(c.second), std::string::npos) << r.err;
+        EXPECT_FALSE(fs::exists(path("out.npy")));
+    }
+    // Meshes are read, never written: pairs and boxes go to .npy, .csv, .txt.
+    write_file(path("m.off"), MeshFiles::off);
+    r = run({"pairs", path("m.off"), "-o", path("out.off")});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("not .off"), std::string::npos) << r.err;
+    r = run({"bench", path("m.off"), "--save-boxes", path("boxes.stl")});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("boxes are written as"), std::string::npos) << r.err;
+    r = run({"pairs", "-", "--format", "3ds", "-o", path("out.npy")}, path("m.off"));
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("off, ply, obj or stl"), std::string::npos) << r.err;
+}
+
 }  // namespace

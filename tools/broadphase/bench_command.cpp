@@ -593,7 +593,8 @@ int run_bench(const std::vector<std::string>& args) {
         files.array = p.get("--array");
         if (!has_box_file_extension(scene) && !is_std_stream(scene) && !p.has("--format"))
             throw usage_error("unknown scene '" + scene +
-                              "'; see broadphase scenes, or give a box file (.npy, .npz, .csv, .txt)");
+                              "'; see broadphase scenes, or give a box file (.npy, .npz, .csv, .txt) or a "
+                              "mesh (.off, .ply, .obj, .stl)");
         // bench is about speed: it times float boxes, as for every scene. A
         // float64 file (or a .csv of values that are not all floats) is rounded
         // to the nearest float here, which can change its pairs; `pairs`

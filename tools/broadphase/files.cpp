@@ -12,32 +12,54 @@
 
 #include "csv.hpp"
 #include "errors.hpp"
+#include "mesh.hpp"
 #include "npy.hpp"
 #include "npz.hpp"
 
 namespace broadphase_cli {
 namespace {
 
-enum class FileType { npy, npz, csv, txt, unknown };
+enum class FileType { npy, npz, csv, txt, off, ply, obj, stl, unknown };
+
+/// Mesh files: read as the boxes of their faces (mesh.hpp), never written.
+bool is_mesh(FileType type) {
+    return type == FileType::off || type == FileType::ply || type == FileType::obj || type == FileType::stl;
+}
+
+MeshFormat mesh_format(FileType type) {
+    switch (type) {
+        case FileType::off: return MeshFormat::off;
+        case FileType::ply: return MeshFormat::ply;
+        case FileType::obj: return MeshFormat::obj;
+        default: return MeshFormat::stl;
+    }
+}
+
+/// The type --format names npy, npz, csv, txt, off, ply, obj or stl (as
+/// the extensions spell them), else unknown.
+FileType type_named(const std::string& name) {
+    static const std::pair<const char*, FileType> names[] = {
+        {"npy", FileType::npy}, {"npz", FileType::npz}, {"csv", FileType::csv}, {"txt", FileType::txt},
+        {"off", FileType::off}, {"ply", FileType::ply}, {"obj", FileType::obj}, {"stl", FileType::stl}};
+    for (const auto& n : names)
+        if (name == n.first) return n.second;
+    return FileType::unknown;
+}
 
 FileType type_of_extension(const std::string& path) {
     std::string ext = std::filesystem::path(path).extension().string();
     for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (ext == ".npy") return FileType::npy;
-    if (ext == ".npz") return FileType::npz;
-    if (ext == ".csv") return FileType::csv;
-    if (ext == ".txt" || ext == ".dat") return FileType::txt;
-    return FileType::unknown;
+    if (ext == ".dat") return FileType::txt;
+    return ext.empty() ? FileType::unknown : type_named(ext.substr(1));
 }
 
 /// --format's value; unknown for "" (not given), a usage error for anything else.
 FileType type_of_format(const std::string& format) {
     if (format.empty()) return FileType::unknown;
-    if (format == "npy") return FileType::npy;
-    if (format == "npz") return FileType::npz;
-    if (format == "csv") return FileType::csv;
-    if (format == "txt") return FileType::txt;
-    throw usage_error("--format takes npy, npz, csv or txt, not '" + format + "'");
+    const FileType type = type_named(format);
+    if (type == FileType::unknown)
+        throw usage_error("--format takes npy, npz, csv, txt, off, ply, obj or stl, not '" + format + "'");
+    return type;
 }
 
 /// The dialect of a text type: commas for csv, whitespace for txt.
@@ -110,15 +132,20 @@ bool has_box_file_extension(const std::string& path) {
 
 void check_box_input(const std::string& path, const FileOptions& options) {
     if (file_type(path, options.format) == FileType::unknown) {
-        if (is_std_stream(path)) throw usage_error("reading boxes from stdin ('-') needs --format npy, npz, csv or txt");
-        throw usage_error(path + ": unknown file type; expected a .npy, .npz, .csv or .txt file, or give --format");
+        if (is_std_stream(path))
+            throw usage_error("reading boxes from stdin ('-') needs --format npy, npz, csv, txt, off, ply, obj or stl");
+        throw usage_error(path +
+                          ": unknown file type; expected a .npy, .npz, .csv, .txt, .off, .ply, .obj or .stl file, "
+                          "or give --format");
     }
 }
 
 void check_pairs_output(const std::string& path, const std::string& format) {
     const FileType type = file_type(path, format);
-    if (type == FileType::npz)
-        throw usage_error(path + ": pairs are written as .npy, .csv or .txt, not .npz (--output-format names the output's)");
+    if (type == FileType::npz || is_mesh(type))
+        throw usage_error(path + ": pairs are written as .npy, .csv or .txt, not ." +
+                          (is_mesh(type) ? mesh_format_name(mesh_format(type)) : "npz") +
+                          " (--output-format names the output's)");
     if (type == FileType::unknown) {
         if (is_std_stream(path)) throw usage_error("writing pairs to stdout ('-o -') needs --format npy, csv or txt");
         throw usage_error(path + ": unknown file type; expected a .npy, .csv or .txt file, or give --format");
@@ -159,6 +186,10 @@ LoadedBoxes load_boxes(const std::string& path, const FileOptions& options) {
     switch (type) {
         case FileType::npy: return read_npy_boxes(in, name);
         case FileType::npz: return read_npz(in, name, array);
+        case FileType::off:
+        case FileType::ply:
+        case FileType::obj:
+        case FileType::stl: return read_mesh_face_boxes(in, name, mesh_format(type));
         default: return read_text_boxes(in, name, dialect_of(type));
     }
 }
@@ -243,7 +274,7 @@ void save_pairs(const std::string& path, const std::vector<broadphase::Pair>& pa
 
 void save_boxes(const std::string& path, const broadphase::Boxes& boxes, const std::string& format) {
     const FileType type = file_type(path, format);
-    if (type == FileType::npz || type == FileType::unknown)
+    if (type == FileType::npz || is_mesh(type) || type == FileType::unknown)
         throw usage_error((is_std_stream(path) ? std::string("'-'") : path) +
                           ": boxes are written as .npy, .csv or .txt (for '-', name one with --format)");
     save_file(path, [&](std::FILE* out) {

@@ -1,6 +1,8 @@
 // Box and pair files: .npy, .npz (input), .csv, .txt or .dat by extension
 // (case-insensitive), or "-" for stdin/stdout with --format naming the
-// format. A file with another extension takes --format too.
+// format. A file with another extension takes --format too. Mesh files,
+// .off, .ply, .obj and .stl, are box files too (input only): the boxes of
+// their faces (mesh.hpp).
 #pragma once
 
 #include <cstdint>
@@ -16,8 +18,9 @@ namespace broadphase_cli {
 
 /// How the command line names a file's format and, in a .npz, its array.
 struct FileOptions {
-    /// --format: npy, npz, csv or txt, for "-" and for names without one of
-    /// the known extensions (a known extension decides); "" when not given.
+    /// --format: npy, npz, csv, txt, off, ply, obj or stl, for "-" and for
+    /// names without one of the known extensions (a known extension
+    /// decides); "" when not given.
     std::string format;
     /// --array: the array of a .npz ("" = FILE.npz:NAME's, else the first).
     std::string array;
@@ -27,7 +30,7 @@ struct FileOptions {
 inline bool is_std_stream(const std::string& path) { return path == "-"; }
 
 /// True when `path` ends in a known extension: .npy, .npz (or FILE.npz:NAME),
-/// .csv, .txt or .dat.
+/// .csv, .txt, .dat, .off, .ply, .obj or .stl.
 bool has_box_file_extension(const std::string& path);
 
 /// Throws a usage error naming `path` unless it is a box file `options`
@@ -56,7 +59,8 @@ void check_one_stdin(const std::vector<std::string>& inputs);
 std::string file_label(const std::string& path);
 
 /// Reads the boxes of a file in the file's precision (float32 .npy: float;
-/// float64 .npy: double; text: see csv.hpp); throws CliError("path: problem").
+/// float64 .npy: double; text: see csv.hpp; a mesh: float, one box a face,
+/// see mesh.hpp); throws CliError("path: problem").
 LoadedBoxes load_boxes(const std::string& path, const FileOptions& options = {});
 
 /// One part of a box file, as load_boxes reads it (same checks of the whole

@@ -26,9 +26,9 @@ pairs   With one file, every overlapping pair (i, j), i < j, within it; with
           -o, --output FILE     where the pairs go (.npy, .csv or .txt), or
                                 "-" for stdout (the summary line then goes
                                 to stderr)
-          --format F            npy, npz, csv or txt: the format of "-" and
-                                of files with no known extension (a known
-                                extension decides)
+          --format F            npy, npz, csv, txt, off, ply, obj or stl:
+                                the format of "-" and of files with no
+                                known extension (a known extension decides)
           --output-format F     the same for the output alone
           --array NAME          the array of a .npz input (FILE.npz:NAME
                                 names it too; default: the first)
@@ -170,6 +170,12 @@ Box files: .npy with shape (N, 6), dtype float32 '<f4' or float64 '<f8',
   optional spaces; in both text formats blank lines are ignored, and a first
   line of six fields with no number among them is a header and skipped.
   "-" reads stdin (or writes stdout) in the format --format names.
+Meshes (input only): .off, .ply (ascii or binary), .obj, .stl (ascii or
+  binary): box i is the bounding box of face i's vertices, in the file's
+  face order, in float32 (faces of 3 or more vertices). A NaN coordinate
+  makes its faces' boxes invalid; a malformed mesh (truncated, counts that
+  do not match, an index out of range, a face of fewer than 3 vertices) is
+  an error naming the line or byte, the face and the vertex.
 Precision: pairs is exact in the input's precision. float32 files are
   searched in float32, float64 files in float64 (never rounded to float32),
   and two files of different precision both in float64. A .csv value is read

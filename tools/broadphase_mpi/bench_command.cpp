@@ -288,7 +288,9 @@ int run_bench(const World& world, const std::vector<std::string>& args) {
             whole = broadphase_scenes::make_scene(scene, all);
             if (whole) return;
             if (!has_box_file_extension(scene))
-                throw usage_error("unknown scene '" + scene + "'; see broadphase scenes, or give a .npy or .csv file");
+                throw usage_error("unknown scene '" + scene +
+                                  "'; see broadphase scenes, or give a box file (.npy, .csv, ...) or a mesh "
+                                  "(.off, .ply, .obj, .stl)");
             if (distribution == Distribution::slice) {
                 std::uint64_t n = 0;
                 LoadedBoxes part = load_box_slice(scene, rank, ranks, &n);

@@ -17,7 +17,8 @@ Usage (under mpirun; every rank runs the same command line, rank 0 prints):
 pairs   What `broadphase pairs` does, with the work spread over the ranks:
         rank r of P reads rows [N*r/P, N*(r+1)/P) of each file (a .npy: only
         those rows' bytes, after checking the header and the file's size;
-        a .csv: the whole file, then its share), the boxes cross to the
+        a .csv or a mesh (.off, .ply, .obj, .stl: its faces' boxes): the
+        whole file, then its share), the boxes cross to the
         ranks whose regions they overlap, each rank finds its pairs, and
         rank 0 gathers them and writes PAIRS once. Pairs are row indices of
         the files, as from `broadphase pairs`; with --sorted the file is
