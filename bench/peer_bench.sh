@@ -86,7 +86,10 @@ for scene in "${scenes[@]}"; do
     "$cli" bench "$scene" "${args[@]}" | tee -a "$results"
     if [ -n "$driver" ]; then
         "$cli" bench "$scene" --save-boxes "$work/boxes.npy"
-        read -r bp_ms bp_pairs _ < <("$driver" "$work/boxes.npy" | head -n 1) || true
+        # The driver prints "MS PAIRS", or "median_ms=MS min_ms=... pairs=PAIRS"
+        # (../shared/peers' driver).
+        read -r bp_ms bp_pairs _ < <("$driver" "$work/boxes.npy" | head -n 1 |
+            sed -E 's/.*median_ms=([^ ]+).* pairs=([^ ]+).*/\1 \2/') || true
         printf '{"scene":"%s","n":%s,"algorithm":"boxpruning","median_ms":%s,"pairs":%s}\n' \
             "$scene" "$n" "${bp_ms:-}" "${bp_pairs:-}" | tee -a "$results"
         rm -f "$work/boxes.npy"

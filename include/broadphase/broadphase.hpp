@@ -37,7 +37,7 @@ namespace broadphase {
 /// docs/choosing.md):
 /// - fewer than 192 boxes: brute force (no structure pays for its build);
 /// - fewer than 4,096: sweep and prune (a sort and a sweep, no tuning);
-/// - box sizes alike (99th percentile extent within 3x the median on every
+/// - box sizes alike (99th percentile extent within 4x the median on every
 ///   axis) and dense enough that the home-cell grid's cells nearly fit the
 ///   boxes (its memory budget of 8 cells a box would not stretch them past
 ///   1/0.75 of the box extent, as guessed from the sample; 1/0.9 from 2^19
@@ -53,7 +53,7 @@ Algorithm choose_algorithm(const BasicBoxesView<T, D>& boxes, detail::StatsScrat
     if (n < 4096) return Algorithm::sweep_and_prune;
     const detail::SceneStats<D> s = detail::scene_stats(boxes, scratch);
     bool alike = true;
-    for (int k = 0; k < D; ++k) alike = alike && s.extent_p99[k] <= 3 * s.extent_median[k];
+    for (int k = 0; k < D; ++k) alike = alike && s.extent_p99[k] <= 4 * s.extent_median[k];
     const double dense = n < (std::size_t(1) << 19) ? 0.75 : 0.9;
     if (alike && detail::HomeCellGrid<T, D>::estimated_plan(s).fill() >= dense) return Algorithm::uniform_grid;
     return Algorithm::hybrid_grid;
