@@ -5,7 +5,8 @@
 #                  built there too and its pytest suite runs in the same ctest
 #                  run (label python);
 #                  the MPI component's tests (tests/mpi/, ctest -L mpi: mpirun
-#                  with 1 to 7 ranks) run with the rest
+#                  with 1 to 7 ranks) run on their own once the background
+#                  builds are done
 #   build/asan     -O1 with AddressSanitizer + UBSan, then ctest (without the
 #                  CLI, the MPI component and the example programs: their
 #                  tests run in build/release, the CLI's readers are fuzzed
@@ -13,7 +14,9 @@
 #                  time limit)
 #   build/fuzz     clang with libFuzzer + ASan + UBSan: each fuzz target
 #                  (tests/fuzz/) replays its corpus, then fuzzes for
-#                  FUZZ_SECONDS (default 20) seconds (ctest -L fuzz)
+#                  FUZZ_SECONDS (default 15) seconds (ctest -L fuzz): seven
+#                  targets two at a time, four rounds of 15 s (60 s, as
+#                  three rounds of 20 s were for six targets)
 #   build/tsan     clang with ThreadSanitizer, the threaded tests only
 #                  (ctest -L threads: parallel, sphere and neighbour-list
 #                  tests), header-only: those four programs instantiate less
@@ -56,7 +59,7 @@ cmake $(bp_generator build/tsan) -S . -B build/tsan -DCMAKE_BUILD_TYPE=RelWithDe
     -DBROADPHASE_TSAN=ON "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" -DBROADPHASE_HEADER_ONLY=ON \
     -DBROADPHASE_BUILD_TOOLS=OFF -DBROADPHASE_BUILD_TESTS=ON -DBROADPHASE_BUILD_BENCH=OFF -DBROADPHASE_BUILD_EXAMPLES=OFF \
     >build/tsan-configure.log 2>&1 || { cat build/tsan-configure.log; exit 1; }
-bp_configure_fuzz "-DBROADPHASE_FUZZ_SECONDS=${FUZZ_SECONDS:-20}" >build/fuzz-configure.log 2>&1 ||
+bp_configure_fuzz "-DBROADPHASE_FUZZ_SECONDS=${FUZZ_SECONDS:-15}" >build/fuzz-configure.log 2>&1 ||
     { cat build/fuzz-configure.log; exit 1; }
 # Its own process group (set -m), so that a failure stops all of it, in
 # this script's session: Linux's autogroup scheduling shares the CPU equally
@@ -89,7 +92,7 @@ CUDAARCHS="${CUDAARCHS:-90}" bp_configure_release -DBROADPHASE_BUILD_PYTHON=ON "
 cmake --build build/release --parallel "$bp_jobs"
 
 stage "release tests (the Python module's pytest suite among them: label python)"
-# The MPI tests (label mpi) are among them: CMake builds them whenever it
+# The MPI tests (label mpi; their own stage below): CMake builds them whenever it
 # finds MPI, which bp_mpi_deps installs, so a build without them is an error
 # here rather than a silently smaller run.
 mpi_tests="$(cd build/release && ctest -N -L mpi)"
@@ -110,7 +113,8 @@ if [[ "$(cd build/release && ctest -N -L python)" != *python_pytest.* ]]; then
     echo "error: no Python tests in build/release (pytest or numpy missing: $bp_python)" >&2
     exit 1
 fi
-(cd build/release && ctest --output-on-failure --no-tests=error --parallel "$bp_jobs")
+# The MPI tests (label mpi) run later, alone (see their stage below).
+(cd build/release && ctest --output-on-failure --no-tests=error --parallel "$bp_jobs" -LE '^mpi$')
 
 stage "sanitizer build (build/asan: AddressSanitizer + UndefinedBehaviorSanitizer)"
 # The build is the slowest step of CI, so it is kept to the library's own
@@ -154,12 +158,20 @@ fi
 trap - EXIT
 tail -n 1 build/background.log
 
+stage "MPI tests (build/release, label mpi: alone, after the background builds)"
+# Their ranks oversubscribe the cores and yield them while they wait, and
+# next to the nice-19 background compiles that yielding cost them: 62 s of
+# ctest time among the release tests, 35 s alone (2026-11-28, a second
+# 2-core EPYC VM). Nothing else runs now.
+(cd build/release && \
+    ctest --output-on-failure --no-tests=error --parallel "$bp_jobs" -L '^mpi$')
+
 stage "thread sanitizer tests (build/tsan: parallel, sphere and neighbour-list tests)"
 (cd build/tsan && \
     TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1 ignore_noninstrumented_modules=1}" \
     ctest --output-on-failure --no-tests=error --parallel "$bp_jobs" -L threads)
 
-stage "fuzz tests (build/fuzz, each target ${FUZZ_SECONDS:-20} s; longer runs: scripts/fuzz.sh)"
+stage "fuzz tests (build/fuzz, each target ${FUZZ_SECONDS:-15} s; longer runs: scripts/fuzz.sh)"
 (cd build/fuzz && ctest --output-on-failure --no-tests=error --parallel "$bp_jobs" -L fuzz)
 
 stage ""
