@@ -84,8 +84,10 @@ Algorithm choose_algorithm(const BasicBoxes<T, D>& boxes) {
 inline unsigned default_threads() { return detail::default_threads(); }
 
 /// Picks the algorithm for a two-set query: brute force when either set is
-/// tiny, the uniform grid (binning the larger set, querying with the other)
-/// when both have 4,096 boxes or more, sweep and prune between.
+/// tiny, the uniform grid (binning one set, querying with the other: the
+/// set of wider boxes, or the larger set when sizes are alike; see
+/// detail::bin_first_set) when both have 4,096 boxes or more, sweep and
+/// prune between.
 template <class T, int D>
 Algorithm choose_algorithm(const BasicBoxesView<T, D>& a, const BasicBoxesView<T, D>& b) {
     const std::size_t small = std::min(a.size(), b.size());

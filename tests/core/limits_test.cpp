@@ -909,7 +909,13 @@ TEST(Limits, GridEntriesPast32BitsAreRefused) {
     r = grid.find_pairs(normal, out);
     ASSERT_TRUE(r.ok()) << status_string(r.status);
     EXPECT_TRUE(same_pair_set(out, ref_self(normal)));
-    r = grid.find_pairs(over, normal, out);  // bins the larger set
+    Boxes points;  // narrower than `over`'s boxes: a two-set search bins `over`
+    Random rp(5);
+    for (int i = 0; i < 500; ++i) {
+        const float x = float(rp.uniform(0, 100)), y = float(rp.uniform(0, 100)), z = float(rp.uniform(0, 100));
+        points.push_back(Box{{x, y, z}, {x, y, z}});
+    }
+    r = grid.find_pairs(over, points, out);
     EXPECT_EQ(r.status, Status::too_many_boxes) << status_string(r.status);
     r = grid.build(over);
     EXPECT_EQ(r.status, Status::too_many_boxes) << status_string(r.status);

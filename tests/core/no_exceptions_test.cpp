@@ -212,7 +212,8 @@ void too_many_cell_entries() {
     CHECK(r.status == bp::Status::too_many_boxes && streamed == 0);
     r = grid.find_pairs(normal, out);  // the same object answers right afterwards
     CHECK(r.ok() && sorted(out) == brute_self(normal));
-    r = grid.find_pairs(over, normal, out);  // bins the larger set
+    const bp::Boxes points = random_boxes(500, 100, 0, 5, false);  // narrower: a two-set search bins `over`
+    r = grid.find_pairs(over, points, out);
     CHECK(r.status == bp::Status::too_many_boxes && out.empty());
     r = grid.build(over);
     CHECK(r.status == bp::Status::too_many_boxes);

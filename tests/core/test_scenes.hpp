@@ -128,6 +128,7 @@ ScenePair all_invalid_scene();
 ScenePair planar_scene();
 ScenePair long_thin_box_scene();
 ScenePair mixed_sizes_scene();
+ScenePair different_scales_scene();
 ScenePair nested_scene();
 ScenePair clustered_scene();
 ScenePair extreme_values_scene();
@@ -148,6 +149,7 @@ ScenePair huge_coordinates_scene();
     X(AllOnOnePlane, planar_scene)                                   \
     X(LongThinBoxCrossingEverything, long_thin_box_scene)            \
     X(MixedSizes, mixed_sizes_scene)                                 \
+    X(DifferentScales, different_scales_scene)                       \
     X(NestedBoxes, nested_scene)                                     \
     X(Clusters, clustered_scene)                                     \
     X(ExtremeFloatValues, extreme_values_scene)                      \

@@ -103,6 +103,11 @@ public:
         double boxes_per_cell = 8;                ///< target occupancy
         std::uint64_t max_cells = 27;             ///< boxes touching more cells are "large"
         double min_cell_extents = 1;              ///< cell side >= this many median box extents
+        /// cell side >= this many 99th-percentile box extents (on each
+        /// gridded axis): boxes of the largest sizes stay out of the large
+        /// boxes' slow path even where dense clusters of small ones would
+        /// pull the occupancy target's cells below them
+        double min_cell_p99 = 0;
     };
 
     /// Chooses the cell size from the data, then bins every box; with a

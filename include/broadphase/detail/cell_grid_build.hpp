@@ -56,6 +56,7 @@ inline void CellGrid<T, D>::choose_cell_size(const View& v, StatsScratch& scratc
         const int k = axes_[a];
         const double e = std::isfinite(s.extent_median[k]) ? s.extent_median[k] : 0.0;
         h_min = std::max(h_min, e * params_.min_cell_extents);
+        if (std::isfinite(s.extent_p99[k])) h_min = std::max(h_min, s.extent_p99[k] * params_.min_cell_p99);
         volume *= std::max(s.center_hi[k] - s.center_lo[k], 0.0) + e;
     }
     const double n = static_cast<double>(std::max<std::size_t>(v.n, 1));
