@@ -107,6 +107,59 @@ void find_pairs_frame(benchmark::State& state, std::string scene_name, Algorithm
     state.SetLabel(broadphase::to_string(finder.last_algorithm()));
 }
 
+/// A scene cut in two for the two-set search: by size (the boxes whose
+/// widest extent is in the lowest quarter against those in the highest:
+/// two scales when the scene mixes them; the middle half left out) or by
+/// index (even against odd: alike). Cached.
+const std::pair<broadphase::Boxes, broadphase::Boxes>& scene_halves(const std::string& name, bool by_size) {
+    static std::map<std::pair<std::string, bool>, std::pair<broadphase::Boxes, broadphase::Boxes>> cache;
+    auto it = cache.find({name, by_size});
+    if (it == cache.end()) {
+        const broadphase::Boxes& all = scene(name);
+        std::vector<float> widest(all.size());
+        for (std::size_t i = 0; i < all.size(); ++i) {
+            const broadphase::Box b = all[i];
+            widest[i] = std::max({b.max[0] - b.min[0], b.max[1] - b.min[1], b.max[2] - b.min[2]});
+        }
+        std::vector<float> sorted = widest;
+        std::sort(sorted.begin(), sorted.end());
+        const float low = sorted.empty() ? 0.0f : sorted[sorted.size() / 4];
+        const float high = sorted.empty() ? 0.0f : sorted[sorted.size() * 3 / 4];
+        std::pair<broadphase::Boxes, broadphase::Boxes> halves;
+        for (std::size_t i = 0; i < all.size(); ++i) {
+            if (by_size && widest[i] < low) halves.first.push_back(all[i]);
+            else if (by_size && widest[i] > high) halves.second.push_back(all[i]);
+            else if (!by_size) (i % 2 == 0 ? halves.first : halves.second).push_back(all[i]);
+        }
+        it = cache.emplace(std::make_pair(name, by_size), std::move(halves)).first;
+    }
+    return it->second;
+}
+
+/// Pairs between the two halves of a scene (scene_halves), one thread.
+void find_pairs_between(benchmark::State& state, std::string scene_name, bool by_size, Algorithm algorithm) {
+    const auto& [a, b] = scene_halves(scene_name, by_size);
+    broadphase::PairFinder finder;
+    std::vector<broadphase::Pair> pairs;
+    broadphase::Options options;
+    options.algorithm = algorithm;
+    options.threads = 1;
+    broadphase::Report report = finder.find_pairs(a, b, pairs, options);  // warm-up
+    if (!report.ok()) {
+        state.SkipWithError(broadphase::to_string(report.status));
+        return;
+    }
+    for (auto _ : state) {
+        report = finder.find_pairs(a, b, pairs, options);
+        benchmark::DoNotOptimize(pairs.data());
+        benchmark::ClobberMemory();
+    }
+    state.counters["pairs"] = double(report.pairs);
+    state.counters["a"] = double(a.size());
+    state.counters["b"] = double(b.size());
+    state.SetLabel(broadphase::to_string(finder.last_algorithm()));
+}
+
 void query_each_box(benchmark::State& state, std::string scene_name, Algorithm algorithm) {
     const broadphase::Boxes& boxes = scene(scene_name);
     std::vector<broadphase::Box> queries(boxes.size());
@@ -355,6 +408,18 @@ void register_all() {
             if (a == Algorithm::brute_force && !s.brute_force) continue;
             const std::string name = std::string("find_pairs/") + s.name + "/" + broadphase::to_string(a);
             benchmark::RegisterBenchmark(name.c_str(), find_pairs_frame, std::string(s.name), a)
+                ->Unit(benchmark::kMillisecond);
+        }
+    }
+    // Two sets: a scene's smallest quarter against its widest (two scales),
+    // and even against odd boxes (one scale).
+    for (const auto& [scene_name, by_size] : {std::make_pair("spread-clusters:100000", true),
+                                              std::make_pair("uniform:100000", false)}) {
+        for (Algorithm a : algorithms) {
+            if (a == Algorithm::brute_force) continue;
+            const std::string name = std::string("between/") + scene_name + (by_size ? "/by-size/" : "/even-odd/") +
+                                     broadphase::to_string(a);
+            benchmark::RegisterBenchmark(name.c_str(), find_pairs_between, std::string(scene_name), by_size, a)
                 ->Unit(benchmark::kMillisecond);
         }
     }
