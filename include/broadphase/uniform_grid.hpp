@@ -7,9 +7,11 @@
 // next one along x and three cells of each of four rows ahead: 14 cells, each
 // pair tested once, no de-duplication (detail/home_cell_grid.hpp). The few
 // boxes bigger than a cell are matched apart. Cost: O(n + cells) to bin,
-// plus about 14 cells' boxes tested per box; the grid's cells are capped at
-// 8 per box, so a scene whose boxes are far apart in clusters gets coarse
-// cells (the automatic choice sends those to the hybrid grid).
+// plus about 14 cells' boxes tested per box. The grid's cells are capped at
+// 8 per box, so a scene whose boxes are far apart in clusters would get
+// cells many times wider than its boxes: when they would be over twice as
+// wide, the pair search bins into hashed cells instead, as for two sets
+// (the automatic choice sends such scenes to the hybrid grid).
 //
 // Two sets and queries: each box goes into every cell it touches and a pair
 // is reported only in its owner cell (detail/cell_grid.hpp); cells are

@@ -87,9 +87,12 @@ private:
     void self_impl(const View& v, Sink& sink) {
         const unsigned threads = this->threads_for(v.n);
         if constexpr (Policy::home_cells) {
-            home_.self_pairs(v, sink, stats_scratch_, threads);
-            last_cell_size_ = home_.cell_size();
-            return;
+            if (home_.self_pairs(v, sink, stats_scratch_, threads)) {
+                last_cell_size_ = home_.cell_size();
+                return;
+            }
+            // Cells stretched far past the boxes (HomeCellGrid::min_fill):
+            // the hashed cells below, as for two sets.
         }
         bin(v, grid_, threads, true);
         grid_.self_pairs(v, sink, threads);

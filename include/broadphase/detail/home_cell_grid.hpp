@@ -47,17 +47,30 @@ class HomeCellGrid {
     using View = SoaView<T, D>;
 
 public:
+    /// Below this plan fill() the cells the memory budget allows are far
+    /// wider than the boxes (clusters far apart, a dense object in a sparse
+    /// world): crowds of boxes share a cell and the stencil walk tests them
+    /// all against each other (stadium:100000, 100,000 boxes in a world
+    /// 100 times their cube's side: 1,220 ms). self_pairs then declines, and
+    /// the caller uses hashed cells, which cost nothing where space is empty
+    /// (2.8 ms; the fills of the built-in scenes are 0.003-0.24 or
+    /// 0.58-1, docs/choosing.md).
+    static constexpr double min_fill = 0.5;
+
     /// Every pair within `v`, ids as positions in v, a < b, on up to
     /// `threads` threads (the same pairs in the same order for any count).
     /// O(n + cells) to bin by counting sort, then the stencil walk: about
-    /// 14 cells' boxes tested per box.
+    /// 14 cells' boxes tested per box. Returns false, having reported
+    /// nothing, when the plan's fill is below min_fill (points, whose cells
+    /// are sized by their density, are never declined).
     template <class Sink>
-    void self_pairs(const View& v, Sink& sink, StatsScratch& stats_scratch, unsigned threads = 1) {
+    bool self_pairs(const View& v, Sink& sink, StatsScratch& stats_scratch, unsigned threads = 1) {
         threads = std::max(threads, 1u);
-        choose_cells(v, stats_scratch);
+        if (!choose_cells(v, stats_scratch)) return false;
         bin(v, threads);
         walk(sink, threads);
         large_pairs(v, sink);
+        return true;
     }
 
     /// What a pair search over `v` would do, without doing it: the cell
@@ -164,9 +177,13 @@ private:
     // ---- cell size and the grid's extent ----------------------------------------
 
     /// Lays the grid out from plan(): cells of side h over the min corners'
-    /// span, a spare cell at each end of every axis.
-    void choose_cells(const View& v, StatsScratch& scratch) {
+    /// span, a spare cell at each end of every axis. False when the plan's
+    /// fill is below min_fill (boxes with an extent only).
+    bool choose_cells(const View& v, StatsScratch& scratch) {
         const Plan p = plan(v, scratch);
+        bool points = true;
+        for (int k = 0; k < D; ++k) points = points && !(p.ext[k] > 0);
+        if (!points && p.fill() < min_fill) return false;
         std::size_t stride = 1;
         for (int k = 0; k < D; ++k) {
             const double h = p.h[k];
@@ -180,6 +197,7 @@ private:
             small_limit_[k] = h * (1 - 1e-6);
         }
         cells_ = stride;
+        return true;
     }
 
     /// Cells the grid may have: a few per box (the prefix sum over them
