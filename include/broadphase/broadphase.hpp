@@ -40,9 +40,12 @@ namespace broadphase {
 /// - box sizes alike (99th percentile extent within 4x the median on every
 ///   axis) and dense enough that the home-cell grid's cells nearly fit the
 ///   boxes (its memory budget of 8 cells a box would not stretch them past
-///   1/0.75 of the box extent, as guessed from the sample; 1/0.9 from 2^19
-///   boxes, where a grid larger than the caches costs more): the uniform
-///   grid: meshes, scans, piles, voxels, hair, packed scenes;
+///   1/0.75 of the box extent, as guessed from the sample; from 2^19
+///   boxes, where a grid larger than the caches costs more, 1/0.9, or 1/0.5
+///   when the boxes are of one size, 99th percentile within 1.25x the
+///   median: scans and particles pack the stretched cells evenly, triangle
+///   meshes do not): the uniform grid: meshes, scans, piles, voxels, hair,
+///   packed scenes;
 /// - otherwise the hybrid grid: sparse scenes (its sweep skips the empty
 ///   space the uniform grid's stencil visits), meshes at 10^6 faces,
 ///   clustered scenes, mixed sizes (several meshes overlapping).
@@ -52,9 +55,12 @@ Algorithm choose_algorithm(const BasicBoxesView<T, D>& boxes, detail::StatsScrat
     if (n < 192) return Algorithm::brute_force;
     if (n < 4096) return Algorithm::sweep_and_prune;
     const detail::SceneStats<D> s = detail::scene_stats(boxes, scratch);
-    bool alike = true;
-    for (int k = 0; k < D; ++k) alike = alike && s.extent_p99[k] <= 4 * s.extent_median[k];
-    const double dense = n < (std::size_t(1) << 19) ? 0.75 : 0.9;
+    bool alike = true, one_size = true;
+    for (int k = 0; k < D; ++k) {
+        alike = alike && s.extent_p99[k] <= 4 * s.extent_median[k];
+        one_size = one_size && s.extent_p99[k] <= 1.25 * s.extent_median[k];
+    }
+    const double dense = n < (std::size_t(1) << 19) ? 0.75 : one_size ? 0.5 : 0.9;
     if (alike && detail::HomeCellGrid<T, D>::estimated_plan(s).fill() >= dense) return Algorithm::uniform_grid;
     return Algorithm::hybrid_grid;
 }
