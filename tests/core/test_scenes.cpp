@@ -240,8 +240,8 @@ ScenePair different_scales_scene() {
     // Small cubes, many, against cubes 100 times wider, fewer, over the same
     // region (and a dense knot of the small ones): the grids' two-set search
     // bins the wide set, whatever the counts (bin_first_set).
-    ScenePair s{cubes_at(5000, 301, -50, 50, 0.5), cubes_at(600, 302, -60, 40, 50)};
-    append(s.a, cubes_at(1000, 303, 0, 2, 0.25));
+    ScenePair s{cubes_at(2000, 301, -50, 50, 0.5), cubes_at(200, 302, -60, 40, 50)};
+    append(s.a, cubes_at(400, 303, 0, 2, 0.25));
     return s;
 }
 
