@@ -51,7 +51,7 @@ public:
     /// wider than the boxes (clusters far apart, a dense object in a sparse
     /// world): crowds of boxes share a cell and the stencil walk tests them
     /// all against each other (stadium:100000, 100,000 boxes in a world
-    /// 100 times their cube's side: 1,220 ms). self_pairs then declines, and
+    /// 100 times their cube's side: 1,079 ms). self_pairs then declines, and
     /// the caller uses hashed cells, which cost nothing where space is empty
     /// (2.8 ms; the fills of the built-in scenes are 0.003-0.24 or
     /// 0.58-1, docs/choosing.md).
