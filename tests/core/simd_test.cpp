@@ -223,6 +223,62 @@ TEST_P(Kernels, ScanRunsInOrder) {
     check(kernel_boxes(300, 6), box3(-inf, -inf, -inf, inf, inf, inf), {0, 0, 0, 0, 0}, {300, 300, 300, 300, 300});
 }
 
+/// scan_short_runs_padded: the same hits in the same order as the runs
+/// scanned in turn when every run is short (lengths 0-6 here, so both
+/// answers come up), and nothing emitted when it declines.
+TEST_P(Kernels, ScanShortRunsInOrderOrDecline) {
+    const Boxes b = kernel_boxes(kKernelN, 7);
+    const Soa s(b);
+    std::uint64_t state = 777;
+    auto below = [&](std::size_t n) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        return static_cast<std::size_t>((state >> 33) % n);
+    };
+    std::size_t taken = 0;
+    for (const Box& q : kernel_queries()) {
+        for (int trial = 0; trial < 300; ++trial) {
+            std::size_t b0[5], b1[5];
+            const int runs = 1 + static_cast<int>(below(5));
+            for (int r = 0; r < runs; ++r) {
+                b0[r] = below(kKernelN + 1);
+                b1[r] = std::min(kKernelN, b0[r] + below(7));
+            }
+            std::vector<std::size_t> want, got, copy;
+            for (int r = 0; r < runs; ++r)
+                for (std::size_t j = b0[r]; j < b1[r]; ++j)
+                    if (overlap(b[j], q)) want.push_back(j);
+            const bool done =
+                bd::scan_short_runs_padded(s.view, b0, b1, runs, q, [&](std::size_t j) { got.push_back(j); });
+            auto to_copy = [&](std::size_t j) { copy.push_back(j); };
+            bool copy_done = false;
+            switch (GetParam()) {
+#if defined(BROADPHASE_SIMD_HAS_AVX512)
+                case SimdLevel::avx512:
+                    copy_done = bd::simd_avx512::scan_short_runs_padded(s.view, b0, b1, runs, q, to_copy);
+                    break;
+#endif
+#if defined(BROADPHASE_SIMD_HAS_AVX2)
+                case SimdLevel::avx2:
+                    copy_done = bd::simd_avx2::scan_short_runs_padded(s.view, b0, b1, runs, q, to_copy);
+                    break;
+#endif
+#if defined(BROADPHASE_SIMD_HAS_SSE2)
+                case SimdLevel::sse2:
+                    copy_done = bd::simd_sse2::scan_short_runs_padded(s.view, b0, b1, runs, q, to_copy);
+                    break;
+#endif
+                default: copy_done = bd::simd_scalar::scan_short_runs_padded(s.view, b0, b1, runs, q, to_copy); break;
+            }
+            if (done) ++taken;
+            ASSERT_EQ(got, done ? want : std::vector<std::size_t>{});
+            ASSERT_EQ(copy, copy_done ? want : std::vector<std::size_t>{}) << "this level's scan_short_runs_padded";
+        }
+    }
+    if (GetParam() != SimdLevel::scalar) {
+        EXPECT_GT(taken, 0u);
+    }
+}
+
 TEST_P(Kernels, SweepEveryRange) {
     for (int axis = 0; axis < 3; ++axis) {
         const Boxes b = sorted_by(kernel_boxes(kKernelN, 4 + static_cast<std::uint64_t>(axis)), axis);

@@ -173,6 +173,30 @@ BROADPHASE_SIMD_SCAN void scan_runs_padded(const SoaView<float, D>& v, const std
     }
 }
 
+/// See detail::scan_short_runs_padded: one batch per run, whatever its
+/// length, and the hits of all runs emitted from one mask.
+template <int D, class Emit>
+BROADPHASE_SIMD_SCAN bool scan_short_runs_padded(const SoaView<float, D>& v, const std::size_t* begin,
+                                                 const std::size_t* end, int runs, const BasicBox<float, D>& q,
+                                                 Emit& emit) {
+    constexpr std::size_t W = static_cast<std::size_t>(width);
+    if (runs * width > 32) return false;
+    bool longer = false;
+    for (int r = 0; r < runs; ++r) longer |= end[r] - begin[r] > W;
+    if (longer) return false;
+    const Direct<D> d{v, q};
+    std::uint32_t m = 0;
+    for (int r = 0; r < runs; ++r) {
+        const std::uint32_t keep = (1u << (end[r] - begin[r])) - 1u;
+        m |= (overlap_bits(d, begin[r]) & keep) << (static_cast<unsigned>(r) * W);
+    }
+    for (; m; m &= m - 1) {
+        const std::size_t bit = static_cast<std::size_t>(count_trailing_zeros(m));
+        emit(begin[bit / W] + bit % W);
+    }
+    return true;
+}
+
 /// See detail::sweep_overlaps.
 template <int D, class Emit>
 BROADPHASE_SIMD_SCAN void sweep_overlaps(const SoaView<float, D>& v, std::size_t begin, std::size_t end, int axis,
