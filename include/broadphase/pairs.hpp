@@ -30,18 +30,52 @@ inline bool operator<(const Pair& x, const Pair& y) { return x.a != y.a ? x.a < 
 struct PairSortScratch {
     std::vector<std::uint32_t> start;  ///< per a: where its row starts (n + 1)
     std::vector<std::uint32_t> b;      ///< the partners, row by row (K)
+    std::vector<std::uint64_t> key, other;  ///< (a, b) packed, for few pairs among many ids (K each)
 };
 
 /// Sorts pairs by (a, b), the canonical order, where every a < n (the set's
 /// size), in memory kept in `scratch` (nothing is allocated once it has
 /// grown): a counting sort by a, then each a's partners (a few, for boxes
-/// or particles) sorted by b: O(K + n). Few pairs (under 1,024, or under
-/// n / 8) go to std::sort instead: O(K log K). Every sorted output of the
+/// or particles) sorted by b: O(K + n). Fewer pairs than n / 8 (a scene's
+/// changed pairs among all its objects) are radix sorted as (a, b) packed
+/// in 64 bits, 12 bits a pass: O(K) per pass, 3 passes below 2^18 ids
+/// (std::sort took 0.3 ms for the 9,000 pairs of 1,000 movers in a pile of
+/// 100,000). Under 256 pairs: std::sort. Every sorted output of the
 /// library comes from here.
 inline void sort_pairs(std::vector<Pair>& pairs, std::size_t n, PairSortScratch& scratch) {
     const std::size_t k = pairs.size();
-    if (k < 1024 || k < n / 8) {
+    if (k < 256) {
         std::sort(pairs.begin(), pairs.end());
+        return;
+    }
+    if (k < n / 8) {
+        std::uint64_t most = 0;  // the largest id, a or b (b may pass n)
+        for (const Pair& p : pairs) most = std::max<std::uint64_t>(most, std::max(p.a, p.b));
+        int bits = 1;
+        while (bits < 32 && (std::uint64_t(1) << bits) <= most) ++bits;
+        constexpr int digit = 12;
+        constexpr std::size_t buckets = std::size_t(1) << digit;
+        std::vector<std::uint64_t>& key = scratch.key;
+        std::vector<std::uint64_t>& other = scratch.other;
+        key.resize(k);
+        other.resize(k);
+        for (std::size_t i = 0; i < k; ++i) key[i] = (std::uint64_t(pairs[i].a) << bits) | pairs[i].b;
+        std::uint32_t count[buckets];
+        for (int shift = 0; shift < 2 * bits; shift += digit) {
+            std::fill(count, count + buckets, 0u);
+            for (std::uint64_t x : key) ++count[(x >> shift) & (buckets - 1)];
+            std::uint32_t sum = 0;
+            for (std::size_t d = 0; d < buckets; ++d) {
+                const std::uint32_t c = count[d];
+                count[d] = sum;
+                sum += c;
+            }
+            for (std::uint64_t x : key) other[count[(x >> shift) & (buckets - 1)]++] = x;
+            key.swap(other);
+        }
+        const std::uint64_t low = (std::uint64_t(1) << bits) - 1;
+        for (std::size_t i = 0; i < k; ++i)
+            pairs[i] = {static_cast<std::uint32_t>(key[i] >> bits), static_cast<std::uint32_t>(key[i] & low)};
         return;
     }
     std::vector<std::uint32_t>& start = scratch.start;

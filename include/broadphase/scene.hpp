@@ -25,8 +25,10 @@
 // - rebuild: the dynamic objects' pairs among themselves and against the
 //   static ones by the best one-shot algorithm (PairFinder: the automatic
 //   choice, all threads), for frames where most objects move.
-// All end with a merge against the previous set for the events. Memory is
-// reused between updates. The tree (dynamic_tree.hpp, fat boxes) serves the
+// All end with the events: the changed objects' pairs now against their
+// pairs before, read from each object's list of partners, so an update
+// costs what changed, not the K pairs held (pairs() makes the sorted array
+// of all of them on demand). Memory is reused between updates. The tree (dynamic_tree.hpp, fat boxes) serves the
 // queries and is brought up to date lazily. With set_fat_pairs(true), pairs
 // are those of the fat boxes instead (a superset, Bullet's and Box2D's
 // convention), and moves inside the fat box cost nothing.
@@ -262,8 +264,18 @@ public:
     /// is as it was before the call.)
     Report update();
 
-    /// The pairs of the last update, (a, b) with a < b, sorted.
-    const std::vector<Pair>& pairs() const { return current_; }
+    /// The pairs of the last update, (a, b) with a < b, sorted. Kept as
+    /// each object's list of partners, and made into this array by the first
+    /// call after an update that changed it: O(K) then (K pairs), O(1) after
+    /// (safe from concurrent const calls, as the queries are). An engine that
+    /// follows the events needs never call it.
+    const std::vector<Pair>& pairs() const {
+        if (pairs_behind_.load(std::memory_order_acquire)) listed_pairs();
+        return current_;
+    }
+    /// How many pairs the last update found (pairs().size(), without making
+    /// the array). O(1).
+    std::size_t pair_count() const { return pair_count_; }
     /// Pairs in the last update's set and not in the one before, sorted.
     const std::vector<Pair>& begun() const { return begun_; }
     /// Pairs in the set before the last update and not in it, sorted.
@@ -331,6 +343,10 @@ public:
     /// incremental: measured crossover of multi box pruning against a
     /// rebuild (docs/scene.md).
     static constexpr double kIncrementalShare = 0.25;
+    /// Share of live objects changed up to which an incremental update
+    /// reads and edits the changed objects' lists of partners; past it, it
+    /// merges into the sorted array of all pairs (docs/scene.md).
+    static constexpr double kPartnerShare = 0.04;
 
 private:
     // How update() finds the pairs; defined, with what each does, in
@@ -340,6 +356,11 @@ private:
     void tree_pairs_of(Id id, const std::vector<std::uint8_t>& asked);
     bool may_pair(Id a, Id b) const;
     void changed_pairs(UpdateMode method);
+    void collect_stale();
+    void apply_changes();
+    void list_partners();
+    void take_found();
+    void listed_pairs() const;
     void split_current();
     void merge_changed_pairs();
     void sweep_changed_pairs();
@@ -377,6 +398,7 @@ private:
     void touch(Id id) {
         mark_tree_stale(id);
         if (id >= dirty_flag_.size()) {
+            partners_.resize(objects_.size()), adds_.resize(objects_.size(), 0);
             meet_.resize(objects_.size(), 0), requery_flag_.resize(objects_.size(), 0);
             dirty_flag_.resize(objects_.size(), 0);  // last: its size stands for the three
         }
@@ -447,7 +469,18 @@ private:
     BasicPairFinder<T, D> finder_;
     BasicBoxes<T, D> dynamic_, static_;
     std::vector<Id> dynamic_ids_, static_ids_;
-    std::vector<Pair> found_, cross_, current_, begun_, ended_, fresh_, kept_, stale_;
+    std::vector<Pair> found_, cross_, begun_, ended_, fresh_, stale_, kept_;
+    // The current pairs, two ways (detail/scene/scene_update.hpp): each
+    // object's partners (both ways, unordered), up to date when
+    // partners_valid_; the sorted array current_, up to date unless
+    // pairs_behind_ (pairs() then makes it from the partners).
+    std::vector<std::vector<Id>> partners_;
+    bool partners_valid_ = true;
+    std::vector<std::uint32_t> adds_;  // per object: partners the update adds (all 0 between updates)
+    std::size_t pair_count_ = 0;
+    mutable std::vector<Pair> current_;
+    mutable std::atomic<bool> pairs_behind_{false};
+    mutable std::mutex pairs_mutex_;
     std::vector<std::vector<Pair>> parts_;  // per thread
     PairSortScratch sort_scratch_;
     std::vector<Id> dirty_;

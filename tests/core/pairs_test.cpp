@@ -246,3 +246,40 @@ INSTANTIATE_TEST_SUITE_P(Differential, PairsTest, ::testing::ValuesIn(pair_subje
 
 }  // namespace
 }  // namespace bptest
+
+// sort_pairs against std::sort on each of its three paths: under 256
+// pairs (std::sort), fewer than n / 8 (radix on packed keys: ids up to
+// 2^32 - 1, and b past n, as the one-argument form allows), and the
+// counting sort by a; duplicates kept, scratch reused across calls.
+TEST(SortPairs, MatchesStdSortOnEveryPath) {
+    std::uint64_t state = 99;
+    auto next = [&]() {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        return static_cast<std::uint32_t>(state >> 32);
+    };
+    broadphase::PairSortScratch scratch;
+    struct Case {
+        std::size_t k;
+        std::uint64_t n;  // ids below n
+        std::size_t sort_n;
+    };
+    const Case cases[] = {{100, 1000, 1000},         {5000, 100000, 100000},  {5000, 1000, 1000},
+                          {3000, 1ull << 32, 100000}, {9000, 100000, 100000}, {2000, 70000, 1000000}};
+    for (const Case& c : cases) {
+        std::vector<broadphase::Pair> v;
+        for (std::size_t i = 0; i < c.k; ++i) {
+            std::uint32_t a = static_cast<std::uint32_t>(next() % c.n), b = static_cast<std::uint32_t>(next() % c.n);
+            if (a > b) std::swap(a, b);
+            v.push_back({a, b});
+            if (i % 7 == 0) v.push_back({a, b});  // a duplicate
+        }
+        std::vector<broadphase::Pair> want = v;
+        std::sort(want.begin(), want.end());
+        std::vector<broadphase::Pair> got = v;
+        broadphase::sort_pairs(got, c.sort_n, scratch);
+        EXPECT_EQ(got, want) << c.k << " pairs, ids below " << c.n;
+        got = v;
+        broadphase::sort_pairs(got);
+        EXPECT_EQ(got, want) << c.k << " pairs, ids below " << c.n << " (one-argument form)";
+    }
+}

@@ -212,6 +212,83 @@ void run_sequence(std::uint64_t seed, int steps, double offset, unsigned threads
     EXPECT_GT(pairs_total, 500u);
 }
 
+/// A scene of 1,000 objects where each update changes a different share of
+/// them: a few (under kPartnerShare: the pairs before come from the changed
+/// objects' partners), many (the sorted array), all (automatic rebuilds),
+/// with removals, additions, jumps and filter changes among the moves.
+/// Events and pair_count() are checked every update, pairs() only every
+/// third one, so the array is also made after several updates behind.
+void run_shares(std::uint64_t seed, broadphase::UpdateMode mode) {
+    using Scene = broadphase::Scene;
+    using Id = Scene::Id;
+    using Box = broadphase::Box;
+    broadphase_scenes::Random r(seed);
+    Scene scene;
+    scene.set_update_mode(mode);
+    auto box_near = [&](double x, double y, double z) {
+        const double e = r.uniform(0.5, 2);
+        return Box{{static_cast<float>(x), static_cast<float>(y), static_cast<float>(z)},
+                   {static_cast<float>(x + e), static_cast<float>(y + e), static_cast<float>(z + e)}};
+    };
+    auto random_place = [&]() { return box_near(r.uniform(0, 22), r.uniform(0, 22), r.uniform(0, 22)); };
+    std::vector<Id> live;
+    for (int i = 0; i < 1000; ++i)
+        live.push_back(scene.add(random_place(), r.below(10) == 0 ? ObjectType::static_object : ObjectType::dynamic_object));
+    ASSERT_TRUE(scene.update().ok());
+    std::vector<Pair> before = Oracle<float, 3>::pairs(scene, live);
+    ASSERT_TRUE(scene.begun() == before);
+    const double shares[] = {0.002, 0.01, 0.003, 0.3, 0.01, 0.005, 1.0, 0.002, 0.02, 0.6, 0.001, 0.03, 0.004, 0.1};
+    std::size_t by_share[3] = {0, 0, 0};  // updates with few, many, all changed
+    for (int step = 0; step < 28; ++step) {
+        SCOPED_TRACE("step " + std::to_string(step));
+        const double share = shares[step % 14];
+        const std::size_t k = std::max<std::size_t>(1, static_cast<std::size_t>(share * double(live.size())));
+        for (std::size_t c = 0; c < k; ++c) {
+            const std::size_t i = r.below(live.size());
+            const Id id = live[i];
+            const int what = static_cast<int>(r.below(20));
+            if (what == 0) {
+                ASSERT_TRUE(scene.remove(id));
+                live.erase(live.begin() + static_cast<std::ptrdiff_t>(i));
+                live.push_back(scene.add(random_place()));
+            } else if (what == 1) {
+                scene.set_filter(id, r.below(2) ? Filter{2, ~std::uint64_t(2), 0} : Filter{});
+            } else if (what == 2) {
+                scene.move(id, random_place());  // a jump
+            } else {
+                Box b = scene.box(id);
+                for (int a = 0; a < 3; ++a) {
+                    const float d = static_cast<float>(r.uniform(-0.4, 0.4));
+                    b.min[a] += d, b.max[a] += d;
+                }
+                scene.move(id, b);
+            }
+        }
+        ASSERT_TRUE(scene.update().ok());
+        const std::vector<Pair> now = Oracle<float, 3>::pairs(scene, live);
+        ASSERT_EQ(scene.pair_count(), now.size());
+        ASSERT_TRUE(scene.begun() == (Oracle<float, 3>::minus(now, before)));
+        ASSERT_TRUE(scene.ended() == (Oracle<float, 3>::minus(before, now)));
+        if (step % 3 == 2) {
+            ASSERT_TRUE(scene.pairs() == now);
+        }
+        by_share[share <= Scene::kPartnerShare ? 0 : share < 1 ? 1 : 2] += 1;
+        before = now;
+    }
+    ASSERT_TRUE(scene.pairs() == before);
+    EXPECT_GT(by_share[0], 0u);
+    EXPECT_GT(by_share[1], 0u);
+}
+
+TEST(Scene, FewManyAndAllChangedKeepPairsAndEvents) {
+    for (auto mode : {broadphase::UpdateMode::automatic, broadphase::UpdateMode::multi_box_pruning,
+                      broadphase::UpdateMode::sweep_and_prune, broadphase::UpdateMode::tree,
+                      broadphase::UpdateMode::rebuild}) {
+        SCOPED_TRACE(broadphase::to_string(mode));
+        run_shares(11, mode);
+    }
+}
+
 constexpr broadphase::UpdateMode kModes[] = {broadphase::UpdateMode::automatic, broadphase::UpdateMode::rebuild,
                                              broadphase::UpdateMode::tree, broadphase::UpdateMode::multi_box_pruning,
                                              broadphase::UpdateMode::sweep_and_prune};

@@ -79,7 +79,7 @@ public:
         update();
     }
 
-    std::size_t pairs() const override { return scene_.pairs().size(); }
+    std::size_t pairs() const override { return scene_.pair_count(); }
     bool covers(const std::vector<Pair>& exact) const override {
         return std::includes(scene_.pairs().begin(), scene_.pairs().end(), exact.begin(), exact.end());
     }

@@ -83,19 +83,29 @@ inline Report BasicScene<T, D>::update_or_throw() {
         r = rebuilt_pairs();
         if (!r.ok()) return r;
         sort_pairs(found_);
-        difference(found_, current_, begun_);
-        difference(current_, found_, ended_);
+        const std::vector<Pair>& before = pairs();
+        difference(found_, before, begun_);
+        difference(before, found_, ended_);
         if (fill_sweep) fill_sweep_from_objects();
-        current_.swap(found_);
-    } else if (method == UpdateMode::sweep_and_prune) {
-        split_current();
-        sweep_changed_pairs();
-        merge_changed_pairs();
+        take_found();
     } else {
-        if (method == UpdateMode::tree) synced_tree();
-        changed_pairs(method);
-        split_current();
-        merge_changed_pairs();
+        // The changed objects' pairs before, from their partners while few
+        // objects changed, else from the sorted array.
+        const bool by_partners = double(dirty_.size()) <= kPartnerShare * double(std::max<std::size_t>(live_, 1));
+        if (by_partners) {
+            if (!partners_valid_) list_partners();
+            collect_stale();
+        } else {
+            split_current();
+        }
+        if (method == UpdateMode::sweep_and_prune) {
+            sweep_changed_pairs();
+        } else {
+            if (method == UpdateMode::tree) synced_tree();
+            changed_pairs(method);
+        }
+        if (by_partners) apply_changes();
+        else merge_changed_pairs();
     }
     for (Id id : dirty_) dirty_flag_[id] = 0, requery_flag_[id] = 0;
     dirty_.clear();
@@ -104,7 +114,7 @@ inline Report BasicScene<T, D>::update_or_throw() {
     // Ids whose end events are now out may be reused.
     free_.insert(free_.end(), retired_.begin(), retired_.end());
     retired_.clear();
-    r.pairs = current_.size();
+    r.pairs = pair_count_;
     return r;
 }
 
@@ -177,10 +187,108 @@ inline void BasicScene<T, D>::changed_pairs(UpdateMode method) {
     sort_pairs(fresh_);
 }
 
-/// Splits the last set: pairs with a changed (or removed) object to
-/// stale_, the others to kept_. O(K).
+// The current set is held two ways, at least one of them up to date
+// (partners_valid_ or !pairs_behind_): each object's partners, which the
+// updates with few changed objects read and change (O(their pairs)), and
+// the sorted array current_, which rebuilds and updates with many changed
+// objects replace (O(K) merges, cheaper there than K scattered list edits;
+// see kPartnerShare), and which pairs() makes from the partners on demand.
+
+/// stale_ = the last set's pairs with a changed (or removed) object,
+/// sorted, from the changed objects' partners: O(their pairs), not O(K); a
+/// pair of two changed objects is taken from the lower id.
+template <class T, int D>
+inline void BasicScene<T, D>::collect_stale() {
+    stale_.clear();
+    for (Id id : dirty_)
+        for (Id other : partners_[id])
+            if (!dirty_flag_[other] || id < other) stale_.push_back(ordered(id, other));
+    sort_pairs(stale_);
+}
+
+/// The events from fresh_ (every pair with a changed object now, sorted)
+/// against stale_ (the same before), and the partners changed to match:
+/// O(changed objects' pairs + their partners' lists). Every allocation
+/// comes first (the lists that grow are reserved), so a bad_alloc leaves
+/// the last set as it was.
+template <class T, int D>
+inline void BasicScene<T, D>::apply_changes() {
+    difference(fresh_, stale_, begun_);
+    difference(stale_, fresh_, ended_);
+    if (begun_.empty() && ended_.empty()) return;
+    for (const Pair& p : begun_) ++adds_[p.a], ++adds_[p.b];
+    BROADPHASE_TRY {
+        for (const Pair& p : begun_)
+            for (Id id : {p.a, p.b})
+                if (adds_[id]) partners_[id].reserve(partners_[id].size() + adds_[id]), adds_[id] = 0;
+    } BROADPHASE_CATCH_ALL {
+        for (const Pair& p : begun_) adds_[p.a] = adds_[p.b] = 0;
+        BROADPHASE_RETHROW;
+    }
+    // Nothing below allocates.
+    auto drop = [](std::vector<Id>& list, Id other) {
+        const auto at = std::find(list.begin(), list.end(), other);  // (always there)
+        *at = list.back();
+        list.pop_back();
+    };
+    for (const Pair& p : ended_) drop(partners_[p.a], p.b), drop(partners_[p.b], p.a);
+    for (const Pair& p : begun_) partners_[p.a].push_back(p.b), partners_[p.b].push_back(p.a);
+    pair_count_ = pair_count_ + begun_.size() - ended_.size();
+    pairs_behind_.store(true, std::memory_order_release);
+}
+
+/// Every object's partners made from current_ (up to date): O(n + K).
+/// May throw (leaving them out of date, as they were) only while the
+/// lists are reserved.
+template <class T, int D>
+inline void BasicScene<T, D>::list_partners() {
+    for (const Pair& p : current_) ++adds_[p.a], ++adds_[p.b];
+    BROADPHASE_TRY {
+        for (Id id = 0; id < partners_.size(); ++id)
+            if (adds_[id] > partners_[id].capacity()) partners_[id].reserve(adds_[id]);
+    } BROADPHASE_CATCH_ALL {
+        std::fill(adds_.begin(), adds_.end(), 0u);
+        BROADPHASE_RETHROW;
+    }
+    for (Id id = 0; id < partners_.size(); ++id) partners_[id].clear(), adds_[id] = 0;
+    for (const Pair& p : current_) partners_[p.a].push_back(p.b), partners_[p.b].push_back(p.a);
+    partners_valid_ = true;
+}
+
+/// found_ (the whole new set, sorted) becomes the current set. O(1).
+template <class T, int D>
+inline void BasicScene<T, D>::take_found() {
+    std::lock_guard<std::mutex> lock(pairs_mutex_);
+    current_.swap(found_);
+    pair_count_ = current_.size();
+    partners_valid_ = false;
+    pairs_behind_.store(false, std::memory_order_release);
+}
+
+/// current_ made from the partners: each object's higher partners, sorted,
+/// in id order. O(K + the lists' sorts), once per update that changed the
+/// set; under a lock, so concurrent const calls are safe.
+template <class T, int D>
+inline void BasicScene<T, D>::listed_pairs() const {
+    std::lock_guard<std::mutex> lock(pairs_mutex_);
+    if (!pairs_behind_.load(std::memory_order_relaxed)) return;  // another call made it
+    current_.resize(pair_count_);
+    std::size_t k = 0;
+    for (Id a = 0; a < partners_.size(); ++a) {
+        const std::size_t first = k;
+        for (Id b : partners_[a])
+            if (a < b) current_[k++] = Pair{a, b};
+        std::sort(current_.begin() + static_cast<std::ptrdiff_t>(first), current_.begin() + static_cast<std::ptrdiff_t>(k),
+                  [](const Pair& x, const Pair& y) { return x.b < y.b; });
+    }
+    pairs_behind_.store(false, std::memory_order_release);
+}
+
+/// Splits the current set (up to date: made first if need be): pairs with
+/// a changed (or removed) object to stale_, the others to kept_. O(K).
 template <class T, int D>
 inline void BasicScene<T, D>::split_current() {
+    pairs();
     const std::size_t n = current_.size();
     kept_.resize(n);
     stale_.resize(n);
@@ -199,14 +307,17 @@ inline void BasicScene<T, D>::split_current() {
 }
 
 /// The events and the new set from fresh_ (every pair with a changed
-/// object, sorted), replacing stale_. O(K) merges.
+/// object, sorted), replacing stale_ in the array. O(K) merges; the
+/// partners are then out of date.
 template <class T, int D>
 inline void BasicScene<T, D>::merge_changed_pairs() {
     difference(fresh_, stale_, begun_);
     difference(stale_, fresh_, ended_);
+    partners_valid_ = false;
     // Sized first and written through: cheaper than a push_back a pair.
     current_.resize(kept_.size() + fresh_.size());
     std::merge(kept_.begin(), kept_.end(), fresh_.begin(), fresh_.end(), current_.begin());
+    pair_count_ = current_.size();
 }
 
 /// fresh_ by the incremental sweep: removed objects leave it, moved ones
