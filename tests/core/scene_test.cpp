@@ -185,13 +185,14 @@ void run_sequence(std::uint64_t seed, int steps, double offset, unsigned threads
         ASSERT_TRUE(scene.ended() == (Oracle<T, D>::minus(before, now)));
         ASSERT_EQ(scene.size(), live.size());
         begun_total += scene.begun().size(), ended_total += scene.ended().size(), pairs_total += now.size();
-        if (mode == broadphase::UpdateMode::multi_box_pruning) {
+        if (mode == broadphase::UpdateMode::multi_box_pruning || mode == broadphase::UpdateMode::grid) {
             ASSERT_TRUE(scene.last_update_incremental());
         }
         if (mode == broadphase::UpdateMode::rebuild) {
             ASSERT_FALSE(scene.last_update_incremental());
         }
         if (!fat && (mode == broadphase::UpdateMode::tree || mode == broadphase::UpdateMode::multi_box_pruning ||
+                     mode == broadphase::UpdateMode::grid ||
                      (mode == broadphase::UpdateMode::sweep_and_prune && step > 0))) {
             ASSERT_EQ(scene.last_method(), mode);  // the sweep's first update is a rebuild that fills it
         }
@@ -283,7 +284,7 @@ void run_shares(std::uint64_t seed, broadphase::UpdateMode mode) {
 TEST(Scene, FewManyAndAllChangedKeepPairsAndEvents) {
     for (auto mode : {broadphase::UpdateMode::automatic, broadphase::UpdateMode::multi_box_pruning,
                       broadphase::UpdateMode::sweep_and_prune, broadphase::UpdateMode::tree,
-                      broadphase::UpdateMode::rebuild}) {
+                      broadphase::UpdateMode::rebuild, broadphase::UpdateMode::grid}) {
         SCOPED_TRACE(broadphase::to_string(mode));
         run_shares(11, mode);
     }
@@ -291,7 +292,7 @@ TEST(Scene, FewManyAndAllChangedKeepPairsAndEvents) {
 
 constexpr broadphase::UpdateMode kModes[] = {broadphase::UpdateMode::automatic, broadphase::UpdateMode::rebuild,
                                              broadphase::UpdateMode::tree, broadphase::UpdateMode::multi_box_pruning,
-                                             broadphase::UpdateMode::sweep_and_prune};
+                                             broadphase::UpdateMode::sweep_and_prune, broadphase::UpdateMode::grid};
 
 TEST(Scene, RandomSequencesFloat3D) {
     for (auto mode : kModes)

@@ -54,8 +54,8 @@ using broadphase_scenes::Random;
 using Id = Scene::Id;
 
 constexpr UpdateMode kModes[] = {UpdateMode::automatic, UpdateMode::rebuild, UpdateMode::tree,
-                                 UpdateMode::multi_box_pruning, UpdateMode::sweep_and_prune};
-constexpr int kModeCount = 5;
+                                 UpdateMode::multi_box_pruning, UpdateMode::sweep_and_prune, UpdateMode::grid};
+constexpr int kModeCount = static_cast<int>(std::size(kModes));
 constexpr int kMixed = kModeCount;        // configuration "mixed": the mode changes as it runs
 constexpr int kConfigs = 2 * (kModeCount + 1);  // x exact / fat pairs
 

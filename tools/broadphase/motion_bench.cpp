@@ -38,6 +38,7 @@ const SceneModeName scene_modes[] = {
     {"rebuild", UpdateMode::rebuild},
     {"tree", UpdateMode::tree},
     {"sweep_and_prune", UpdateMode::sweep_and_prune},
+    {"grid", UpdateMode::grid},
     {"automatic", UpdateMode::automatic},
     {"fat-pairs", UpdateMode::automatic, true},
 };

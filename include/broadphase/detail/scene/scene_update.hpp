@@ -23,6 +23,7 @@
 #include "../exceptions.hpp"
 #include "../parallel.hpp"
 #include "incremental_sweep.hpp"
+#include "incremental_grid.hpp"
 #include "multi_box_pruning.hpp"
 
 namespace broadphase {
@@ -45,6 +46,8 @@ Report BasicScene<T, D>::update() {
         if (sweep_on_) sweep_.clear(), sweep_on_ = false;  // (clear() allocates nothing)
         pruning_ = detail::MultiBoxPruning<T, D>{};
         pruning_on_ = false;
+        grid_ = detail::IncrementalGrid<T, D>{};
+        grid_on_ = false;
         r = Report{};
         r.status = Status::out_of_memory;
     }
@@ -60,14 +63,19 @@ inline Report BasicScene<T, D>::update_or_throw() {
     std::size_t changed = 0;
     for (Id id : dirty_) changed += objects_[id].alive;
     UpdateMode method = mode_;
-    if (method == UpdateMode::automatic)
-        method = double(changed) <= kIncrementalShare * double(live_) ? UpdateMode::multi_box_pruning : UpdateMode::rebuild;
+    if (method == UpdateMode::automatic) {
+        const bool crowded = grid_crowded_at_ != 0 && live_ < 2 * grid_crowded_at_ && 2 * live_ > grid_crowded_at_;
+        if (double(changed) <= kGridShare * double(live_) && !crowded) method = UpdateMode::grid;
+        else if (double(changed) <= kIncrementalShare * double(live_)) method = UpdateMode::multi_box_pruning;
+        else method = UpdateMode::rebuild;
+    }
     if (fat_pairs_ && (method == UpdateMode::tree || method == UpdateMode::sweep_and_prune))
         method = UpdateMode::multi_box_pruning;  // their searches use the tree's tight boxes
-    if (objects_.size() >= std::min<std::size_t>(Sweep::max_id, detail::MultiBoxPruning<T, D>::max_id)) {
-        // Ids beyond what the sweep and the regions can tag (2^31 objects).
-        if (method == UpdateMode::sweep_and_prune || method == UpdateMode::multi_box_pruning) method = UpdateMode::rebuild;
-        pruning_on_ = false;
+    if (objects_.size() >= std::min({Sweep::max_id, detail::MultiBoxPruning<T, D>::max_id, detail::IncrementalGrid<T, D>::max_id})) {
+        // Ids beyond what the sweep, the regions and the grid can tag (2^31 objects).
+        if (method == UpdateMode::sweep_and_prune || method == UpdateMode::multi_box_pruning || method == UpdateMode::grid)
+            method = UpdateMode::rebuild;
+        pruning_on_ = grid_on_ = false;
     }
     // The sweep is kept only while it runs: following every move through
     // rebuild frames would cost more than sorting it again. Its first
@@ -77,7 +85,15 @@ inline Report BasicScene<T, D>::update_or_throw() {
     if (method != UpdateMode::sweep_and_prune && sweep_on_) sweep_.clear(), sweep_on_ = false;
 
     fresh_.clear();
-    sync_pruning(method == UpdateMode::multi_box_pruning, method == UpdateMode::multi_box_pruning);
+    sync_engine(pruning_, pruning_on_, method == UpdateMode::multi_box_pruning, method == UpdateMode::multi_box_pruning);
+    sync_engine(grid_, grid_on_, method == UpdateMode::grid, method == UpdateMode::grid);
+    if (mode_ == UpdateMode::automatic && method == UpdateMode::grid && grid_.crowding() > kGridCrowding) {
+        // Right this time; multi box pruning from the next update on, and
+        // the grid's memory freed.
+        grid_crowded_at_ = std::max<std::size_t>(live_, 1);
+        grid_ = detail::IncrementalGrid<T, D>{};
+        grid_on_ = false;
+    }
     Report r;
     if (method == UpdateMode::rebuild) {
         r = rebuilt_pairs();
@@ -110,6 +126,7 @@ inline Report BasicScene<T, D>::update_or_throw() {
     for (Id id : dirty_) dirty_flag_[id] = 0, requery_flag_[id] = 0;
     dirty_.clear();
     if (pruning_on_) pruning_.finish();
+    if (grid_on_) grid_.finish();
     last_method_ = method;
     // Ids whose end events are now out may be reused.
     free_.insert(free_.end(), retired_.begin(), retired_.end());
@@ -125,31 +142,34 @@ inline void BasicScene<T, D>::difference(const std::vector<Pair>& a, const std::
     out.resize(static_cast<std::size_t>(std::set_difference(a.begin(), a.end(), b.begin(), b.end(), out.begin()) - out.begin()));
 }
 
-/// Brings the multi box pruning regions up to date with the changed
-/// objects; builds them the first time they are wanted, and derives them
-/// again when the data drifted.
+/// Brings an incremental engine (the multi box pruning regions, the
+/// grid) up to date with the changed objects: fills it the first time it
+/// is wanted, and keeps it up to date from then on (O(changes) a frame),
+/// so that it can serve again without being filled again. With search,
+/// appends to fresh_ every pair with a changed object, each once.
 template <class T, int D>
-inline void BasicScene<T, D>::sync_pruning(bool wanted, bool search) {
-    if (!pruning_on_) {
+template <class Engine>
+inline void BasicScene<T, D>::sync_engine(Engine& engine, bool& on, bool wanted, bool search) {
+    if (!on) {
         if (!wanted) return;
         // Every object in, without marks; then the changed ones as changed.
-        pruning_on_ = true;
+        on = true;
         for (Id id = 0; id < objects_.size(); ++id)
-            if (objects_[id].alive && objects_[id].pair_box.valid() && !dirty_flag_[id]) pruning_.set(id, objects_[id].pair_box);
-        pruning_.commit();
-        pruning_.finish();
+            if (objects_[id].alive && objects_[id].pair_box.valid() && !dirty_flag_[id]) engine.set(id, objects_[id].pair_box);
+        engine.commit();
+        engine.finish();
     }
     for (Id id : dirty_) {
         const Object& o = objects_[id];
-        if (o.alive && o.pair_box.valid()) pruning_.set(id, o.pair_box);
-        else pruning_.erase(id);
+        if (o.alive && o.pair_box.valid()) engine.set(id, o.pair_box);
+        else engine.erase(id);
     }
-    // Threads for the regions: one per 1,024 changed objects at most.
+    // Threads: one per 1,024 changed objects at most.
     const unsigned threads = detail::plan_threads(options_.threads, dirty_.size(), 1024);
-    if (!search) return pruning_.commit(threads);
+    if (!search) return engine.commit(threads);
     if (parts_.size() < threads) parts_.resize(threads);
     for (unsigned t = 0; t < threads; ++t) parts_[t].clear();
-    pruning_.commit(
+    engine.commit(
         [&](unsigned me, Id a, Id b) {
             if (may_pair(a, b)) parts_[me].push_back(ordered(a, b));
         },

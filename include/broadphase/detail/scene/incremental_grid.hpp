@@ -1,0 +1,456 @@
+// The incremental grid: the persistent structure behind the scene's
+// UpdateMode::grid (scene.hpp). A frame costs what changed: each changed
+// object is rewritten in place (or moved between two cells) and queries
+// the 27 cells around its own, whatever the number of objects that did not
+// move.
+//
+// Each object with a box no wider than the cell side h on any axis lives in
+// one cell, its *home*: the cell of its min corner, in a dense table of
+// cells laid over the min corners' span (coordinates clamped, so far
+// outliers land in the edge cells and still meet everything). Two such
+// boxes that overlap have min corners less than h apart on every axis, so
+// homes at most one apart: a changed object finds all its partners among
+// the 27 cells around its home. Wider objects ("large") are kept in one
+// list, which every changed object is tested against; a large changed
+// object scans the cells a box overlapping it can have its home in.
+//
+// h comes from the boxes when the grid is derived (the extent that all but
+// one object in 512 fit under, or the largest when that is at most twice
+// it), and the table from their span, at most 4 cells an object (wider
+// cells past that). The grid is derived again when the object count
+// doubled or halved, or too many objects are large or outside the span.
+//
+// Each entry carries its object's id with a "changed" bit while the object
+// changed this frame, so that a pair of two changed objects is reported
+// once (from the lower id) without a lookup.
+//
+// Cost of a frame: O(changes) to rewrite, plus per changed object the 27
+// cells around it and the entries in them (about 27 x the objects a cell
+// holds, near 1 where the boxes fill their volume) and the large list.
+// A derivation is O(n).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "../../boxes.hpp"
+#include "../box_rules.hpp"
+#include "../parallel.hpp"
+
+namespace broadphase {
+namespace detail {
+
+template <class T, int D>
+class IncrementalGrid {
+    static_assert(D >= 1 && D <= 3, "the grid indexes at most 3 axes");
+
+public:
+    using box_type = BasicBox<T, D>;
+    using Id = std::uint32_t;
+    /// Ids must be below this (the top bit marks changed entries).
+    static constexpr Id max_id = (Id(1) << 31) - 1;
+    /// Cells the table may have per object.
+    static constexpr double kCellsPerObject = 4;
+
+    /// Records that the object is present with this (valid) box: inserted or
+    /// moved. Takes effect at commit(). O(1).
+    void set(Id id, const box_type& box) {
+        grow(id);
+        boxes_[id] = box;
+        if (!state_[id].present) state_[id].present = true, ++present_;
+        mark(id, kChanged);
+    }
+
+    /// Records that the object is gone (no-op if it was not present). O(1).
+    void erase(Id id) {
+        if (id >= state_.size() || !state_[id].present) return;
+        state_[id].present = false;
+        --present_;
+        mark(id, kErased);
+    }
+
+    /// Applies the recorded changes (deriving the grid again first when
+    /// needed) and, with search, calls emit(thread, c, other) once for every
+    /// pair of overlapping present objects where c changed (set() since the
+    /// last finish()); a pair of two changed objects comes from the one with
+    /// the lower id. Queries run on up to `threads` threads (thread in
+    /// [0, threads)). O(changes + their cells' entries + large objects), or
+    /// O(n) for a derivation.
+    template <class Emit>
+    void commit(Emit&& emit, bool search = true, unsigned threads = 1) {
+        if (needs_rederive()) {
+            derive();
+        } else {
+            for (Id id : marked_) {
+                take_out(id);
+                if (flag_[id] & kChanged) put_in(id);
+            }
+        }
+        if (!search) return;
+        constexpr std::size_t per_task = 256;
+        const std::size_t m = marked_.size();
+        run_tasks(threads, (m + per_task - 1) / per_task, [&](std::size_t t, unsigned me) {
+            const std::size_t end = std::min(m, (t + 1) * per_task);
+            for (std::size_t i = t * per_task; i < end; ++i) {
+                const Id id = marked_[i];
+                if (!(flag_[id] & kChanged)) continue;
+                if (state_[id].cell == kLarge) large_pairs(id, emit, me);
+                else small_pairs(id, emit, me);
+            }
+        });
+    }
+    /// commit() without the pair search.
+    void commit(unsigned threads = 1) {
+        commit([](unsigned, Id, Id) {}, false, threads);
+    }
+
+    /// Clears the frame's marks. O(changes).
+    void finish() {
+        for (Id id : marked_) {
+            const State& s = state_[id];
+            if (s.present && s.cell != kLarge && s.cell != kNone) cells_[s.cell][s.slot].tagged = id;
+            flag_[id] = 0;
+        }
+        marked_.clear();
+    }
+
+    std::size_t size() const { return present_; }
+    std::size_t large_count() const { return large_.size(); }
+    /// How many objects, on average over the objects, share the home cell
+    /// of one (itself included), when the grid was last derived: about 1-3
+    /// where the boxes fill their volume, far more where the table's cells
+    /// had to stretch over clusters in a large world (the cells a query
+    /// reads then hold crowds). 0 before the first derivation.
+    double crowding() const { return crowding_; }
+    /// The cell side on each axis (0 before the first commit).
+    T cell_side(int k) const { return static_cast<T>(h_[k]); }
+
+    /// Checks every entry against its object (tests). O(n + cells).
+    bool validate() const {
+        std::size_t placed = 0;
+        for (std::size_t c = 0; c < cells_.size(); ++c)
+            for (std::size_t j = 0; j < cells_[c].size(); ++j) {
+                const Entry& e = cells_[c][j];
+                const Id o = e.tagged & ~kChangedEntry;
+                if (o >= state_.size() || !state_[o].present || state_[o].cell != c || state_[o].slot != j) return false;
+                if (home_of(boxes_[o]) != c) return false;
+                for (int k = 0; k < D; ++k)
+                    if (e.lo[k] != boxes_[o].min[k] || e.hi[k] != boxes_[o].max[k]) return false;
+                ++placed;
+            }
+        std::size_t present = 0;
+        for (Id o = 0; o < state_.size(); ++o) {
+            const State& s = state_[o];
+            if (!s.present) continue;
+            ++present;
+            if (s.cell == kLarge && (s.slot >= large_.size() || large_[s.slot] != o)) return false;
+        }
+        return present == present_ && placed + large_.size() == present_;
+    }
+
+private:
+    static constexpr std::uint32_t kNone = ~std::uint32_t(0), kLarge = kNone - 1;
+    static constexpr std::uint8_t kChanged = 1, kErased = 2;
+    static constexpr Id kChangedEntry = Id(1) << 31;
+
+    struct Entry {
+        T lo[D], hi[D];
+        Id tagged;  // the object's id, with kChangedEntry while it changed this frame
+    };
+    struct State {
+        std::uint32_t cell = kNone;  // its home cell, kLarge, or kNone (not placed)
+        std::uint32_t slot = 0;      // its index in that cell, or in large_
+        bool present = false;
+    };
+
+    void grow(Id id) {
+        if (id < state_.size()) return;
+        boxes_.resize(std::size_t(id) + 1);
+        flag_.resize(std::size_t(id) + 1, 0);
+        placed_outside_.resize(std::size_t(id) + 1, 0);
+        state_.resize(std::size_t(id) + 1);  // last: its size says the others'
+    }
+    void mark(Id id, std::uint8_t f) {
+        if (!flag_[id]) marked_.push_back(id);
+        flag_[id] = f;  // the last word wins
+    }
+
+    // ---- the table -----------------------------------------------------------
+
+    /// Clamped cell coordinate of x on axis k, in [1, dim - 2] (a spare cell
+    /// at each end, so the 27 cells around any home exist).
+    std::size_t coord(double x, int k) const {
+        return clamped_cell<std::size_t>(x, origin_[k], inv_h_[k], 0.0, limit_[k]) + 1;
+    }
+    bool is_outside(const box_type& b) const {
+        for (int k = 0; k < D; ++k) {
+            const double t = (static_cast<double>(b.min[k]) - origin_[k]) * inv_h_[k];
+            if (!(t >= 0 && t < limit_[k] + 1)) return true;
+        }
+        return false;
+    }
+    /// The home cell of a box, or kLarge when it is wider than a cell on
+    /// some axis (or infinite).
+    std::uint32_t home_of(const box_type& b) const {
+        std::size_t c = 0;
+        for (int k = 0; k < D; ++k) {
+            const double lo = static_cast<double>(b.min[k]), hi = static_cast<double>(b.max[k]);
+            if (!(hi - lo <= small_limit_[k])) return kLarge;
+            c += coord(lo, k) * stride_[k];
+        }
+        return static_cast<std::uint32_t>(c);
+    }
+
+    Entry entry_of(Id id) const {
+        Entry e;
+        const box_type& b = boxes_[id];
+        for (int k = 0; k < D; ++k) e.lo[k] = b.min[k], e.hi[k] = b.max[k];
+        e.tagged = id | (flag_[id] & kChanged ? kChangedEntry : 0);
+        return e;
+    }
+
+    /// Takes a placed object out of its cell (the last entry fills its slot)
+    /// or out of the large list. O(1).
+    void take_out(Id id) {
+        State& s = state_[id];
+        if (s.cell == kNone) return;
+        if (s.cell == kLarge) {
+            const Id last = large_.back();
+            large_[s.slot] = last;
+            state_[last].slot = s.slot;
+            large_.pop_back();
+        } else {
+            auto& cell = cells_[s.cell];
+            const Entry last = cell.back();
+            cell[s.slot] = last;
+            state_[last.tagged & ~kChangedEntry].slot = s.slot;
+            cell.pop_back();
+        }
+        outside_ -= placed_outside_[id];
+        placed_outside_[id] = 0;
+        s.cell = kNone;
+    }
+
+    /// Places a present object by its box: into its home cell, or the large list. O(1) amortized.
+    void put_in(Id id) {
+        State& s = state_[id];
+        const std::uint32_t c = home_of(boxes_[id]);
+        if (c == kLarge) {
+            s.cell = kLarge;
+            s.slot = static_cast<std::uint32_t>(large_.size());
+            large_.push_back(id);
+        } else {
+            s.cell = c;
+            s.slot = static_cast<std::uint32_t>(cells_[c].size());
+            cells_[c].push_back(entry_of(id));
+        }
+        placed_outside_[id] = is_outside(boxes_[id]);
+        outside_ += placed_outside_[id];
+    }
+
+    // ---- deriving the grid -----------------------------------------------------
+
+    bool needs_rederive() const {
+        if (!derived_) return true;
+        const std::size_t n = present_;
+        if (n > 2 * derived_count_ + 1024 || 2 * n + 1024 < derived_count_) return true;
+        if (large_.size() > 64 + n / 128) return true;
+        return outside_ * 8 > n + 64;
+    }
+
+    /// Cell sides, span and table from the present objects' boxes, then
+    /// every present object placed. O(n).
+    void derive() {
+        derived_ = true;
+        derived_count_ = present_;
+        std::vector<double>& e = scratch_;
+        double ext[D] = {}, lo[D], hi[D];
+        const std::size_t n = state_.size();
+        for (int k = 0; k < D; ++k) {
+            e.clear();
+            double mn = std::numeric_limits<double>::infinity(), mx = -mn, most = 0;
+            for (Id id = 0; id < n; ++id) {
+                if (!state_[id].present) continue;
+                const double a = static_cast<double>(boxes_[id].min[k]), b = static_cast<double>(boxes_[id].max[k]);
+                const double w = b - a;
+                if (w <= std::numeric_limits<double>::max()) e.push_back(w), most = std::max(most, w);
+                if (a >= -std::numeric_limits<double>::max() && a <= std::numeric_limits<double>::max())
+                    mn = std::min(mn, a), mx = std::max(mx, a);
+            }
+            double q = 0;
+            if (!e.empty()) {
+                const std::size_t at = e.size() - 1 - e.size() / 512;
+                std::nth_element(e.begin(), e.begin() + static_cast<std::ptrdiff_t>(at), e.end());
+                q = e[at];
+            }
+            ext[k] = (most <= 2 * q ? most : q) * (1 + 1e-5);
+            lo[k] = mn <= mx ? mn : 0;
+            hi[k] = mn <= mx ? mx : 0;
+        }
+        double widest = 0;
+        for (int k = 0; k < D; ++k) widest = std::max(widest, ext[k]);
+        if (!(widest > 0)) widest = 1;  // points only: any side works
+        double h[D];
+        for (int k = 0; k < D; ++k) h[k] = std::max(ext[k], widest / 8);
+        // Far outliers: the span of the 1st to 99th percentile of min
+        // corners is enough (the rest clamp into the edge cells).
+        const double budget = std::max(kCellsPerObject * double(present_), 4096.0);
+        auto cells_of = [&](const double* side) {
+            double c = 1;
+            for (int k = 0; k < D; ++k) c *= std::min(std::floor((hi[k] - lo[k]) / side[k]) + 3, 1e30);
+            return c;
+        };
+        if (cells_of(h) > budget) {
+            for (int k = 0; k < D; ++k) {
+                e.clear();
+                for (Id id = 0; id < n; ++id)
+                    if (state_[id].present) e.push_back(static_cast<double>(boxes_[id].min[k]));
+                if (e.size() < 200) continue;
+                const std::size_t a = e.size() / 100, b = e.size() - 1 - e.size() / 100;
+                std::nth_element(e.begin(), e.begin() + static_cast<std::ptrdiff_t>(a), e.end());
+                const double p1 = e[a];
+                std::nth_element(e.begin(), e.begin() + static_cast<std::ptrdiff_t>(b), e.end());
+                const double p99 = e[b];
+                if (p1 >= -std::numeric_limits<double>::max() && p99 <= std::numeric_limits<double>::max())
+                    lo[k] = std::max(lo[k], p1 - h[k]), hi[k] = std::max(lo[k], std::min(hi[k], p99 + h[k]));
+            }
+        }
+        // Finite arithmetic whatever the coordinates (as the home-cell grid's
+        // plan): a span inside +-DBL_MAX/4, sides in [1e-300, DBL_MAX/4],
+        // where a side reaches any span in a few cells.
+        const double m = std::numeric_limits<double>::max() / 4;
+        for (int k = 0; k < D; ++k) {
+            lo[k] = lo[k] >= -m ? std::min(lo[k], m) : -m;
+            hi[k] = hi[k] >= lo[k] ? std::min(hi[k], m) : lo[k];
+            h[k] = h[k] >= 1e-300 ? std::min(h[k], m) : 1e-300;
+        }
+        for (int iter = 0; iter < 64 && cells_of(h) > budget; ++iter) {
+            const double g = std::max(1.01, std::pow(cells_of(h) / budget, 1.0 / D));
+            for (int k = 0; k < D; ++k) h[k] = std::min(h[k] * g, m);
+        }
+        while (cells_of(h) > budget)  // (at sides of m, 5 cells an axis at most)
+            for (int k = 0; k < D; ++k) h[k] = std::min(h[k] * 2, m);
+        std::size_t stride = 1;
+        for (int k = 0; k < D; ++k) {
+            const std::size_t dim = static_cast<std::size_t>(std::floor((hi[k] - lo[k]) / h[k])) + 3;
+            limit_[k] = static_cast<double>(dim - 3);
+            stride_[k] = stride;
+            stride *= dim;
+            origin_[k] = lo[k];
+            h_[k] = h[k];
+            inv_h_[k] = 1 / h[k];
+            small_limit_[k] = h[k] * (1 - 1e-6);
+        }
+        for (auto& cell : cells_) cell.clear();
+        cells_.resize(stride);
+        large_.clear();
+        outside_ = 0;
+        std::fill(placed_outside_.begin(), placed_outside_.end(), std::uint8_t(0));
+        for (Id id = 0; id < n; ++id) {
+            state_[id].cell = kNone;
+            if (state_[id].present) put_in(id);
+        }
+        double shared = 0;
+        for (const auto& cell : cells_) shared += double(cell.size()) * double(cell.size());
+        crowding_ = present_ > 0 ? shared / double(present_) : 0;
+    }
+
+    // ---- the queries -------------------------------------------------------------
+
+    /// A changed object in a cell: the cells around its home where a
+    /// partner's home can be (on each axis, from the cell of min - h to
+    /// that of max: 2 or 3 of the 3 around it), skipping entries of changed
+    /// objects with lower ids (they report the pair); then every large
+    /// object.
+    template <class Emit>
+    void small_pairs(Id id, Emit& emit, unsigned me) const {
+        const box_type& b = boxes_[id];
+        const Id tag = id | kChangedEntry;
+        std::size_t c0[3] = {0, 0, 0}, c1[3] = {0, 0, 0};
+        for (int k = 0; k < D; ++k) {
+            // A partner's min is above min - h (its extent is below h), and
+            // at most max: its home's coordinate lies between theirs.
+            c0[k] = coord(static_cast<double>(b.min[k]) - h_[k], k);
+            c1[k] = coord(static_cast<double>(b.max[k]), k);
+        }
+        auto scan = [&](std::size_t row) {
+            for (std::size_t c = row + c0[0]; c <= row + c1[0]; ++c)
+                for (const Entry& e : cells_[c]) {
+                    // One branch a candidate: the tests combined.
+                    bool hit = e.tagged != tag;
+                    hit &= !((e.tagged & kChangedEntry) && e.tagged < tag);
+                    for (int k = 0; k < D; ++k) hit &= !(e.hi[k] < b.min[k]) & !(b.max[k] < e.lo[k]);
+                    if (hit) emit(me, id, e.tagged & ~kChangedEntry);
+                }
+        };
+        if constexpr (D == 1) {
+            scan(0);
+        } else if constexpr (D == 2) {
+            for (std::size_t y = c0[1]; y <= c1[1]; ++y) scan(y * stride_[1]);
+        } else {
+            for (std::size_t z = c0[2]; z <= c1[2]; ++z)
+                for (std::size_t y = c0[1]; y <= c1[1]; ++y) scan(z * stride_[2] + y * stride_[1]);
+        }
+        for (Id o : large_)
+            if (overlaps(b, boxes_[o])) emit(me, id, o);
+    }
+
+    /// A changed large object: every unchanged object in the cells a box
+    /// overlapping it can have its home in (or in every cell, when that
+    /// range is most of the table), then the other large objects.
+    template <class Emit>
+    void large_pairs(Id id, Emit& emit, unsigned me) const {
+        const box_type& b = boxes_[id];
+        auto consider = [&](const Entry& e) {
+            if (e.tagged & kChangedEntry) return;  // a changed small object reports the pair
+            bool hit = true;
+            for (int k = 0; k < D; ++k) hit &= !(e.hi[k] < b.min[k]) & !(b.max[k] < e.lo[k]);
+            if (hit) emit(me, id, e.tagged);
+        };
+        std::size_t c0[3] = {0, 0, 0}, c1[3] = {0, 0, 0};
+        double span = 1;
+        for (int k = 0; k < D; ++k) {
+            c0[k] = coord(static_cast<double>(b.min[k]), k) - 1;
+            c1[k] = coord(static_cast<double>(b.max[k]), k);
+            span *= double(c1[k] - c0[k] + 1);
+        }
+        if (span * 2 > double(cells_.size())) {
+            for (const auto& cell : cells_)
+                for (const Entry& e : cell) consider(e);
+        } else {
+            for (std::size_t z = c0[D > 2 ? 2 : 0]; z <= c1[D > 2 ? 2 : 0]; ++z) {
+                if (D <= 2 && z != c0[0]) break;
+                for (std::size_t y = c0[D > 1 ? 1 : 0]; y <= c1[D > 1 ? 1 : 0]; ++y) {
+                    if (D <= 1 && y != c0[0]) break;
+                    const std::size_t row = (D > 2 ? z * stride_[D > 2 ? 2 : 0] : 0) + (D > 1 ? y * stride_[D > 1 ? 1 : 0] : 0);
+                    for (std::size_t x = c0[0]; x <= c1[0]; ++x)
+                        for (const Entry& e : cells_[row + x]) consider(e);
+                }
+            }
+        }
+        for (Id o : large_) {
+            if (o == id || ((flag_[o] & kChanged) && o < id)) continue;
+            if (overlaps(b, boxes_[o])) emit(me, id, o);
+        }
+    }
+
+    std::vector<box_type> boxes_;
+    std::vector<std::uint8_t> flag_;
+    std::vector<State> state_;
+    std::vector<Id> marked_;
+    std::vector<std::vector<Entry>> cells_;
+    std::vector<Id> large_;
+    std::vector<std::uint8_t> placed_outside_;  // per object: placed, with its min corner outside the span
+    std::vector<double> scratch_;
+    std::size_t present_ = 0, derived_count_ = 0, outside_ = 0;
+    double crowding_ = 0;
+    bool derived_ = false;
+    double origin_[D] = {}, h_[D] = {}, inv_h_[D] = {}, small_limit_[D] = {}, limit_[D] = {};
+    std::size_t stride_[D] = {};
+};
+
+}  // namespace detail
+}  // namespace broadphase
