@@ -1758,3 +1758,63 @@ TEST_F(Cli, MeshErrorsAndNansAsForOtherBoxFiles) {
 }
 
 }  // namespace
+
+// ---------------------------------------------------------------- move files
+
+/// A JOLTMOV1 move file (the format of ../shared/peers/jolt_incremental.cpp's
+/// --moves): a row of unit boxes 0.9 apart, one block of two frames; frame
+/// 0 moves box 1 up out of reach of its neighbours, frame 1 moves box 3
+/// onto box 4 (it then meets 4 and 5, no longer 2). `peer` is the count of
+/// pairs with a moved body the file claims for frame 1 (the right one is 2).
+std::string move_file(std::uint64_t peer) {
+    std::string s = "JOLTMOV1";
+    auto put = [&](auto v) { s.append(reinterpret_cast<const char*>(&v), sizeof v); };
+    auto box = [&](float x, float y) {
+        for (float v : {x, y, 0.0f, x + 1, y + 1, 1.0f}) put(v);
+    };
+    const std::uint32_t n = 6;
+    put(n), put(std::uint32_t(1)), put(std::uint32_t(2)), put(std::uint32_t(7)), put(0.05f);
+    for (std::uint32_t i = 0; i < n; ++i) put(i);
+    for (std::uint32_t i = 0; i < n; ++i) box(0.9f * float(i), 0);
+    put(0.2f), put(std::uint32_t(1));
+    put(std::uint32_t(1)), put(std::uint32_t(1)), box(0.9f, 5), put(std::uint64_t(0));  // box 1 leaves both neighbours
+    put(std::uint32_t(1)), put(std::uint32_t(3)), box(3.6f, 0), put(peer);  // box 3 onto box 4
+    return s;
+}
+
+TEST_F(Cli, BenchReplaysAMoveFileInEveryMode) {
+    write_file(path("moves.bin"), move_file(2));
+    const RunResult r = run({"bench", "jolt-moves:" + path("moves.bin"), "--mode", "all", "--verify", "--json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    std::set<std::string> modes;
+    for (const std::string& line : lines_of(r.out)) {
+        std::map<std::string, std::string> obj;
+        ASSERT_TRUE(parse_flat_json(line, obj)) << line;
+        EXPECT_EQ(obj["verified"], "true") << line;
+        EXPECT_EQ(obj["bodies"], "6");
+        EXPECT_EQ(obj["frames"], "2");
+        EXPECT_EQ(obj["moved_pairs"], "2") << line;
+        modes.insert(obj["mode"]);
+    }
+    for (const char* m : {"automatic", "multi_box_pruning", "grid", "tree", "sweep_and_prune", "rebuild"})
+        EXPECT_EQ(modes.count(m), 1u) << m;
+}
+
+TEST_F(Cli, BenchMoveFileErrors) {
+    write_file(path("wrong.bin"), move_file(3));
+    const RunResult wrong = run({"bench", "jolt-moves:" + path("wrong.bin"), "--verify"});
+    EXPECT_EQ(wrong.status, 1);
+    EXPECT_NE(wrong.err.find("differ from the peer's"), std::string::npos) << wrong.err;
+    const std::string whole = move_file(2);
+    write_file(path("short.bin"), whole.substr(0, whole.size() - 5));
+    const RunResult cut = run({"bench", "jolt-moves:" + path("short.bin")});
+    EXPECT_EQ(cut.status, 1);
+    EXPECT_NE(cut.err.find("truncated at byte"), std::string::npos) << cut.err;
+    write_file(path("other.bin"), "NOTMOVES" + whole.substr(8));
+    const RunResult other = run({"bench", "jolt-moves:" + path("other.bin")});
+    EXPECT_EQ(other.status, 1);
+    EXPECT_NE(other.err.find("not a move file"), std::string::npos) << other.err;
+    write_file(path("moves.bin"), whole);
+    const RunResult frames = run({"bench", "jolt-moves:" + path("moves.bin"), "--frames", "3"});
+    EXPECT_EQ(frames.status, 2);
+}

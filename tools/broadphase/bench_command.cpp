@@ -555,6 +555,7 @@ int run_bench(const std::vector<std::string>& args) {
     const std::string scene = p.positional[0];
     // Motion sequences (fall:N, brownian:N:F, static-world:N:F) run as scenes: motion_bench.cpp.
     if (broadphase_scenes::motion::is_sequence_name(scene)) return run_motion_bench(p);
+    if (scene.rfind("jolt-moves:", 0) == 0) return run_moves_bench(p);
     if (p.has("--mode")) throw usage_error("--mode applies to motion sequences (fall:N, brownian:N:F, static-world:N:F)");
     const bool queries = p.has("--queries");
     const std::string device = p.get("--device", "cpu");

@@ -6,6 +6,7 @@
 #include "motion_bench.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <chrono>
 #include <cstdio>
 #include <iterator>
@@ -63,14 +64,16 @@ public:
     std::string name() const override { return mode_.name; }
     bool exact() const override { return !mode_.fat_pairs; }
 
-    void setup(const motion::Sequence& seq) override {
+    void setup(const motion::Sequence& seq) override { setup(seq.initial(), seq.types()); }
+    /// The same from the boxes and types themselves (a replayed move file).
+    void setup(const std::vector<broadphase::Box>& boxes, const std::vector<broadphase::ObjectType>& types) {
         scene_.set_update_mode(mode_.mode);
         scene_.set_fat_pairs(mode_.fat_pairs);
         broadphase::Options o;
         o.threads = threads_;
         scene_.set_options(o);
-        for (std::size_t i = 0; i < seq.size(); ++i)
-            if (scene_.add(seq.initial()[i], seq.types()[i]) != i)
+        for (std::size_t i = 0; i < boxes.size(); ++i)
+            if (scene_.add(boxes[i], types[i]) != i)
                 throw CliError(std::string(mode_.name) + ": the scene's ids are not the sequence's indices");
         update();
     }
@@ -393,5 +396,162 @@ std::unique_ptr<MotionRunner> make_bullet_runner(const std::string& mode) {
 }
 std::string bullet_version() { return ""; }
 #endif
+
+}  // namespace broadphase_cli
+
+// ---------------------------------------------------------------- move files
+
+namespace broadphase_cli {
+namespace {
+
+/// Reads little-endian values from a whole file in memory; a read past its
+/// end is a CliError naming the file and the byte.
+struct ByteReader {
+    std::string path;
+    std::vector<char> data;
+    std::size_t at = 0;
+    template <class V>
+    V get() {
+        if (data.size() - at < sizeof(V))
+            throw CliError(path + ": truncated at byte " + std::to_string(at) + " (a move file from jolt_incremental "
+                           "--moves, docs/scene.md)");
+        V v;
+        std::memcpy(&v, data.data() + at, sizeof(V));
+        at += sizeof(V);
+        return v;
+    }
+};
+
+/// One block of a move file: a fraction's frames, from the initial boxes.
+struct MoveBlock {
+    float fraction = 0;
+    std::uint32_t moved = 0;
+    std::vector<motion::Moves> frames;
+    std::vector<std::uint64_t> peer_pairs;  // pairs with a moved body the peer reported, per frame
+};
+
+}  // namespace
+
+int run_moves_bench(const ParsedArgs& p) {
+    const std::string name = p.positional.at(0);
+    const std::string path = name.substr(std::string("jolt-moves:").size());
+    for (const char* option : {"--algorithm", "--queries", "--sorted", "--frames"})
+        if (p.has(option))
+            throw usage_error(std::string(option) + " does not apply to a move file (its frames are its own; use --mode)");
+    long long threads = parse_count("--threads", p.get("--threads", "1"), 0, 4096);
+    if (threads == 0) threads = broadphase::default_threads();
+    const bool verify = p.has("--verify"), json = p.has("--json");
+    std::vector<std::string> names;
+    split_modes(p.get("--mode", "automatic"), names);
+    std::vector<const SceneModeName*> modes;
+    for (const std::string& n : names) {
+        for (const SceneModeName& m : scene_modes)
+            if ((n == "all" && !m.fat_pairs) || scene_mode_name(n) == m.name)
+                if (std::find(modes.begin(), modes.end(), &m) == modes.end()) modes.push_back(&m);
+        if (n != "all" && std::none_of(std::begin(scene_modes), std::end(scene_modes),
+                                       [&](const SceneModeName& m) { return scene_mode_name(n) == m.name; }))
+            throw usage_error("--mode: unknown mode '" + n + "' for a move file (the Scene's modes, or all)");
+    }
+
+    ByteReader in;
+    in.path = path;
+    {
+        std::FILE* f = std::fopen(path.c_str(), "rb");
+        if (!f) throw CliError(path + ": cannot open");
+        char buf[1 << 16];
+        for (std::size_t got; (got = std::fread(buf, 1, sizeof buf, f)) > 0;) in.data.insert(in.data.end(), buf, buf + got);
+        std::fclose(f);
+    }
+    char magic[8];
+    for (char& c : magic) c = in.get<char>();
+    if (std::memcmp(magic, "JOLTMOV1", 8) != 0) throw CliError(path + ": not a move file (no JOLTMOV1 header)");
+    const std::uint32_t n = in.get<std::uint32_t>(), blocks = in.get<std::uint32_t>(), frames = in.get<std::uint32_t>();
+    in.get<std::uint32_t>();  // the peer's seed
+    in.get<float>();          // its step
+    if (n > motion::max_count || blocks > 1000 || frames > 100000 || frames == 0)
+        throw CliError(path + ": implausible header (" + std::to_string(n) + " bodies, " + std::to_string(blocks) +
+                       " blocks, " + std::to_string(frames) + " frames)");
+    for (std::uint32_t i = 0; i < n; ++i) in.get<std::uint32_t>();  // the bodies' rows in the peer's input
+    std::vector<broadphase::Box> initial(n);
+    auto read_box = [&]() {
+        broadphase::Box b;
+        for (int k = 0; k < 3; ++k) b.min[k] = in.get<float>();
+        for (int k = 0; k < 3; ++k) b.max[k] = in.get<float>();
+        return b;
+    };
+    for (auto& b : initial) b = read_box();
+    std::vector<MoveBlock> parsed(blocks);
+    for (MoveBlock& b : parsed) {
+        b.fraction = in.get<float>();
+        b.moved = in.get<std::uint32_t>();
+        b.frames.resize(frames);
+        for (motion::Moves& m : b.frames) {
+            const std::uint32_t count = in.get<std::uint32_t>();
+            if (count > n) throw CliError(path + ": a frame moves " + std::to_string(count) + " of " + std::to_string(n) + " bodies");
+            for (std::uint32_t j = 0; j < count; ++j) {
+                const std::uint32_t id = in.get<std::uint32_t>();
+                if (id >= n) throw CliError(path + ": body " + std::to_string(id) + " of " + std::to_string(n) + " moved");
+                m.push_back(id, read_box());
+            }
+            b.peer_pairs.push_back(in.get<std::uint64_t>());
+        }
+    }
+    if (in.at != in.data.size()) throw CliError(path + ": " + std::to_string(in.data.size() - in.at) + " bytes past the last frame");
+
+    const std::vector<broadphase::ObjectType> types(n, broadphase::ObjectType::dynamic_object);
+    if (!json) {
+        std::printf("move file %s: %u bodies, %u fractions, %u frames each, threads %lld\n", path.c_str(), n, blocks,
+                    frames, threads);
+        std::printf("%-9s %8s %-18s %10s %10s %12s %12s %9s\n", "fraction", "moved", "mode", "median ms", "min ms",
+                    "moved pairs", "peer pairs", "verified");
+    }
+    std::vector<std::uint8_t> moved(n, 0);
+    bool all_verified = true;
+    for (const MoveBlock& b : parsed) {
+        for (const SceneModeName* m : modes) {
+            SceneRunner r(*m, static_cast<unsigned>(threads));
+            r.setup(initial, types);
+            std::vector<double> times;
+            std::uint64_t last = 0;
+            int verified = verify ? 1 : -1;
+            for (std::size_t f = 0; f < b.frames.size(); ++f) {
+                const motion::Moves& mv = b.frames[f];
+                const auto t0 = clock_type::now();
+                r.frame(mv);
+                times.push_back(elapsed_ms(t0, clock_type::now()));
+                if (!verify && f + 1 < b.frames.size()) continue;
+                // The pairs with a moved body, as the peer counts them (untimed).
+                for (std::uint32_t id : mv.index) moved[id] = 1;
+                std::uint64_t with_moved = 0;
+                for (const Pair& q : r.scene().pairs()) with_moved += moved[q.a] | moved[q.b];
+                for (std::uint32_t id : mv.index) moved[id] = 0;
+                last = with_moved;
+                if (verify && with_moved != b.peer_pairs[f]) verified = 0;
+            }
+            all_verified = all_verified && verified != 0;
+            const double med = median(times), mn = *std::min_element(times.begin(), times.end());
+            const char* v = verified < 0 ? "-" : verified ? "yes" : "NO";
+            if (json) {
+                std::printf("{\"file\":%s,\"bodies\":%u,\"fraction\":%g,\"moved\":%u,\"mode\":\"%s\",\"frames\":%zu,"
+                            "\"median_ms\":%.4f,\"min_ms\":%.4f,\"moved_pairs\":%llu,\"peer_pairs\":%llu,"
+                            "\"verified\":%s,\"threads\":%lld}\n",
+                            json_string(path).c_str(), n, double(b.fraction), b.moved, m->name, b.frames.size(), med, mn,
+                            static_cast<unsigned long long>(last), static_cast<unsigned long long>(b.peer_pairs.back()),
+                            verified < 0 ? "null" : verified ? "true" : "false", threads);
+            } else {
+                std::printf("%-9g %8u %-18s %10.3f %10.3f %12llu %12llu %9s\n", double(b.fraction), b.moved, m->name,
+                            med, mn, static_cast<unsigned long long>(last),
+                            static_cast<unsigned long long>(b.peer_pairs.back()), v);
+            }
+            std::fflush(stdout);
+        }
+    }
+    if (!json)
+        std::printf("ms: the frame's moves applied (one batch) + update(), one Scene per mode and fraction, from the "
+                    "file's initial boxes; moved pairs: pairs with a moved body after the last frame (every frame "
+                    "with --verify, against the peer's)\n");
+    if (!all_verified) throw CliError(path + ": the pairs with a moved body differ from the peer's (see NO above)");
+    return 0;
+}
 
 }  // namespace broadphase_cli

@@ -46,5 +46,9 @@ std::string bullet_version();
 
 /// bench SEQUENCE [--mode M,M|all] [--frames K] [--threads T] [--verify] [--json]
 int run_motion_bench(const ParsedArgs& p);
+/// bench jolt-moves:FILE [--mode M,M|all] [--threads T] [--verify] [--json]:
+/// replays a move file (jolt_incremental --moves, ../shared/peers) through
+/// the Scene, per fraction and mode.
+int run_moves_bench(const ParsedArgs& p);
 
 }  // namespace broadphase_cli

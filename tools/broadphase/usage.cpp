@@ -14,6 +14,7 @@ Usage:
   broadphase bench SCENE|FILE --queries [--algorithm NAME|all] [--frames K] [--threads T] [--verify] [--json]
   broadphase bench SCENE|FILE --device cuda [--frames K] [--sorted] [--verify] [--json]
   broadphase bench SEQUENCE [--mode M[,M...]|all] [--frames K] [--threads T] [--verify] [--json]
+  broadphase bench jolt-moves:FILE [--mode M[,M...]|all] [--threads T] [--verify] [--json]
   broadphase scenes
   broadphase demo [--particles N] [--steps S] [--model dem|elastic] [--broad-phase neighbor_list|spheres|boxes]
                   [--skin S] [--periodic] [--out DIR] [--threads T] [--export xyz|vtu|xyz,vtu]
@@ -102,7 +103,7 @@ bench   Times full frames (build + find) on one kept finder: one untimed
         the begin/end events; for Bullet, setAabb per move +
         calculateOverlappingPairs.
           --mode M,M            Scene update modes: multi_box_pruning,
-                                rebuild, tree, sweep_and_prune ('-' for
+                                rebuild, tree, sweep_and_prune, grid ('-' for
                                 '_' also works), automatic,
                                 fat-pairs (automatic with fat-box pairs: a
                                 superset, checked like Bullet's); with
@@ -121,6 +122,15 @@ bench   Times full frames (build + find) on one kept finder: one untimed
         frames, warmup, median_ms, min_ms, mean_ms, setup_ms, pairs, begun,
         ended, moved (means per timed frame), verified, covers_exact, oracle,
         threads.
+        With jolt-moves:FILE (a move file from jolt_incremental --moves, the
+        Jolt peer: docs/scene.md), replays each fraction's frames through a
+        Scene per mode (default automatic; all: every exact mode), from the
+        file's boxes, one thread unless --threads: median and min ms per
+        frame (one move batch + update()); --verify compares every frame's
+        pairs with a moved body with the peer's count (and slows the
+        frames: time without it). JSON fields: file, bodies, fraction,
+        moved, mode, frames, median_ms, min_ms, moved_pairs, peer_pairs,
+        verified, threads.
 scenes  Lists the built-in scenes and motion sequences: names, box counts,
         descriptions.
 demo    The main job: the five challenges of the article "Simple Fast

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The Scene against Jolt Physics' BroadPhaseQuadTree on the same moves
+# (issue 31): for each scene, `broadphase bench SCENE --save-boxes`, then the
+# Jolt driver moves a random fraction of the boxes by a small gaussian step
+# each frame, times its own update + FindCollidingPairs and writes every move
+# to a file, which `broadphase bench jolt-moves:FILE` replays through the
+# Scene's modes (one thread, pairs read through the events). Writes
+# docs/benchmarks/<machine>-scene-jolt.csv with the columns
+#   scene,bodies,fraction,moved,jolt_ms,automatic_ms,grid_ms,multi_box_pruning_ms,rebuild_ms,
+#   jolt_over_automatic,moved_pairs,peer_pairs
+# (ms: median per frame) and prints the same as a Markdown table. The pair
+# counts with a moved body are checked against Jolt's on every frame by a
+# separate `--verify` run (untimed).
+# Environment:
+#   JOLT_DRIVER  required: jolt_incremental, built from Jolt's public source
+#                in scratch space (../shared/peers/README.md; not part of this
+#                repository), run as `DRIVER FILE.npy --frames F --fractions
+#                LIST --moves OUT`
+#   SCENES       the scenes (pile:100000 uniform:100000)
+#   FRACTIONS    the fractions moved a frame (0.001,0.01,0.1,1)
+#   FRAMES       frames per fraction (15)
+#   BUILD_DIR    the build to use (build/release)
+#   MACHINE      the results' file name (default from lscpu)
+# Takes about 3 minutes here.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../scripts/common.sh"
+cd "$bp_repo_root"
+
+: "${JOLT_DRIVER:?set JOLT_DRIVER to the jolt_incremental driver (../shared/peers/README.md)}"
+bp_results_setup
+csv="${bp_results}-scene-jolt.csv"
+build="${BUILD_DIR:-build/release}"
+cli="$build/tools/broadphase"
+fractions="${FRACTIONS:-0.001,0.01,0.1,1}"
+frames="${FRAMES:-15}"
+
+bp_log "release build ($build)"
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DBROADPHASE_BUILD_TOOLS=ON >/dev/null
+cmake --build "$build" --parallel "$bp_jobs" --target broadphase_cli
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+echo "scene,bodies,fraction,moved,jolt_ms,automatic_ms,grid_ms,multi_box_pruning_ms,rebuild_ms,jolt_over_automatic,moved_pairs,peer_pairs" >"$csv"
+for scene in ${SCENES:-pile:100000 uniform:100000}; do
+    bp_log "$scene"
+    boxes="$work/boxes.npy" moves="$work/moves.bin"
+    "$cli" bench "$scene" --save-boxes "$boxes" >/dev/null
+    "$JOLT_DRIVER" "$boxes" --frames "$frames" --fractions "$fractions" --moves "$moves" 2>/dev/null >"$work/jolt.txt"
+    "$cli" bench "jolt-moves:$moves" --mode automatic,grid,multi_box_pruning,rebuild --threads 1 --json >"$work/ours.json"
+    "$cli" bench "jolt-moves:$moves" --mode automatic --threads 1 --verify >/dev/null  # fails on any difference
+    awk -v scene="$scene" '
+        FNR == NR {  # jolt: fraction=F moved=M median_ms=X ...
+            for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+            jolt[v["fraction"] + 0] = v["median_ms"]
+            next
+        }
+        {
+            line = $0; gsub(/[{}"]/, "", line); n = split(line, f, ",")
+            delete o
+            for (i = 1; i <= n; i++) { split(f[i], kv, ":"); o[kv[1]] = kv[2] }
+            fr = o["fraction"] + 0
+            if (!(fr in seen)) { seen[fr] = 1; order[++count] = fr }
+            ms[fr, o["mode"]] = o["median_ms"]; bodies = o["bodies"]; moved[fr] = o["moved"]
+            mp[fr] = o["moved_pairs"]; pp[fr] = o["peer_pairs"]
+        }
+        END {
+            for (k = 1; k <= count; k++) {
+                fr = order[k]; a = ms[fr, "automatic"]
+                printf "%s,%s,%g,%s,%s,%s,%s,%s,%s,%.2f,%s,%s\n", scene, bodies, fr, moved[fr], jolt[fr], a,
+                       ms[fr, "grid"], ms[fr, "multi_box_pruning"], ms[fr, "rebuild"], jolt[fr] / a, mp[fr], pp[fr]
+            }
+        }' "$work/jolt.txt" "$work/ours.json" >>"$csv"
+done
+bp_log "wrote $csv"
+awk -F, 'NR == 1 { print "| scene | fraction | moved | Jolt ms | automatic ms | grid | multi box pruning | rebuild | Jolt / automatic |"
+                   print "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"; next }
+         { printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $3, $4, $5, $6, $7, $8, $9, $10 }' "$csv"
