@@ -371,6 +371,8 @@ private:
     void changed_pairs(UpdateMode method);
     void collect_stale();
     void apply_changes();
+    void diff_by_partners();
+    void edit_partners();
     void list_partners();
     void take_found();
     void listed_pairs() const;
@@ -411,7 +413,7 @@ private:
     void touch(Id id) {
         mark_tree_stale(id);
         if (id >= dirty_flag_.size()) {
-            partners_.resize(objects_.size()), adds_.resize(objects_.size(), 0);
+            partners_.resize(objects_.size()), adds_.resize(objects_.size(), 0), mark_.resize(objects_.size(), 0);
             meet_.resize(objects_.size(), 0), requery_flag_.resize(objects_.size(), 0);
             dirty_flag_.resize(objects_.size(), 0);  // last: its size stands for the three
         }
@@ -489,7 +491,10 @@ private:
     // pairs_behind_ (pairs() then makes it from the partners).
     std::vector<std::vector<Id>> partners_;
     bool partners_valid_ = true;
-    std::vector<std::uint32_t> adds_;  // per object: partners the update adds (all 0 between updates)
+    std::vector<std::uint32_t> adds_;  // per object: partners the update adds, or a cursor (all 0 between updates)
+    std::vector<std::uint32_t> mark_;  // per object: a stamp (diff_by_partners)
+    std::uint32_t stamp_ = 0;
+    std::vector<Id> grouped_;          // fresh_'s partners, grouped by changed object
     std::size_t pair_count_ = 0;
     mutable std::vector<Pair> current_;
     mutable std::atomic<bool> pairs_behind_{false};

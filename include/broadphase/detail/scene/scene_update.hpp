@@ -108,20 +108,24 @@ inline Report BasicScene<T, D>::update_or_throw() {
         // The changed objects' pairs before, from their partners while few
         // objects changed, else from the sorted array.
         const bool by_partners = double(dirty_.size()) <= kPartnerShare * double(std::max<std::size_t>(live_, 1));
-        if (by_partners) {
-            if (!partners_valid_) list_partners();
-            collect_stale();
-        } else {
-            split_current();
-        }
+        if (by_partners && !partners_valid_) list_partners();
         if (method == UpdateMode::sweep_and_prune) {
+            // The sweep works from the changed objects' pairs before, sorted.
+            if (by_partners) collect_stale();
+            else split_current();
             sweep_changed_pairs();
+            if (by_partners) apply_changes();
+            else merge_changed_pairs();
         } else {
-            if (method == UpdateMode::tree) synced_tree();
-            changed_pairs(method);
+            if (method == UpdateMode::tree) synced_tree(), changed_pairs(method);
+            if (by_partners) {
+                diff_by_partners();
+            } else {
+                sort_pairs(fresh_);
+                split_current();
+                merge_changed_pairs();
+            }
         }
-        if (by_partners) apply_changes();
-        else merge_changed_pairs();
     }
     for (Id id : dirty_) dirty_flag_[id] = 0, requery_flag_[id] = 0;
     dirty_.clear();
@@ -197,14 +201,14 @@ inline bool BasicScene<T, D>::may_pair(Id a, Id b) const {
     return Filter::may_meet(objects_[a].filter, objects_[b].filter);
 }
 
-/// fresh_ = every pair with a changed object, each once (unsorted).
+/// fresh_ += every pair with a changed object found in the tree, each
+/// once (unsorted).
 template <class T, int D>
 inline void BasicScene<T, D>::changed_pairs(UpdateMode method) {
     if (method == UpdateMode::tree) {
         for (Id id : dirty_)
             if (objects_[id].alive && objects_[id].box.valid()) tree_pairs_of(id, dirty_flag_);
     }
-    sort_pairs(fresh_);
 }
 
 // The current set is held two ways, at least one of them up to date
@@ -235,6 +239,68 @@ template <class T, int D>
 inline void BasicScene<T, D>::apply_changes() {
     difference(fresh_, stale_, begun_);
     difference(stale_, fresh_, ended_);
+    edit_partners();
+}
+
+/// The events from fresh_ (every pair with a changed object now, each
+/// once, in any order) against the changed objects' partners, one object at
+/// a time: each pair goes to its changed object (the lower id when both
+/// changed), the object's partners before are stamped, and its pairs now
+/// either find their stamp (kept) or begin; stamps left unfound end. Then
+/// the partners are edited. O(changed objects' pairs before and now), with
+/// only the events sorted (the merge of sorted sets it replaces sorted
+/// both sets first: 9,000 pairs each for 1% of a pile of 100,000).
+template <class T, int D>
+inline void BasicScene<T, D>::diff_by_partners() {
+    // Every allocation first (the events are at most the pairs now and before).
+    std::size_t before_count = 0;
+    for (Id c : dirty_) before_count += partners_[c].size();
+    grouped_.resize(fresh_.size());
+    begun_.clear();
+    ended_.clear();
+    begun_.reserve(fresh_.size());
+    ended_.reserve(before_count);
+    // fresh_ grouped by changed object: counts in adds_, then start offsets.
+    auto owner = [&](const Pair& p) { return dirty_flag_[p.a] ? p.a : p.b; };
+    for (const Pair& p : fresh_) ++adds_[owner(p)];
+    std::uint32_t at = 0;
+    for (Id id : dirty_) {
+        const std::uint32_t c = adds_[id];
+        adds_[id] = at;
+        at += c;
+    }
+    for (const Pair& p : fresh_) {
+        const Id c = owner(p);
+        grouped_[adds_[c]++] = c == p.a ? p.b : p.a;  // after this, adds_[c] = end of c's group
+    }
+    if (stamp_ > ~std::uint32_t(0) - 4) std::fill(mark_.begin(), mark_.end(), 0u), stamp_ = 0;
+    std::uint32_t start = 0;
+    for (Id c : dirty_) {
+        const std::uint32_t end = adds_[c];
+        adds_[c] = 0;
+        const std::uint32_t before = stamp_ += 2, kept = before + 1;
+        auto counted = [&](Id other) { return !dirty_flag_[other] || c < other; };  // the pair is c's to report
+        for (Id other : partners_[c])
+            if (counted(other)) mark_[other] = before;
+        for (std::uint32_t t = start; t < end; ++t) {
+            const Id other = grouped_[t];
+            if (mark_[other] == before) mark_[other] = kept;
+            else begun_.push_back(ordered(c, other));
+        }
+        for (Id other : partners_[c])
+            if (counted(other) && mark_[other] == before) ended_.push_back(ordered(c, other));
+        start = end;
+    }
+    sort_pairs(begun_);
+    sort_pairs(ended_);
+    edit_partners();
+}
+
+/// The partners edited by the events (begun_, ended_): the lists that grow
+/// are reserved first, so a bad_alloc leaves the last set as it was.
+/// O(events x list length).
+template <class T, int D>
+inline void BasicScene<T, D>::edit_partners() {
     if (begun_.empty() && ended_.empty()) return;
     for (const Pair& p : begun_) ++adds_[p.a], ++adds_[p.b];
     BROADPHASE_TRY {
