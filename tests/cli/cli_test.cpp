@@ -1172,7 +1172,8 @@ TEST_F(Cli, BenchMotionDefaultModesAndTable) {
     EXPECT_EQ(t.out.find("multi_box_pruning"), std::string::npos) << t.out;
 
     const RunResult l = run({"scenes"});
-    for (const char* name : {"fall:N", "brownian:N:F", "static-world:N:F"}) EXPECT_NE(l.out.find(name), std::string::npos);
+    for (const char* name : {"fall:N", "brownian:N:F", "static-world:N:F", "game:N:F"})
+        EXPECT_NE(l.out.find(name), std::string::npos);
 
     // Update modes are named as in C++ and Python (sweep_and_prune); the
     // hyphen spelling is the same mode, asked for once.
@@ -1817,4 +1818,24 @@ TEST_F(Cli, BenchMoveFileErrors) {
     write_file(path("moves.bin"), whole);
     const RunResult frames = run({"bench", "jolt-moves:" + path("moves.bin"), "--frames", "3"});
     EXPECT_EQ(frames.status, 2);
+}
+
+TEST_F(Cli, BenchSavesASequencesMovesForAReplay) {
+    const RunResult w = run({"bench", "game:2000:0.05", "--frames", "4", "--mode", "grid", "--save-moves", path("game.bin")});
+    ASSERT_EQ(w.status, 0) << w.err;
+    const RunResult r = run({"bench", "jolt-moves:" + path("game.bin"), "--mode", "all", "--verify", "--json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    std::size_t rows = 0;
+    for (const std::string& line : lines_of(r.out)) {
+        std::map<std::string, std::string> obj;
+        ASSERT_TRUE(parse_flat_json(line, obj)) << line;
+        EXPECT_EQ(obj["verified"], "true") << line;
+        EXPECT_EQ(obj["frames"], "7");  // 3 warm-up + 4
+        EXPECT_EQ(obj["moved"], "100");
+        ++rows;
+    }
+    EXPECT_EQ(rows, 6u);
+    const RunResult statics = run({"bench", "static-world:500:0.1", "--save-moves", path("city.bin")});
+    EXPECT_EQ(statics.status, 2);
+    EXPECT_NE(statics.err.find("static objects"), std::string::npos) << statics.err;
 }

@@ -46,6 +46,9 @@ TEST(Motion, ParsesGoodNames) {
     EXPECT_EQ(s.kind, motion::Kind::static_world);
     EXPECT_EQ(s.fraction, 1.0);
     ASSERT_TRUE(motion::parse("brownian:1:1e-3", s, error)) << error;
+    ASSERT_TRUE(motion::parse("game:5000:0.02", s, error)) << error;
+    EXPECT_EQ(s.kind, motion::Kind::game);
+    EXPECT_EQ(s.fraction, 0.02);
     for (const std::string& p : motion::sequence_names()) EXPECT_NE(motion::describe(p), "") << p;
 }
 
@@ -53,7 +56,7 @@ TEST(Motion, RejectsBadNamesWithAReason) {
     for (const char* name : {"fall", "fall:", "fall:0", "fall:x", "fall:-1", "fall:1.5", "fall:100:1", "fall:99999999999",
                              "brownian:100", "brownian:100:0", "brownian:100:-0.1", "brownian:100:1.01",
                              "brownian:100:x", "brownian:100:nan", "brownian:100:inf", "brownian::0.5",
-                             "brownian:100:0.5:2", "static-world:100:", "static-world:100:2", "falls:10", "",
+                             "brownian:100:0.5:2", "static-world:100:", "static-world:100:2", "game:100", "game:100:0", "falls:10", "",
                              "uniform:100"}) {
         motion::Spec s;
         std::string error;
@@ -72,7 +75,7 @@ TEST(Motion, RejectsBadNamesWithAReason) {
 }
 
 TEST(Motion, SameNameSameSequence) {
-    for (const char* name : {"fall:3000", "brownian:3000:0.1", "brownian:500:1", "static-world:3000:0.05"}) {
+    for (const char* name : {"fall:3000", "brownian:3000:0.1", "brownian:500:1", "static-world:3000:0.05", "game:3000:0.05"}) {
         SCOPED_TRACE(name);
         motion::Sequence a = make(name), b = make(name);
         ASSERT_EQ(a.size(), b.size());
@@ -142,6 +145,30 @@ TEST(Motion, BrownianMovesItsShareOfDistinctBoxes) {
     for (std::size_t moved : run_and_check(all, 5)) EXPECT_EQ(moved, 300u);
     motion::Sequence one = make("brownian:300:0.0001");  // at least one box moves
     for (std::size_t moved : run_and_check(one, 5)) EXPECT_EQ(moved, 1u);
+}
+
+TEST(Motion, GameWakesNeighbourhoodsThatMoveSettleAndSleep) {
+    motion::Sequence seq = make("game:4000:0.05");
+    EXPECT_EQ(seq.static_count(), 0u);
+    std::vector<std::set<std::uint32_t>> movers;
+    motion::Moves m;
+    std::set<std::uint32_t> ever;
+    const std::vector<std::size_t> moved = run_and_check(seq, 1);  // frame 1: the first 200 wake
+    EXPECT_EQ(moved[0], 200u);
+    std::set<std::uint32_t> last;
+    std::size_t stayed = 0, total = 0;
+    for (int f = 0; f < 150; ++f) {
+        seq.next_frame(m);
+        EXPECT_EQ(m.size(), 200u) << "frame " << f;  // F*N awake at a time
+        std::set<std::uint32_t> now(m.index.begin(), m.index.end());
+        for (std::uint32_t i : now) stayed += last.count(i), ++total, ever.insert(i);
+        last = now;
+    }
+    // The same boxes move frame after frame (they sleep after about 30
+    // frames), and over 150 frames many more than 200 have woken.
+    EXPECT_GT(double(stayed) / double(total), 0.9);
+    EXPECT_GT(ever.size(), 600u);
+    EXPECT_LT(ever.size(), 4000u);
 }
 
 TEST(Motion, StaticWorldHasStaticCityAndMovers) {

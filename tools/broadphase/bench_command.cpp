@@ -548,15 +548,18 @@ int run_bench(const std::vector<std::string>& args) {
                                            {"--sorted", "", false},
                                            {"--mode", "", true},
                                            {"--save-boxes", "", true},
+                                           {"--save-moves", "", true},
                                            {"--format", "", true},
                                            {"--array", "", true}});
     if (p.has("--help")) return print_usage();
     if (p.positional.size() != 1) throw usage_error("bench needs one scene name or box file (see broadphase scenes)");
     const std::string scene = p.positional[0];
-    // Motion sequences (fall:N, brownian:N:F, static-world:N:F) run as scenes: motion_bench.cpp.
+    // Motion sequences (fall:N, brownian:N:F, static-world:N:F, game:N:F) run as scenes: motion_bench.cpp.
     if (broadphase_scenes::motion::is_sequence_name(scene)) return run_motion_bench(p);
     if (scene.rfind("jolt-moves:", 0) == 0) return run_moves_bench(p);
-    if (p.has("--mode")) throw usage_error("--mode applies to motion sequences (fall:N, brownian:N:F, static-world:N:F)");
+    if (p.has("--save-moves")) throw usage_error("--save-moves applies to motion sequences (brownian:N:F, game:N:F)");
+    if (p.has("--mode"))
+        throw usage_error("--mode applies to motion sequences (fall:N, brownian:N:F, static-world:N:F, game:N:F) and move files");
     const bool queries = p.has("--queries");
     const std::string device = p.get("--device", "cpu");
     if (device != "cpu" && device != "cuda")

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstring>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <iterator>
 #include <string>
@@ -136,6 +137,57 @@ private:
 };
 
 /// One mode's runner and what was measured.
+/// Writes a move file (JOLTMOV1: the layout in ../shared/peers/jolt_incremental.cpp,
+/// which `bench jolt-moves:` reads): the header and initial boxes, then one
+/// block of frames, each with its moves and the pairs with a moved body.
+class MoveWriter {
+public:
+    void open(const std::string& path, const std::vector<broadphase::Box>& initial, double fraction,
+              std::uint32_t frames, std::uint32_t moved) {
+        path_ = path;
+        f_ = std::fopen(path.c_str(), "wb");
+        if (!f_) throw CliError(path + ": cannot write");
+        std::fwrite("JOLTMOV1", 1, 8, f_);
+        const std::uint32_t n = static_cast<std::uint32_t>(initial.size());
+        put(n), put(std::uint32_t(1)), put(frames), put(std::uint32_t(0)), put(0.0f);
+        for (std::uint32_t i = 0; i < n; ++i) put(i);
+        for (const broadphase::Box& b : initial) box(b);
+        put(static_cast<float>(fraction)), put(moved);
+        moved_.assign(n, 0);
+    }
+    void frame(const motion::Moves& m, const std::vector<Pair>& pairs) {
+        put(static_cast<std::uint32_t>(m.size()));
+        for (std::size_t k = 0; k < m.size(); ++k) put(m.index[k]), box(m.box[k]);
+        for (std::uint32_t i : m.index) moved_[i] = 1;
+        std::uint64_t with_moved = 0;
+        for (const Pair& q : pairs) with_moved += moved_[q.a] | moved_[q.b];
+        for (std::uint32_t i : m.index) moved_[i] = 0;
+        put(with_moved);
+    }
+    void close() {
+        const bool ok = std::fflush(f_) == 0 && !std::ferror(f_);
+        std::fclose(f_);
+        f_ = nullptr;
+        if (!ok) throw CliError(path_ + ": write failed");
+    }
+    ~MoveWriter() {
+        if (f_) std::fclose(f_);
+    }
+
+private:
+    template <class V>
+    void put(V v) {
+        std::fwrite(&v, sizeof v, 1, f_);
+    }
+    void box(const broadphase::Box& b) {
+        for (int k = 0; k < 3; ++k) put(b.min[k]);
+        for (int k = 0; k < 3; ++k) put(b.max[k]);
+    }
+    std::string path_;
+    std::FILE* f_ = nullptr;
+    std::vector<std::uint8_t> moved_;
+};
+
 struct Slot {
     std::unique_ptr<MotionRunner> runner;
     SceneRunner* scene = nullptr;  ///< the runner, when it is a Scene (events)
@@ -231,6 +283,7 @@ const char* kind_name(motion::Kind k) {
         case motion::Kind::fall: return "fall";
         case motion::Kind::brownian: return "brownian";
         case motion::Kind::static_world: return "static-world";
+        case motion::Kind::game: return "game";
     }
     return "?";
 }
@@ -254,6 +307,9 @@ int run_motion_bench(const ParsedArgs& p) {
     const bool verify = p.has("--verify"), json = p.has("--json");
     motion::Sequence seq(spec);
     const std::size_t objects = seq.size();
+    if (p.has("--save-moves") && seq.static_count() > 0)
+        throw usage_error("--save-moves: " + name + " has static objects, which a move file cannot tell (use "
+                          "brownian:N:F or game:N:F)");
     std::vector<Slot> slots =
         make_slots(p.get("--mode", "multi_box_pruning,rebuild"), static_cast<unsigned>(threads), objects);
     std::unique_ptr<Oracle> oracle;
@@ -272,6 +328,19 @@ int run_motion_bench(const ParsedArgs& p) {
                                   : "the automatic one-shot algorithm (too many objects for brute force)")
                            : "");
         std::fflush(stdout);
+    }
+
+    // --save-moves: the frames' moves as a move file (the format `bench
+    // jolt-moves:` and the Jolt driver read; one block), with each frame's
+    // pairs with a moved body as the first exact Scene mode counts them.
+    MoveWriter saver;
+    const Slot* counter = nullptr;
+    if (p.has("--save-moves")) {
+        for (const Slot& s : slots)
+            if (!counter && s.scene && s.runner->exact()) counter = &s;
+        if (!counter) throw usage_error("--save-moves needs an exact Scene mode among --mode to count the pairs");
+        saver.open(p.get("--save-moves"), seq.initial(), spec.fraction, static_cast<std::uint32_t>(warmup_frames + frames),
+                   spec.kind == motion::Kind::fall ? 0u : static_cast<std::uint32_t>(std::llround(spec.fraction * double(objects))));
     }
 
     // Frame 0: every object added, the first pairs (all of them begin).
@@ -326,7 +395,9 @@ int run_motion_bench(const ParsedArgs& p) {
                 }
             }
         }
+        if (counter) saver.frame(moves, counter->scene->scene().pairs());
     }
+    if (counter) saver.close();
 
     const double nf = double(frames);
     if (!json) {

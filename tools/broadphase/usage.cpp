@@ -13,7 +13,7 @@ Usage:
   broadphase bench SCENE|FILE --save-boxes FILE
   broadphase bench SCENE|FILE --queries [--algorithm NAME|all] [--frames K] [--threads T] [--verify] [--json]
   broadphase bench SCENE|FILE --device cuda [--frames K] [--sorted] [--verify] [--json]
-  broadphase bench SEQUENCE [--mode M[,M...]|all] [--frames K] [--threads T] [--verify] [--json]
+  broadphase bench SEQUENCE [--mode M[,M...]|all] [--frames K] [--threads T] [--verify] [--json] [--save-moves FILE]
   broadphase bench jolt-moves:FILE [--mode M[,M...]|all] [--threads T] [--verify] [--json]
   broadphase scenes
   broadphase demo [--particles N] [--steps S] [--model dem|elastic] [--broad-phase neighbor_list|spheres|boxes]
@@ -95,7 +95,7 @@ bench   Times full frames (build + find) on one kept finder: one untimed
                                 beyond that the CPU's automatic choice
         JSON fields as above plus device, upload_ms, transfer_ms, entries,
         levels, key_bits, cell_size, device_mb, sorted, oracle.
-        With a motion sequence (fall:N, brownian:N:F, static-world:N:F; see
+        With a motion sequence (fall:N, brownian:N:F, static-world:N:F, game:N:F; see
         broadphase scenes), runs it frame by frame through each mode, all
         modes in lockstep on the same moves: 3 untimed warm-up frames, then
         K timed ones (default 30). A frame's time is "apply the moves + find
@@ -122,6 +122,12 @@ bench   Times full frames (build + find) on one kept finder: one untimed
         frames, warmup, median_ms, min_ms, mean_ms, setup_ms, pairs, begun,
         ended, moved (means per timed frame), verified, covers_exact, oracle,
         threads.
+          --save-moves FILE     also write every frame's moves (warm-up
+                                included) as a move file, with the pairs
+                                with a moved body the first exact Scene
+                                mode found (sequences without static
+                                objects: brownian, game); replay it with
+                                jolt-moves:FILE, or through the Jolt peer
         With jolt-moves:FILE (a move file from jolt_incremental --moves, the
         Jolt peer: docs/scene.md), replays each fraction's frames through a
         Scene per mode (default automatic; all: every exact mode), from the

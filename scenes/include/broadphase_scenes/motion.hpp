@@ -35,6 +35,17 @@
 //                     edge, passing through buildings. Objects: the
 //                     N - round(F*N) static ones (tile, building, tile, ...
 //                     lot by lot) then the movers, every one moving every frame.
+//   game:N:F          brownian's N boxes, as bodies in a game wake and sleep:
+//                     about F*N of them awake at a time. A frame first puts to
+//                     sleep the awake boxes that settled (speed below 0.01 m a
+//                     frame), then wakes neighbourhoods (an explosion, a
+//                     collision): 32 boxes in a row of a Morton order of the
+//                     boxes' starting centres, as many times as it takes to
+//                     get back to F*N awake. A woken box gets a random
+//                     velocity (0.1..0.3 m a frame), moves by it every frame,
+//                     damped by 0.9 a frame (reflected at the cube's faces),
+//                     and sleeps after about 30 frames: the same boxes move
+//                     for many frames in a row, and only they move.
 //
 // Each sequence is a pure function of its name (fixed seeds, splitmix64 from
 // random.hpp, only + - * / and sqrt after the first frame), so two runs of
@@ -70,7 +81,7 @@ namespace broadphase_scenes {
 namespace motion {
 
 /// The three kinds of sequence (see the top of this file).
-enum class Kind : std::uint8_t { fall, brownian, static_world };
+enum class Kind : std::uint8_t { fall, brownian, static_world, game };
 
 /// A parsed name: kind, N, and F (1 for fall).
 struct Spec {
@@ -102,7 +113,7 @@ struct Moves {
 };
 
 /// The name patterns accepted by Sequence::make, for listings. O(1).
-inline std::vector<std::string> sequence_names() { return {"fall:N", "brownian:N:F", "static-world:N:F"}; }
+inline std::vector<std::string> sequence_names() { return {"fall:N", "brownian:N:F", "static-world:N:F", "game:N:F"}; }
 
 /// One-line description of a name pattern from sequence_names() ("" for
 /// anything else). O(1).
@@ -112,6 +123,8 @@ inline std::string describe(const std::string& pattern) {
         return "N boxes, a fraction F of them (0 < F <= 1) taking a random step each frame (motion sequence)";
     if (pattern == "static-world:N:F")
         return "a static city of N(1-F) boxes with F*N movers wandering through it (motion sequence)";
+    if (pattern == "game:N:F")
+        return "N boxes that wake in neighbourhoods, move, settle and sleep, F*N awake at a time (motion sequence)";
     return "";
 }
 
@@ -177,7 +190,7 @@ namespace motion {
 /// "brownian:" or "static-world:" (or is one of those words alone). Such a
 /// name may still be malformed: parse says why. O(length).
 inline bool is_sequence_name(const std::string& name) {
-    for (const char* kind : {"fall", "brownian", "static-world"}) {
+    for (const char* kind : {"fall", "brownian", "static-world", "game"}) {
         const std::string k = kind;
         if (name == k || detail::starts_with(name, (k + ":").c_str())) return true;
     }
@@ -195,8 +208,9 @@ inline bool parse(const std::string& name, Spec& spec, std::string& error) {
     if (f[0] == "fall") s.kind = Kind::fall, usage = "fall:N";
     else if (f[0] == "brownian") s.kind = Kind::brownian, usage = "brownian:N:F";
     else if (f[0] == "static-world") s.kind = Kind::static_world, usage = "static-world:N:F";
+    else if (f[0] == "game") s.kind = Kind::game, usage = "game:N:F";
     else {
-        error = "unknown motion sequence '" + name + "': use fall:N, brownian:N:F or static-world:N:F";
+        error = "unknown motion sequence '" + name + "': use fall:N, brownian:N:F, static-world:N:F or game:N:F";
         return false;
     }
     const std::size_t fields = s.kind == Kind::fall ? 2 : 3;
@@ -232,6 +246,7 @@ public:
             case Kind::fall: init_fall(seed ? seed : 51); break;
             case Kind::brownian: init_brownian(seed ? seed : 52); break;
             case Kind::static_world: init_static_world(seed ? seed : 53); break;
+            case Kind::game: init_game(seed ? seed : 54); break;
         }
         initial_ = boxes_;
     }
@@ -275,6 +290,7 @@ public:
             case Kind::fall: step_fall(moves); break;
             case Kind::brownian: step_brownian(moves); break;
             case Kind::static_world: step_static_world(moves); break;
+            case Kind::game: step_game(moves); break;
         }
     }
 
@@ -514,6 +530,77 @@ private:
         }
     }
 
+    // ---------------------------------------------------------------- game
+    static constexpr std::size_t game_cluster = 32;  // boxes an impulse wakes
+    static constexpr double game_damping = 0.9;      // speed kept a frame
+    static constexpr double game_rest = 0.01;        // m a frame: below it a box sleeps
+
+    void init_game(std::uint64_t seed) {
+        init_brownian(seed);  // the same boxes; movers_ is the awake target
+        const std::size_t n = spec_.n;
+        // A Morton order of the starting centres (10 bits an axis): a run
+        // of it is a neighbourhood.
+        std::vector<std::uint64_t> key(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            std::uint64_t m = 0;
+            for (int k = 0; k < 3; ++k) {
+                const double t = std::min(std::max(centre_[3 * i + k] / side_, 0.0), 1.0);
+                const std::uint64_t q = static_cast<std::uint64_t>(t * 1023.0);
+                for (int b = 0; b < 10; ++b) m |= ((q >> b) & 1u) << (3 * b + k);
+            }
+            key[i] = (m << 32) | i;
+        }
+        std::sort(key.begin(), key.end());
+        for (std::size_t i = 0; i < n; ++i) order_[i] = static_cast<std::uint32_t>(key[i] & 0xffffffffu);
+        velocity_.assign(3 * n, 0.0);
+        awake_flag_.assign(n, 0);
+        awake_.clear();
+    }
+
+    void step_game(Moves& moves) {
+        const std::size_t n = spec_.n;
+        // Settled boxes sleep.
+        std::size_t kept = 0;
+        for (std::uint32_t i : awake_) {
+            double fastest = 0;
+            for (int k = 0; k < 3; ++k) fastest = std::max(fastest, std::fabs(velocity_[3 * i + k]));
+            if (fastest < game_rest) awake_flag_[i] = 0;
+            else awake_[kept++] = i;
+        }
+        awake_.resize(kept);
+        // Neighbourhoods wake until F*N are awake.
+        while (awake_.size() < movers_) {
+            const std::size_t start = rng_.below(n);
+            for (std::size_t t = 0; t < game_cluster && awake_.size() < movers_; ++t) {
+                const std::uint32_t i = order_[(start + t) % n];
+                if (awake_flag_[i]) continue;
+                awake_flag_[i] = 1;
+                awake_.push_back(i);
+                // A random direction (uniform in the unit ball, normalised), at 0.1..0.3 m a frame.
+                double d[3], len = 0;
+                do {
+                    len = 0;
+                    for (int k = 0; k < 3; ++k) d[k] = rng_.uniform(-1, 1), len += d[k] * d[k];
+                } while (len > 1 || len < 1e-6);
+                const double speed = rng_.uniform(0.1, 0.3) / std::sqrt(len);
+                for (int k = 0; k < 3; ++k) velocity_[3 * i + k] = d[k] * speed;
+            }
+        }
+        moves.index.reserve(awake_.size());
+        moves.box.reserve(awake_.size());
+        for (std::uint32_t i : awake_) {
+            for (int k = 0; k < 3; ++k) {
+                double& c = centre_[3 * i + k];
+                double& v = velocity_[3 * i + k];
+                c += v;
+                if (c < 0 || c > side_) c = reflect(c, side_), v = -v;
+                v *= game_damping;
+            }
+            boxes_[i] = centred(i);
+            moves.push_back(i, boxes_[i]);
+        }
+    }
+
     // ---------------------------------------------------------------- common
     void add_static(const broadphase::Box& b) {
         boxes_.push_back(b);
@@ -546,6 +633,10 @@ private:
     std::size_t movers_ = 0;
     // static-world
     std::vector<Walker> walker_;
+    // game (with brownian's boxes)
+    std::vector<double> velocity_;
+    std::vector<std::uint8_t> awake_flag_;
+    std::vector<std::uint32_t> awake_;
 };
 
 }  // namespace motion
