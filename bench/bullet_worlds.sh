@@ -2,8 +2,8 @@
 # The Bullet adapter in whole Bullet worlds (issue 31, docs/bullet.md):
 # broadphase_bullet_worlds steps three btDiscreteDynamicsWorlds (3,000
 # falling boxes, 10,000 poured spheres, 20,000 resting boxes) on
-# btDbvtBroadphase, bt32BitAxisSweep3 and ours, one after the other in one
-# process, and reports per step the whole step and its broad phase
+# btDbvtBroadphase, bt32BitAxisSweep3 and ours (exact, and with fat pairs:
+# ours-fat), one after the other in one process, and reports per step the whole step and its broad phase
 # (updateAabbs + computeOverlappingPairs), with the worlds' end state to
 # check they came out alike. Writes docs/benchmarks/<machine>-bullet-worlds.csv
 # with the columns
