@@ -39,13 +39,25 @@
 #include "../../boxes.hpp"
 #include "../box_rules.hpp"
 #include "../parallel.hpp"
+#include "change_marks.hpp"
 
 namespace broadphase {
 namespace detail {
 
+/// An object's place in IncrementalGrid.
+struct GridState {
+    std::uint32_t cell = ~std::uint32_t(0);  // its home cell, the large list, or none (not placed)
+    std::uint32_t slot = 0;                  // its index in that cell, or in the large list
+    bool present = false;
+    bool outside = false;  // placed with its min corner outside the span (counted in outside_)
+};
+
 template <class T, int D>
-class IncrementalGrid {
+class IncrementalGrid : public ChangeMarks<T, D, GridState> {
     static_assert(D >= 1 && D <= 3, "the grid indexes at most 3 axes");
+    using Marks = ChangeMarks<T, D, GridState>;
+    using Marks::boxes_, Marks::flag_, Marks::state_, Marks::marked_, Marks::present_, Marks::kChanged,
+        Marks::kErased;
 
 public:
     using box_type = BasicBox<T, D>;
@@ -54,23 +66,6 @@ public:
     static constexpr Id max_id = (Id(1) << 31) - 1;
     /// Cells the table may have per object.
     static constexpr double kCellsPerObject = 4;
-
-    /// Records that the object is present with this (valid) box: inserted or
-    /// moved. Takes effect at commit(). O(1).
-    void set(Id id, const box_type& box) {
-        grow(id);
-        boxes_[id] = box;
-        if (!state_[id].present) state_[id].present = true, ++present_;
-        mark(id, kChanged);
-    }
-
-    /// Records that the object is gone (no-op if it was not present). O(1).
-    void erase(Id id) {
-        if (id >= state_.size() || !state_[id].present) return;
-        state_[id].present = false;
-        --present_;
-        mark(id, kErased);
-    }
 
     /// Applies the recorded changes (deriving the grid again first when
     /// needed) and, with search, calls emit(thread, c, other) once for every
@@ -117,7 +112,6 @@ public:
         marked_.clear();
     }
 
-    std::size_t size() const { return present_; }
     std::size_t large_count() const { return large_.size(); }
     /// How many objects, on average over the objects, share the home cell
     /// of one (itself included), when the grid was last derived: about 1-3
@@ -153,30 +147,13 @@ public:
 
 private:
     static constexpr std::uint32_t kNone = ~std::uint32_t(0), kLarge = kNone - 1;
-    static constexpr std::uint8_t kChanged = 1, kErased = 2;
     static constexpr Id kChangedEntry = Id(1) << 31;
 
     struct Entry {
         T lo[D], hi[D];
         Id tagged;  // the object's id, with kChangedEntry while it changed this frame
     };
-    struct State {
-        std::uint32_t cell = kNone;  // its home cell, kLarge, or kNone (not placed)
-        std::uint32_t slot = 0;      // its index in that cell, or in large_
-        bool present = false;
-    };
-
-    void grow(Id id) {
-        if (id < state_.size()) return;
-        boxes_.resize(std::size_t(id) + 1);
-        flag_.resize(std::size_t(id) + 1, 0);
-        placed_outside_.resize(std::size_t(id) + 1, 0);
-        state_.resize(std::size_t(id) + 1);  // last: its size says the others'
-    }
-    void mark(Id id, std::uint8_t f) {
-        if (!flag_[id]) marked_.push_back(id);
-        flag_[id] = f;  // the last word wins
-    }
+    using State = GridState;
 
     // ---- the table -----------------------------------------------------------
 
@@ -229,8 +206,8 @@ private:
             state_[last.tagged & ~kChangedEntry].slot = s.slot;
             cell.pop_back();
         }
-        outside_ -= placed_outside_[id];
-        placed_outside_[id] = 0;
+        outside_ -= s.outside;
+        s.outside = false;
         s.cell = kNone;
     }
 
@@ -247,8 +224,8 @@ private:
             s.slot = static_cast<std::uint32_t>(cells_[c].size());
             cells_[c].push_back(entry_of(id));
         }
-        placed_outside_[id] = is_outside(boxes_[id]);
-        outside_ += placed_outside_[id];
+        s.outside = is_outside(boxes_[id]);
+        outside_ += s.outside;
     }
 
     // ---- deriving the grid -----------------------------------------------------
@@ -348,9 +325,9 @@ private:
         cells_.resize(stride);
         large_.clear();
         outside_ = 0;
-        std::fill(placed_outside_.begin(), placed_outside_.end(), std::uint8_t(0));
         for (Id id = 0; id < n; ++id) {
             state_[id].cell = kNone;
+            state_[id].outside = false;
             if (state_[id].present) put_in(id);
         }
         double shared = 0;
@@ -437,15 +414,10 @@ private:
         }
     }
 
-    std::vector<box_type> boxes_;
-    std::vector<std::uint8_t> flag_;
-    std::vector<State> state_;
-    std::vector<Id> marked_;
     std::vector<std::vector<Entry>> cells_;
     std::vector<Id> large_;
-    std::vector<std::uint8_t> placed_outside_;  // per object: placed, with its min corner outside the span
     std::vector<double> scratch_;
-    std::size_t present_ = 0, derived_count_ = 0, outside_ = 0;
+    std::size_t derived_count_ = 0, outside_ = 0;
     double crowding_ = 0;
     bool derived_ = false;
     double origin_[D] = {}, h_[D] = {}, inv_h_[D] = {}, small_limit_[D] = {}, limit_[D] = {};

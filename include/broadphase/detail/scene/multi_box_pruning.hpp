@@ -36,12 +36,33 @@
 
 #include "../../boxes.hpp"
 #include "../parallel.hpp"
+#include "change_marks.hpp"
 
 namespace broadphase {
 namespace detail {
 
+/// The regions an object's entries are in (MultiBoxPruning).
+template <int D>
+struct PruningRange {
+    std::array<std::int32_t, D> lo{}, hi{};
+};
+/// An object's place in MultiBoxPruning.
+template <int D>
+struct PruningState {
+    PruningRange<D> range;                             // regions its entries are in (or would be)
+    std::uint32_t oversize_at = ~std::uint32_t(0);     // index in oversize_, or none
+    bool present = false;
+    bool in_regions = false;  // has entries in regions
+    bool outside = false;     // counted in outside_
+    bool is_oversize() const { return oversize_at != ~std::uint32_t(0); }
+};
+
 template <class T, int D>
-class MultiBoxPruning {
+class MultiBoxPruning : public ChangeMarks<T, D, PruningState<D>> {
+    using Marks = ChangeMarks<T, D, PruningState<D>>;
+    using Marks::boxes_, Marks::flag_, Marks::state_, Marks::marked_, Marks::present_, Marks::kChanged,
+        Marks::kErased;
+
 public:
     using box_type = BasicBox<T, D>;
     using Id = std::uint32_t;
@@ -52,23 +73,6 @@ public:
 
     /// Ids must be below this (the top bit marks changed entries).
     static constexpr Id max_id = (Id(1) << 31) - 1;
-
-    /// Records that the object is present with this (valid) box: inserted or
-    /// moved. Takes effect at commit(). O(1).
-    void set(Id id, const box_type& box) {
-        grow(id);
-        boxes_[id] = box;
-        if (!state_[id].present) state_[id].present = true, ++present_;
-        mark(id, kChanged);
-    }
-
-    /// Records that the object is gone (no-op if it was not present). O(1).
-    void erase(Id id) {
-        if (id >= state_.size() || !state_[id].present) return;
-        state_[id].present = false;
-        --present_;
-        mark(id, kErased);
-    }
 
     /// Applies the recorded changes to the regions, deriving them again
     /// first when needed (see needs_rederive), and with search, calls
@@ -147,7 +151,6 @@ public:
         return outside_ * 8 > n + 64;
     }
 
-    std::size_t size() const { return present_; }
     std::size_t region_count() const { return regions_.size(); }
     std::size_t oversize_count() const { return oversize_.size(); }
 
@@ -179,20 +182,10 @@ public:
 
 private:
     static constexpr std::uint32_t kNone = ~std::uint32_t(0);
-    static constexpr std::uint8_t kChanged = 1, kErased = 2;
     static constexpr Id kChangedEntry = Id(1) << 31;
 
-    struct Range {
-        std::array<std::int32_t, D> lo{}, hi{};
-    };
-    struct State {
-        Range range;                        // regions its entries are in (or would be)
-        std::uint32_t oversize_at = kNone;  // index in oversize_, or kNone
-        bool present = false;
-        bool in_regions = false;  // has entries in regions
-        bool outside = false;     // counted in outside_
-        bool is_oversize() const { return oversize_at != kNone; }
-    };
+    using Range = PruningRange<D>;
+    using State = PruningState<D>;
     /// One object in one region: its box, its id (with kChangedEntry set
     /// while the object changed this frame, so the pair search reads the
     /// entries alone) and its lowest region coordinates (16 bits per cut
@@ -211,16 +204,6 @@ private:
         bool touched = false;
     };
 
-    void grow(Id id) {
-        if (id < state_.size()) return;
-        boxes_.resize(std::size_t(id) + 1);
-        flag_.resize(std::size_t(id) + 1, 0);
-        state_.resize(std::size_t(id) + 1);  // last: its size says the others' (a failed resize leaves it short)
-    }
-    void mark(Id id, std::uint8_t f) {
-        if (!flag_[id]) marked_.push_back(id);
-        flag_[id] = f;  // the last word wins: erased after set, or set again
-    }
     void touch(std::uint32_t r) {
         if (!regions_[r].touched) regions_[r].touched = true, touched_.push_back(r);
     }
@@ -535,17 +518,13 @@ private:
         }
     }
 
-    std::vector<State> state_;
-    std::vector<box_type> boxes_;
-    std::vector<std::uint8_t> flag_;  // kChanged / kErased this frame
-    std::vector<Id> marked_;          // ids with a flag
     std::vector<Region> regions_;
     std::vector<std::array<std::int32_t, D>> coords_;  // each region's grid coordinates
     std::vector<std::uint32_t> touched_;               // regions with a change this frame
     std::vector<Id> oversize_;
     std::array<double, D> origin_{}, bounds_hi_{}, inv_cell_{};
     std::array<std::int32_t, D> dims_{};
-    std::size_t present_ = 0, derived_count_ = 0, outside_ = 0;
+    std::size_t derived_count_ = 0, outside_ = 0;
     bool derived_ = false;
 };
 
