@@ -49,6 +49,14 @@ protected:
         flag_.resize(std::size_t(id) + 1, 0);
         state_.resize(std::size_t(id) + 1);  // last: its size says the others' (a failed resize leaves it short)
     }
+    /// The rule both engines derive their layout again by: never derived,
+    /// the object count doubled or halved since (past a slack of 1,024), or
+    /// an eighth of the objects outside the derived bounds. O(1).
+    bool drifted(bool derived, std::size_t derived_count, std::size_t outside) const {
+        const std::size_t n = present_;
+        if (!derived || n > 2 * derived_count + 1024 || 2 * n + 1024 < derived_count) return true;
+        return outside * 8 > n + 64;
+    }
     void mark(Id id, std::uint8_t f) {
         if (!flag_[id]) marked_.push_back(id);
         flag_[id] = f;  // the last word wins: erased after set, or set again

@@ -231,11 +231,7 @@ private:
     // ---- deriving the grid -----------------------------------------------------
 
     bool needs_rederive() const {
-        if (!derived_) return true;
-        const std::size_t n = present_;
-        if (n > 2 * derived_count_ + 1024 || 2 * n + 1024 < derived_count_) return true;
-        if (large_.size() > 64 + n / 128) return true;
-        return outside_ * 8 > n + 64;
+        return this->drifted(derived_, derived_count_, outside_) || large_.size() > 64 + present_ / 128;
     }
 
     /// Cell sides, span and table from the present objects' boxes, then

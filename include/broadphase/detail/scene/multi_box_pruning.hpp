@@ -144,11 +144,7 @@ public:
     /// count doubled or halved since, too many oversize objects, or an
     /// eighth of the objects lie outside the derived bounds. O(1).
     bool needs_rederive() const {
-        if (!derived_) return true;
-        const std::size_t n = present_;
-        if (n > 2 * derived_count_ + 1024 || 2 * n + 1024 < derived_count_) return true;
-        if (oversize_.size() > 64 + n / 64) return true;
-        return outside_ * 8 > n + 64;
+        return this->drifted(derived_, derived_count_, outside_) || oversize_.size() > 64 + present_ / 64;
     }
 
     std::size_t region_count() const { return regions_.size(); }
