@@ -324,6 +324,14 @@ public:
         return out_->data() + at;
     }
 
+    /// Undoes the last extend() of `granted` pairs, for a writer that could
+    /// not fill its block (an exception): no unwritten pair is delivered.
+    void retract(std::size_t granted) {
+        used_ -= granted;
+        out_->resize(used_);
+        if (mapped_ > used_) mapped_ = used_;
+    }
+
     /// Records that more pairs existed than the budget let through: no more
     /// are taken (those held are still flushed).
     void exceed() {

@@ -240,12 +240,19 @@ private:
         for (std::size_t t = 0; t < tasks; ++t) offsets_[t + 1] = offsets_[t] + buffers_[t].size();
         std::size_t granted = 0;
         Pair* out = sink.extend(offsets_[tasks], granted);
-        run_tasks(threads, tasks, [&](std::size_t t, unsigned) {
-            const std::size_t from = offsets_[t];
-            if (from >= granted) return;
-            const std::size_t m = std::min(buffers_[t].size(), granted - from);
-            std::copy(buffers_[t].begin(), buffers_[t].begin() + static_cast<std::ptrdiff_t>(m), out + from);
-        });
+        BROADPHASE_TRY {
+            run_tasks(threads, tasks, [&](std::size_t t, unsigned) {
+                const std::size_t from = offsets_[t];
+                if (from >= granted) return;
+                const std::size_t m = std::min(buffers_[t].size(), granted - from);
+                std::copy(buffers_[t].begin(), buffers_[t].begin() + static_cast<std::ptrdiff_t>(m), out + from);
+            });
+        } BROADPHASE_CATCH_ALL {
+            // A thread could not start: some blocks were never copied, and
+            // their slots hold zeros, which are not pairs found.
+            sink.retract(granted);
+            BROADPHASE_RETHROW;
+        }
     }
 
     std::vector<std::vector<Pair>> buffers_;
