@@ -13,25 +13,33 @@
 // removed (or became invalid, or filtered out) has ended.
 //
 // How update() finds the pairs, chosen per update (UpdateMode::automatic) or
-// by the user. The incremental methods search only the objects that changed
-// since the last update (added, moved, removed, type or filter changed) and
-// keep the previous update's pairs between unchanged objects:
-// - multi_box_pruning (what automatic runs while few objects changed):
-//   regions with sorted entries kept across updates
+// by the user. The scene is the registry of objects and the event diff; an
+// engine finds the pairs, and every engine implements one interface
+// (detail/scene/engines.hpp): the changed objects in (added, moved, removed,
+// type or filter changed since the last update), every pair with a changed
+// object out; the pairs between unchanged objects are kept from before.
+// - grid (what automatic runs while at most 1.5% of the objects changed):
+//   each object in the cell of its min corner, each changed one querying
+//   the cells around it (detail/scene/incremental_grid.hpp);
+// - multi_box_pruning (automatic up to 25%): regions with sorted entries
 //   (detail/scene/multi_box_pruning.hpp);
 // - sweep_and_prune: sorted endpoints on every axis kept across updates,
 //   pairs flipped by endpoint swaps (detail/scene/incremental_sweep.hpp);
-// - tree: each changed object queried against the dynamic AABB tree.
-// - rebuild: the dynamic objects' pairs among themselves and against the
-//   static ones by the best one-shot algorithm (PairFinder: the automatic
-//   choice, all threads), for frames where most objects move.
-// All end with the events: the changed objects' pairs now against their
-// pairs before, read from each object's list of partners, so an update
-// costs what changed, not the K pairs held (pairs() makes the sorted array
-// of all of them on demand). Memory is reused between updates. The tree (dynamic_tree.hpp, fat boxes) serves the
-// queries and is brought up to date lazily. With set_fat_pairs(true), pairs
-// are those of the fat boxes instead (a superset, Bullet's and Box2D's
-// convention), and moves inside the fat box cost nothing.
+// - tree: each changed object queried against the dynamic AABB tree;
+// - rebuild (automatic past 25%): every pair from scratch by the best
+//   one-shot algorithm (PairFinder: the automatic choice, all threads).
+// The grid and multi box pruning follow every change once filled, so
+// automatic moves between them at no cost; the sweep is filled by a
+// rebuild the first time it runs and dropped when another method runs.
+// All end with the events: while few objects changed (kPartnerShare), the
+// changed objects' pairs now against their pairs before, read from each
+// object's list of partners, so an update costs what changed, not the K
+// pairs held (pairs() makes the sorted array of all of them on demand);
+// past it, one merge with the sorted array. Memory is reused between
+// updates. The tree (dynamic_tree.hpp, fat boxes) serves the queries and
+// is brought up to date lazily. With set_fat_pairs(true), pairs are those
+// of the fat boxes instead (a superset, Bullet's and Box2D's convention),
+// and moves inside the fat box cost nothing.
 //
 // Thread safety: the const functions (queries included) may run on many
 // threads at once between updates; add, remove, move, set_* and update are
@@ -55,7 +63,7 @@
 #include "detail/exceptions.hpp"
 #include "detail/extern_templates.hpp"
 #include "broadphase.hpp"
-#include "detail/scene/incremental_sweep.hpp"
+#include "detail/scene/engines.hpp"
 #include "detail/scene/incremental_grid.hpp"
 #include "detail/scene/multi_box_pruning.hpp"
 #include "dynamic_tree.hpp"
@@ -83,7 +91,7 @@ struct Filter {
 
 /// How update() finds the pairs (see the top of this file).
 enum class UpdateMode : std::uint8_t {
-    automatic,          ///< multi_box_pruning while few objects changed (see kIncrementalShare), else rebuild
+    automatic,          ///< grid, multi_box_pruning or rebuild by the share changed (kGridShare, kIncrementalShare)
     rebuild,            ///< every pair from scratch, by the best one-shot algorithm
     tree,               ///< query each changed object against the dynamic AABB tree
     multi_box_pruning,  ///< query each changed object in its regions' sorted lists
@@ -364,13 +372,14 @@ private:
     // How update() finds the pairs; defined, with what each does, in
     // detail/scene/scene_update.hpp.
     Report update_or_throw();
+    struct Frame;
     template <class Engine>
-    void sync_engine(Engine& engine, bool& on, bool wanted, bool search);
-    void tree_pairs_of(Id id, const std::vector<std::uint8_t>& asked);
+    void sync_engine(Engine& engine, bool wanted, bool search, Frame& frame);
+    template <class F>
+    void for_each_engine(F&& f);
     bool may_pair(Id a, Id b) const;
-    void changed_pairs(UpdateMode method);
+    const std::vector<Pair>& stale_pairs(bool by_partners);
     void collect_stale();
-    void apply_changes();
     void diff_by_partners();
     void edit_partners();
     void list_partners();
@@ -378,10 +387,7 @@ private:
     void listed_pairs() const;
     void split_current();
     void merge_changed_pairs();
-    void sweep_changed_pairs();
-    void fill_sweep_from_objects();
     Report rebuilt_pairs();
-    void gather();
     static void difference(const std::vector<Pair>& a, const std::vector<Pair>& b, std::vector<Pair>& out);
 
     /// Sorts pairs of ids by (a, b): the library's one pair sort (pairs.hpp).
@@ -481,10 +487,8 @@ private:
     std::vector<Id> free_, retired_;
     std::size_t live_ = 0;
     Options options_;
-    BasicPairFinder<T, D> finder_;
-    BasicBoxes<T, D> dynamic_, static_;
-    std::vector<Id> dynamic_ids_, static_ids_;
-    std::vector<Pair> found_, cross_, begun_, ended_, fresh_, stale_, kept_;
+    std::vector<Pair> found_, begun_, ended_, fresh_, stale_, kept_;
+    bool stale_made_ = false;  // stale_ (and kept_, unless by partners) made this update
     // The current pairs, two ways (detail/scene/scene_update.hpp): each
     // object's partners (both ways, unordered), up to date when
     // partners_valid_; the sorted array current_, up to date unless
@@ -505,17 +509,13 @@ private:
     std::vector<std::uint8_t> dirty_flag_;  // changed since the last update (added, moved, removed, type, filter)
     static constexpr std::uint8_t kStatic = 1, kFiltered = 2;
     std::vector<std::uint8_t> meet_;  // kStatic | kFiltered (a filter other than the default) per object
+    // The engines (detail/scene/engines.hpp): changed objects in, their pairs out.
     detail::MultiBoxPruning<T, D> pruning_;
-    bool pruning_on_ = false;
     detail::IncrementalGrid<T, D> grid_;
-    bool grid_on_ = false;
-    using Sweep = detail::IncrementalSweep<T, D>;
-    Sweep sweep_;
-    bool sweep_on_ = false;
-    std::vector<std::uint8_t> requery_flag_;  // type or filter changed, or new to the sweep: asked of the tree
-    std::vector<Id> gone_, added_;
-    std::vector<box_type> added_boxes_;
-    std::vector<Pair> toggles_, survivors_;
+    detail::TreeEngine<T, D> tree_engine_;
+    detail::SweepEngine<T, D> sweep_;
+    detail::Rebuild<T, D> rebuild_;
+    std::vector<std::uint8_t> requery_flag_;  // type or filter changed: the sweep asks the tree
     // The tree is synced lazily, by the first query (or tree update) after changes.
     mutable Tree tree_;
     mutable std::vector<std::uint32_t> proxy_;      // each object's leaf in the tree

@@ -515,13 +515,19 @@ int run_moves_bench(const ParsedArgs& p) {
     std::vector<std::string> names;
     split_modes(p.get("--mode", "automatic"), names);
     std::vector<const SceneModeName*> modes;
+    // "queries": the floor the Scene's update is held to, the movers' pairs
+    // found alone (a batch query of the moved boxes against an Index built
+    // on the frame's boxes, the build untimed; no pair set, no events).
+    bool floor = false;
     for (const std::string& n : names) {
+        if (n == "queries" || n == "all") floor = true;
+        if (n == "queries") continue;
         for (const SceneModeName& m : scene_modes)
             if ((n == "all" && !m.fat_pairs) || scene_mode_name(n) == m.name)
                 if (std::find(modes.begin(), modes.end(), &m) == modes.end()) modes.push_back(&m);
         if (n != "all" && std::none_of(std::begin(scene_modes), std::end(scene_modes),
                                        [&](const SceneModeName& m) { return scene_mode_name(n) == m.name; }))
-            throw usage_error("--mode: unknown mode '" + n + "' for a move file (the Scene's modes, or all)");
+            throw usage_error("--mode: unknown mode '" + n + "' for a move file (the Scene's modes, queries, or all)");
     }
 
     ByteReader in;
@@ -616,11 +622,50 @@ int run_moves_bench(const ParsedArgs& p) {
             }
             std::fflush(stdout);
         }
+        if (floor) {
+            // The movers' pairs alone: their boxes queried against an Index of
+            // every box (uniform grid), built untimed before each frame.
+            broadphase::Boxes all, queries;
+            for (const broadphase::Box& box : initial) all.push_back(box);
+            broadphase::Index index;
+            broadphase::Options o;
+            o.threads = static_cast<unsigned>(threads);
+            std::vector<Pair> hits;
+            std::vector<double> times;
+            std::uint64_t last = 0;
+            for (const motion::Moves& mv : b.frames) {
+                queries.resize(0);
+                for (std::size_t j = 0; j < mv.index.size(); ++j) {
+                    all.set(mv.index[j], mv.box[j]);
+                    queries.push_back(mv.box[j]);
+                }
+                index.build(all, o);
+                const auto t0 = clock_type::now();
+                index.query_batch(queries, hits, o);
+                times.push_back(elapsed_ms(t0, clock_type::now()));
+                last = hits.size() - mv.index.size();  // (each mover finds itself)
+            }
+            const double med = median(times), mn = *std::min_element(times.begin(), times.end());
+            if (json) {
+                std::printf("{\"file\":%s,\"bodies\":%u,\"fraction\":%g,\"moved\":%u,\"mode\":\"queries\",\"frames\":%zu,"
+                            "\"median_ms\":%.4f,\"min_ms\":%.4f,\"moved_pairs\":null,\"hits\":%llu,\"peer_pairs\":%llu,"
+                            "\"verified\":null,\"threads\":%lld}\n",
+                            json_string(path).c_str(), n, double(b.fraction), b.moved, b.frames.size(), med, mn,
+                            static_cast<unsigned long long>(last), static_cast<unsigned long long>(b.peer_pairs.back()),
+                            threads);
+            } else {
+                std::printf("%-9g %8u %-18s %10.3f %10.3f %12s %12llu %9s\n", double(b.fraction), b.moved, "queries", med,
+                            mn, "-", static_cast<unsigned long long>(b.peer_pairs.back()), "-");
+            }
+            std::fflush(stdout);
+        }
     }
     if (!json)
         std::printf("ms: the frame's moves applied (one batch) + update(), one Scene per mode and fraction, from the "
                     "file's initial boxes; moved pairs: pairs with a moved body after the last frame (every frame "
-                    "with --verify, against the peer's)\n");
+                    "with --verify, against the peer's)%s\n",
+                    floor ? "; queries: the movers' boxes queried against an Index of every box built before the "
+                            "frame (untimed), the floor: no pair set, no events" : "");
     if (!all_verified) throw CliError(path + ": the pairs with a moved body differ from the peer's (see NO above)");
     return 0;
 }

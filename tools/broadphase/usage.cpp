@@ -130,13 +130,16 @@ bench   Times full frames (build + find) on one kept finder: one untimed
                                 jolt-moves:FILE, or through the Jolt peer
         With jolt-moves:FILE (a move file from jolt_incremental --moves, the
         Jolt peer: docs/scene.md), replays each fraction's frames through a
-        Scene per mode (default automatic; all: every exact mode), from the
-        file's boxes, one thread unless --threads: median and min ms per
-        frame (one move batch + update()); --verify compares every frame's
-        pairs with a moved body with the peer's count (and slows the
-        frames: time without it). JSON fields: file, bodies, fraction,
-        moved, mode, frames, median_ms, min_ms, moved_pairs, peer_pairs,
-        verified, threads.
+        Scene per mode (default automatic; all: every exact mode and
+        queries), from the file's boxes, one thread unless --threads:
+        median and min ms per frame (one move batch + update()); --verify
+        compares every frame's pairs with a moved body with the peer's
+        count (and slows the frames: time without it). --mode queries: the
+        floor, the moved boxes queried as a batch against an Index of every
+        box built before the frame (untimed): no pair set, no events. JSON
+        fields: file, bodies, fraction, moved, mode, frames, median_ms,
+        min_ms, moved_pairs, peer_pairs, verified, threads (queries: hits,
+        its pairs with a moved body, movers' pairs counted from both sides).
 scenes  Lists the built-in scenes and motion sequences: names, box counts,
         descriptions.
 demo    The main job: the five challenges of the article "Simple Fast

@@ -1,5 +1,5 @@
-// What the scene's incremental engines (multi_box_pruning.hpp,
-// incremental_grid.hpp) share: the objects they hold, each with its box and
+// What two of the scene's incremental engines (multi_box_pruning.hpp,
+// incremental_grid.hpp; the interface is in engines.hpp) share: the objects they hold, each with its box and
 // the engine's own State (which has a `bool present`), and the changes
 // recorded since the engine's last frame: set() (inserted or moved) and
 // erase(), applied by the engine's commit().
@@ -39,6 +39,11 @@ public:
 
     /// Objects present. O(1).
     std::size_t size() const { return present_; }
+    /// Whether a commit() ran since it was made or cleared (the scene fills
+    /// it before its first: engines.hpp). O(1).
+    bool filled() const { return filled_; }
+    /// Kept up to date while another engine runs (engines.hpp).
+    static constexpr bool kFollows = true;
 
 protected:
     static constexpr std::uint8_t kChanged = 1, kErased = 2;
@@ -67,6 +72,7 @@ protected:
     std::vector<std::uint8_t> flag_;  // kChanged / kErased this frame
     std::vector<Id> marked_;          // ids with a flag
     std::size_t present_ = 0;
+    bool filled_ = false;
 };
 
 }  // namespace detail

@@ -76,6 +76,7 @@ public:
     /// O(n) for a derivation.
     template <class Emit>
     void commit(Emit&& emit, bool search = true, unsigned threads = 1) {
+        this->filled_ = true;
         if (needs_rederive()) {
             derive();
         } else {
@@ -102,6 +103,8 @@ public:
         commit([](unsigned, Id, Id) {}, false, threads);
     }
 
+    /// Forgets every object and frees the memory. O(1) (and the frees).
+    void clear() { *this = IncrementalGrid{}; }
     /// Clears the frame's marks. O(changes).
     void finish() {
         for (Id id : marked_) {

@@ -87,6 +87,7 @@ public:
     /// (thread in [0, threads)): the regions are shared out between them.
     template <class Emit>
     void commit(Emit&& emit, bool search = true, unsigned threads = 1) {
+        this->filled_ = true;
         if (needs_rederive()) {
             rederive();
             if (search) for_touched_regions(threads, [&](std::uint32_t r, unsigned me) { region_pairs(r, emit, me); });
@@ -132,6 +133,8 @@ public:
         commit([](unsigned, Id, Id) {}, false, threads);
     }
 
+    /// Forgets every object and frees the memory. O(1) (and the frees).
+    void clear() { *this = MultiBoxPruning{}; }
     /// Clears the frame's marks. O(changes).
     void finish() {
         for (Id id : marked_) flag_[id] = 0;

@@ -35,19 +35,41 @@ namespace broadphase {
 // mode). (For update() it did not: a file calling it defined 30-32
 // functions either way with the extern templates, 541 header-only.)
 
+/// What an engine sees of the update that runs it (engines.hpp): the pair
+/// sink, the queries' tree, the pairs before, the refiltered objects.
+template <class T, int D>
+struct BasicScene<T, D>::Frame {
+    BasicScene& scene;
+    bool by_partners;
+
+    /// A pair with a changed object, from thread `me`: kept when the two may meet.
+    void operator()(unsigned me, Id a, Id b) {
+        if (scene.may_pair(a, b)) scene.parts_[me].push_back(ordered(a, b));
+    }
+    const Tree& tree() const { return scene.synced_tree(); }
+    const std::vector<Pair>& stale() const { return scene.stale_pairs(by_partners); }
+    bool requery(Id id) const { return scene.requery_flag_[id] != 0; }
+};
+
+/// f(engine) for each engine that holds objects between updates.
+template <class T, int D>
+template <class F>
+inline void BasicScene<T, D>::for_each_engine(F&& f) {
+    f(pruning_);
+    f(grid_);
+    f(tree_engine_);
+    f(sweep_);
+}
+
 template <class T, int D>
 Report BasicScene<T, D>::update() {
     Report r;
     BROADPHASE_TRY {
         r = update_or_throw();
     } BROADPHASE_CATCH(const std::bad_alloc&) {
-        // The sweep and the regions may be half-way through a change:
-        // dropped, to be made again from the objects when next wanted.
-        if (sweep_on_) sweep_.clear(), sweep_on_ = false;  // (clear() allocates nothing)
-        pruning_ = detail::MultiBoxPruning<T, D>{};
-        pruning_on_ = false;
-        grid_ = detail::IncrementalGrid<T, D>{};
-        grid_on_ = false;
+        // The engines may be half-way through a change: dropped, to be
+        // filled again from the objects when next wanted.
+        for_each_engine([](auto& engine) { engine.clear(); });  // (allocates nothing)
         r = Report{};
         r.status = Status::out_of_memory;
     }
@@ -71,28 +93,34 @@ inline Report BasicScene<T, D>::update_or_throw() {
     }
     if (fat_pairs_ && (method == UpdateMode::tree || method == UpdateMode::sweep_and_prune))
         method = UpdateMode::multi_box_pruning;  // their searches use the tree's tight boxes
-    if (objects_.size() >= std::min({Sweep::max_id, detail::MultiBoxPruning<T, D>::max_id, detail::IncrementalGrid<T, D>::max_id})) {
+    if (objects_.size() >= std::min({detail::SweepEngine<T, D>::max_id, detail::MultiBoxPruning<T, D>::max_id,
+                                     detail::IncrementalGrid<T, D>::max_id})) {
         // Ids beyond what the sweep, the regions and the grid can tag (2^31 objects).
-        if (method == UpdateMode::sweep_and_prune || method == UpdateMode::multi_box_pruning || method == UpdateMode::grid)
-            method = UpdateMode::rebuild;
-        pruning_on_ = grid_on_ = false;
+        if (method != UpdateMode::tree) method = UpdateMode::rebuild;
+        for_each_engine([](auto& engine) { engine.clear(); });
     }
-    // The sweep is kept only while it runs: following every move through
-    // rebuild frames would cost more than sorting it again. Its first
-    // frame is a rebuild, after which it is filled with the boxes.
-    const bool fill_sweep = method == UpdateMode::sweep_and_prune && !sweep_on_;
+    // The sweep's first frame is a rebuild, after which it is filled with
+    // the boxes (its own one-shot search is slow on large sets).
+    const bool fill_sweep = method == UpdateMode::sweep_and_prune && !sweep_.filled();
     if (fill_sweep) method = UpdateMode::rebuild;
-    if (method != UpdateMode::sweep_and_prune && sweep_on_) sweep_.clear(), sweep_on_ = false;
 
+    // The changed objects' pairs before, from their partners while few
+    // objects changed, else from the sorted array.
+    const bool by_partners = double(dirty_.size()) <= kPartnerShare * double(std::max<std::size_t>(live_, 1));
+    if (method != UpdateMode::rebuild && by_partners && !partners_valid_) list_partners();
     fresh_.clear();
-    sync_engine(pruning_, pruning_on_, method == UpdateMode::multi_box_pruning, method == UpdateMode::multi_box_pruning);
-    sync_engine(grid_, grid_on_, method == UpdateMode::grid, method == UpdateMode::grid);
+    stale_made_ = false;
+    Frame frame{*this, by_partners};
+    // Every engine learns the changes (those that follow), the one that
+    // runs finds the changed objects' pairs (fresh_).
+    sync_engine(pruning_, method == UpdateMode::multi_box_pruning, method == UpdateMode::multi_box_pruning, frame);
+    sync_engine(grid_, method == UpdateMode::grid, method == UpdateMode::grid, frame);
+    sync_engine(tree_engine_, method == UpdateMode::tree, method == UpdateMode::tree, frame);
     if (mode_ == UpdateMode::automatic && method == UpdateMode::grid && grid_.crowding() > kGridCrowding) {
         // Right this time; multi box pruning from the next update on, and
         // the grid's memory freed.
         grid_crowded_at_ = std::max<std::size_t>(live_, 1);
-        grid_ = detail::IncrementalGrid<T, D>{};
-        grid_on_ = false;
+        grid_.clear();
     }
     Report r;
     if (method == UpdateMode::rebuild) {
@@ -102,35 +130,25 @@ inline Report BasicScene<T, D>::update_or_throw() {
         const std::vector<Pair>& before = pairs();
         difference(found_, before, begun_);
         difference(before, found_, ended_);
-        if (fill_sweep) fill_sweep_from_objects();
+        // (After the rebuild: a sweep filled while it failed would hold the
+        // new boxes against the old pairs.)
+        sync_engine(sweep_, fill_sweep, false, frame);
         take_found();
     } else {
-        // The changed objects' pairs before, from their partners while few
-        // objects changed, else from the sorted array.
-        const bool by_partners = double(dirty_.size()) <= kPartnerShare * double(std::max<std::size_t>(live_, 1));
-        if (by_partners && !partners_valid_) list_partners();
-        if (method == UpdateMode::sweep_and_prune) {
-            // The sweep works from the changed objects' pairs before, sorted.
-            if (by_partners) collect_stale();
-            else split_current();
-            sweep_changed_pairs();
-            if (by_partners) apply_changes();
-            else merge_changed_pairs();
+        sync_engine(sweep_, method == UpdateMode::sweep_and_prune, method == UpdateMode::sweep_and_prune, frame);
+        if (by_partners) {
+            diff_by_partners();
         } else {
-            if (method == UpdateMode::tree) synced_tree(), changed_pairs(method);
-            if (by_partners) {
-                diff_by_partners();
-            } else {
-                sort_pairs(fresh_);
-                split_current();
-                merge_changed_pairs();
-            }
+            sort_pairs(fresh_);
+            stale_pairs(false);
+            merge_changed_pairs();
         }
     }
     for (Id id : dirty_) dirty_flag_[id] = 0, requery_flag_[id] = 0;
     dirty_.clear();
-    if (pruning_on_) pruning_.finish();
-    if (grid_on_) grid_.finish();
+    for_each_engine([](auto& engine) {
+        if (engine.filled()) engine.finish();
+    });
     last_method_ = method;
     // Ids whose end events are now out may be reused.
     free_.insert(free_.end(), retired_.begin(), retired_.end());
@@ -146,21 +164,23 @@ inline void BasicScene<T, D>::difference(const std::vector<Pair>& a, const std::
     out.resize(static_cast<std::size_t>(std::set_difference(a.begin(), a.end(), b.begin(), b.end(), out.begin()) - out.begin()));
 }
 
-/// Brings an incremental engine (the multi box pruning regions, the
-/// grid) up to date with the changed objects: fills it the first time it
-/// is wanted, and keeps it up to date from then on (O(changes) a frame),
-/// so that it can serve again without being filled again. With search,
-/// appends to fresh_ every pair with a changed object, each once.
+/// Brings an engine up to date with the changed objects (engines.hpp):
+/// fills it the first time it is wanted; keeps it up to date from then on
+/// (O(changes) a frame) if it follows, so that it serves again without
+/// being filled again, or else clears it when it is not wanted. With
+/// search, appends to fresh_ every pair with a changed object, each once.
 template <class T, int D>
 template <class Engine>
-inline void BasicScene<T, D>::sync_engine(Engine& engine, bool& on, bool wanted, bool search) {
-    if (!on) {
-        if (!wanted) return;
-        // Every object in, without marks; then the changed ones as changed.
-        on = true;
+inline void BasicScene<T, D>::sync_engine(Engine& engine, bool wanted, bool search, Frame& frame) {
+    if (!wanted && (!engine.filled() || !Engine::kFollows)) {
+        if (engine.filled() && !Engine::kFollows) engine.clear();
+        return;
+    }
+    if (!engine.filled()) {
+        // Every object in, unmarked; then the changed ones as changed.
         for (Id id = 0; id < objects_.size(); ++id)
             if (objects_[id].alive && objects_[id].pair_box.valid() && !dirty_flag_[id]) engine.set(id, objects_[id].pair_box);
-        engine.commit();
+        engine.commit(frame, false, 1);
         engine.finish();
     }
     for (Id id : dirty_) {
@@ -169,27 +189,11 @@ inline void BasicScene<T, D>::sync_engine(Engine& engine, bool& on, bool wanted,
         else engine.erase(id);
     }
     // Threads: one per 1,024 changed objects at most.
-    const unsigned threads = detail::plan_threads(options_.threads, dirty_.size(), 1024);
-    if (!search) return engine.commit(threads);
+    const unsigned threads = search ? detail::plan_threads(options_.threads, dirty_.size(), 1024) : 1;
     if (parts_.size() < threads) parts_.resize(threads);
     for (unsigned t = 0; t < threads; ++t) parts_[t].clear();
-    engine.commit(
-        [&](unsigned me, Id a, Id b) {
-            if (may_pair(a, b)) parts_[me].push_back(ordered(a, b));
-        },
-        true, threads);
+    engine.commit(frame, search, threads);
     for (unsigned t = 0; t < threads; ++t) fresh_.insert(fresh_.end(), parts_[t].begin(), parts_[t].end());
-}
-
-/// Appends to fresh_ object id's pairs found in the (synced) tree; a pair
-/// of two objects both marked in `asked` comes from the lower id only.
-template <class T, int D>
-inline void BasicScene<T, D>::tree_pairs_of(Id id, const std::vector<std::uint8_t>& asked) {
-    tree_.for_each_overlap(objects_[id].box, [&](std::uint32_t proxy) {
-        const Id other = object_of(proxy);
-        if (other == id || (asked[other] && other < id)) return;  // itself; or found from the other side
-        if (may_pair(id, other)) fresh_.push_back(ordered(id, other));
-    });
 }
 
 /// Whether objects a and b may form a pair (not both static, filters).
@@ -199,16 +203,6 @@ inline bool BasicScene<T, D>::may_pair(Id a, Id b) const {
     if (x & y & kStatic) return false;
     if (!((x | y) & kFiltered)) return true;
     return Filter::may_meet(objects_[a].filter, objects_[b].filter);
-}
-
-/// fresh_ += every pair with a changed object found in the tree, each
-/// once (unsorted).
-template <class T, int D>
-inline void BasicScene<T, D>::changed_pairs(UpdateMode method) {
-    if (method == UpdateMode::tree) {
-        for (Id id : dirty_)
-            if (objects_[id].alive && objects_[id].box.valid()) tree_pairs_of(id, dirty_flag_);
-    }
 }
 
 // The current set is held two ways, at least one of them up to date
@@ -230,16 +224,17 @@ inline void BasicScene<T, D>::collect_stale() {
     sort_pairs(stale_);
 }
 
-/// The events from fresh_ (every pair with a changed object now, sorted)
-/// against stale_ (the same before), and the partners changed to match:
-/// O(changed objects' pairs + their partners' lists). Every allocation
-/// comes first (the lists that grow are reserved), so a bad_alloc leaves
-/// the last set as it was.
+/// The last set's pairs with a changed (or removed) object, sorted
+/// (Frame::stale): from the changed objects' partners, or by splitting the
+/// sorted array (which also gives kept_). Made once an update.
 template <class T, int D>
-inline void BasicScene<T, D>::apply_changes() {
-    difference(fresh_, stale_, begun_);
-    difference(stale_, fresh_, ended_);
-    edit_partners();
+inline const std::vector<Pair>& BasicScene<T, D>::stale_pairs(bool by_partners) {
+    if (!stale_made_) {
+        if (by_partners) collect_stale();
+        else split_current();
+        stale_made_ = true;
+    }
+    return stale_;
 }
 
 /// The events from fresh_ (every pair with a changed object now, each
@@ -406,127 +401,16 @@ inline void BasicScene<T, D>::merge_changed_pairs() {
     pair_count_ = current_.size();
 }
 
-/// fresh_ by the incremental sweep: removed objects leave it, moved ones
-/// are bubbled to their new places and report each pair whose overlap
-/// flipped (toggles_, possibly several times a pair), new ones go in.
-/// A moved object's pairs are then its previous ones (stale_) with the
-/// flipped ones (an odd number of flips) changed over. Objects new to
-/// the sweep, and those whose type or filter changed, are asked of the
-/// tree instead. Cost: the endpoints the moves pass, plus O(K log K) for
-/// the K toggles and O(n) memory moves when objects come or go.
-template <class T, int D>
-inline void BasicScene<T, D>::sweep_changed_pairs() {
-    gone_.clear();
-    added_.clear();
-    added_boxes_.clear();
-    toggles_.clear();
-    for (Id id : dirty_) {
-        const Object& o = objects_[id];
-        const bool wanted = o.alive && o.pair_box.valid();
-        if (sweep_.contains(id)) {
-            if (!wanted) gone_.push_back(id);
-        } else if (wanted) {
-            added_.push_back(id);
-            added_boxes_.push_back(o.pair_box);
-            requery_flag_[id] = 1;
-        }
-    }
-    sweep_.remove_batch(gone_.data(), gone_.size());
-    for (Id id : dirty_)
-        if (sweep_.contains(id))
-            sweep_.move(id, objects_[id].pair_box, [&](std::uint32_t a, std::uint32_t b, bool) { toggles_.push_back(Pair{a, b}); });
-    sweep_.insert_batch(added_.data(), added_boxes_.data(), added_.size());
-
-    // Pairs flipped an odd number of times, between objects not asked of the tree.
-    sort_pairs(toggles_);
-    std::size_t flipped = 0;
-    for (std::size_t i = 0; i < toggles_.size();) {
-        std::size_t j = i + 1;
-        while (j < toggles_.size() && toggles_[j] == toggles_[i]) ++j;
-        const Pair p = toggles_[i];
-        if ((j - i) % 2 == 1 && !(requery_flag_[p.a] | requery_flag_[p.b]) && may_pair(p.a, p.b)) toggles_[flipped++] = p;
-        i = j;
-    }
-    toggles_.resize(flipped);
-    // The previous pairs that still stand unless flipped.
-    survivors_.clear();
-    for (const Pair& p : stale_)
-        if (sweep_.contains(p.a) && sweep_.contains(p.b) && !(requery_flag_[p.a] | requery_flag_[p.b])) survivors_.push_back(p);
-    std::set_symmetric_difference(survivors_.begin(), survivors_.end(), toggles_.begin(), toggles_.end(),
-                                  std::back_inserter(fresh_));
-    // Every pair of the objects asked of the tree, each once.
-    bool asked = false;
-    for (Id id : dirty_) {
-        if (!requery_flag_[id] || !sweep_.contains(id)) continue;
-        if (!asked) synced_tree(), asked = true;
-        tree_pairs_of(id, requery_flag_);
-    }
-    if (asked) sort_pairs(fresh_);
-}
-
-/// Puts every live object with a valid box into the (empty) sweep.
-template <class T, int D>
-inline void BasicScene<T, D>::fill_sweep_from_objects() {
-    sweep_on_ = true;  // first: if filling fails, update() empties it again
-    added_.clear();
-    added_boxes_.clear();
-    for (Id id = 0; id < objects_.size(); ++id)
-        if (objects_[id].alive && objects_[id].pair_box.valid()) added_.push_back(id), added_boxes_.push_back(objects_[id].pair_box);
-    sweep_.reserve(objects_.size(), added_.size());
-    sweep_.insert_batch(added_.data(), added_boxes_.data(), added_.size());
-}
-
+/// found_ = every pair now, from scratch (detail::Rebuild), unsorted.
 template <class T, int D>
 inline Report BasicScene<T, D>::rebuilt_pairs() {
-    Report r;
-    gather();
-    Options o = options_;
-    o.sorted = false;
-    o.max_pairs = no_budget;
-    found_.clear();
-    if (dynamic_.size() > 0) {
-        Report a = finder_.find_pairs(dynamic_, found_, o);
-        if (!a.ok()) return r.status = a.status, r;
-        const std::size_t self = found_.size();
-        if (static_.size() > 0) {
-            Report b = finder_.find_pairs(dynamic_, static_, cross_, o);
-            if (!b.ok()) return r.status = b.status, r;
-        } else {
-            cross_.clear();
-        }
-        // To ids, filtered, a < b.
-        std::size_t kept = 0;
-        for (std::size_t i = 0; i < self; ++i) {
-            const Id a = dynamic_ids_[found_[i].a], b = dynamic_ids_[found_[i].b];
-            if (Filter::may_meet(objects_[a].filter, objects_[b].filter)) found_[kept++] = ordered(a, b);
-        }
-        found_.resize(kept);
-        for (const Pair& p : cross_) {
-            const Id a = dynamic_ids_[p.a], b = static_ids_[p.b];
-            if (Filter::may_meet(objects_[a].filter, objects_[b].filter)) found_.push_back(ordered(a, b));
-        }
-    }
-    return r;
-}
-
-/// The live objects with valid boxes, dynamic and static apart.
-template <class T, int D>
-inline void BasicScene<T, D>::gather() {
-    dynamic_.resize(0);
-    static_.resize(0);
-    dynamic_ids_.clear();
-    static_ids_.clear();
+    rebuild_.clear_boxes();
     for (Id id = 0; id < objects_.size(); ++id) {
         const Object& o = objects_[id];
-        if (!o.alive || !o.pair_box.valid()) continue;
-        if (o.type == ObjectType::dynamic_object) {
-            dynamic_.push_back(o.pair_box);
-            dynamic_ids_.push_back(id);
-        } else {
-            static_.push_back(o.pair_box);
-            static_ids_.push_back(id);
-        }
+        if (o.alive && o.pair_box.valid()) rebuild_.add(id, o.pair_box, o.type == ObjectType::static_object);
     }
+    return rebuild_.find(options_, [&](Id a, Id b) { return Filter::may_meet(objects_[a].filter, objects_[b].filter); },
+                         found_);
 }
 
 }  // namespace broadphase
