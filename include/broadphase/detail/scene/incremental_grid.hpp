@@ -39,6 +39,7 @@
 #include "../../boxes.hpp"
 #include "../box_rules.hpp"
 #include "../parallel.hpp"
+#include "../prefetch.hpp"
 #include "change_marks.hpp"
 
 namespace broadphase {
@@ -80,7 +81,21 @@ public:
         if (needs_rederive()) {
             derive();
         } else {
-            for (Id id : marked_) {
+            // Each rewrite is a few dependent cache misses (the object's
+            // state, its cell's header, that cell's last entry): asked for
+            // 8, 4 and 2 objects ahead, so that they overlap.
+            const std::size_t m = marked_.size();
+            for (std::size_t i = 0; i < m; ++i) {
+                if (i + 8 < m) prefetch_read(&state_[marked_[i + 8]]), prefetch_read(&boxes_[marked_[i + 8]]);
+                if (i + 4 < m) {
+                    const std::uint32_t c = state_[marked_[i + 4]].cell;
+                    if (c < kLarge) prefetch_read(&cells_[c]);
+                }
+                if (i + 2 < m) {
+                    const std::uint32_t c = state_[marked_[i + 2]].cell;
+                    if (c < kLarge && !cells_[c].empty()) prefetch_write(&cells_[c].back());
+                }
+                const Id id = marked_[i];
                 take_out(id);
                 if (flag_[id] & kChanged) put_in(id);
             }
@@ -90,12 +105,26 @@ public:
         const std::size_t m = marked_.size();
         run_tasks(threads, (m + per_task - 1) / per_task, [&](std::size_t t, unsigned me) {
             const std::size_t end = std::min(m, (t + 1) * per_task);
+            // One object behind: an object's cells are gathered (their
+            // entries asked for) before the one before it is scanned, so
+            // that its cache misses overlap that scan.
+            Around around[2];
+            Around* ready = nullptr;
             for (std::size_t i = t * per_task; i < end; ++i) {
+                // The objects a few ahead: their boxes and states are random accesses.
+                if (i + 4 < end) prefetch_read(&boxes_[marked_[i + 4]]), prefetch_read(&state_[marked_[i + 4]]);
                 const Id id = marked_[i];
                 if (!(flag_[id] & kChanged)) continue;
-                if (state_[id].cell == kLarge) large_pairs(id, emit, me);
-                else small_pairs(id, emit, me);
+                if (state_[id].cell == kLarge) {
+                    large_pairs(id, emit, me);
+                    continue;
+                }
+                Around& next = ready == &around[0] ? around[1] : around[0];
+                gather_around(id, next);
+                if (ready) small_pairs(*ready, emit, me);
+                ready = &next;
             }
+            if (ready) small_pairs(*ready, emit, me);
         });
     }
     /// commit() without the pair search.
@@ -336,40 +365,73 @@ private:
 
     // ---- the queries -------------------------------------------------------------
 
-    /// A changed object in a cell: the cells around its home where a
-    /// partner's home can be (on each axis, from the cell of min - h to
-    /// that of max: 2 or 3 of the 3 around it), skipping entries of changed
-    /// objects with lower ids (they report the pair); then every large
-    /// object.
-    template <class Emit>
-    void small_pairs(Id id, Emit& emit, unsigned me) const {
+    /// The runs of entries a changed object in a cell is to scan.
+    struct Run {
+        const Entry* begin;
+        const Entry* end;
+    };
+    struct Around {
+        Id id;
+        std::size_t count;
+        Run runs[64];  // (27 at most: see gather_around)
+    };
+
+    /// A changed object in a cell, first pass: the cells around its home
+    /// where a partner's home can be (on each axis, from the cell of min - h
+    /// to that of max: 2 or 3 of the 3 around it), their non-empty runs of
+    /// entries, with the entries asked for. Each cell is two dependent cache
+    /// misses (its header, its entries): gathered apart from the scan, the
+    /// misses of its cells (and of the next object's) overlap instead of
+    /// following one another.
+    void gather_around(Id id, Around& out) const {
         const box_type& b = boxes_[id];
-        const Id tag = id | kChangedEntry;
         std::size_t c0[3] = {0, 0, 0}, c1[3] = {0, 0, 0};
         for (int k = 0; k < D; ++k) {
             // A partner's min is above min - h (its extent is below h), and
             // at most max: its home's coordinate lies between theirs.
             c0[k] = coord(static_cast<double>(b.min[k]) - h_[k], k);
             c1[k] = coord(static_cast<double>(b.max[k]), k);
+            // (At most 3 cells: the extent is below h - 1e-6 h. The bound
+            // keeps the runs in their array whatever the rounding.)
+            c1[k] = std::min(c1[k], c0[k] + 3);
         }
-        auto scan = [&](std::size_t row) {
-            for (std::size_t c = row + c0[0]; c <= row + c1[0]; ++c)
-                for (const Entry& e : cells_[c]) {
-                    // One branch a candidate: the tests combined.
-                    bool hit = e.tagged != tag;
-                    hit &= !((e.tagged & kChangedEntry) && e.tagged < tag);
-                    for (int k = 0; k < D; ++k) hit &= !(e.hi[k] < b.min[k]) & !(b.max[k] < e.lo[k]);
-                    if (hit) emit(me, id, e.tagged & ~kChangedEntry);
-                }
+        out.id = id;
+        std::size_t n = 0;
+        auto gather = [&](std::size_t row) {
+            for (std::size_t c = row + c0[0]; c <= row + c1[0]; ++c) {
+                const auto& cell = cells_[c];
+                const Entry* first = cell.data();
+                prefetch_read(first);
+                out.runs[n] = Run{first, first + cell.size()};
+                n += !cell.empty();
+            }
         };
         if constexpr (D == 1) {
-            scan(0);
+            gather(0);
         } else if constexpr (D == 2) {
-            for (std::size_t y = c0[1]; y <= c1[1]; ++y) scan(y * stride_[1]);
+            for (std::size_t y = c0[1]; y <= c1[1]; ++y) gather(y * stride_[1]);
         } else {
             for (std::size_t z = c0[2]; z <= c1[2]; ++z)
-                for (std::size_t y = c0[1]; y <= c1[1]; ++y) scan(z * stride_[2] + y * stride_[1]);
+                for (std::size_t y = c0[1]; y <= c1[1]; ++y) gather(z * stride_[2] + y * stride_[1]);
         }
+        out.count = n;
+    }
+
+    /// Second pass: the gathered entries, skipping those of changed objects
+    /// with lower ids (they report the pair); then every large object.
+    template <class Emit>
+    void small_pairs(const Around& around, Emit& emit, unsigned me) const {
+        const Id id = around.id;
+        const box_type& b = boxes_[id];
+        const Id tag = id | kChangedEntry;
+        for (std::size_t r = 0; r < around.count; ++r)
+            for (const Entry* e = around.runs[r].begin; e != around.runs[r].end; ++e) {
+                // One branch a candidate: the tests combined.
+                bool hit = e->tagged != tag;
+                hit &= !((e->tagged & kChangedEntry) && e->tagged < tag);
+                for (int k = 0; k < D; ++k) hit &= !(e->hi[k] < b.min[k]) & !(b.max[k] < e->lo[k]);
+                if (hit) emit(me, id, e->tagged & ~kChangedEntry);
+            }
         for (Id o : large_)
             if (overlaps(b, boxes_[o])) emit(me, id, o);
     }
