@@ -13,8 +13,9 @@
 # Scene's modes (one thread, pairs read through the events). Writes
 # docs/benchmarks/<machine>-scene-jolt.csv with the columns
 #   scene,bodies,fraction,moved,jolt_ms,automatic_ms,grid_ms,multi_box_pruning_ms,rebuild_ms,
-#   jolt_over_automatic,moved_pairs,peer_pairs
-# (ms: median per frame) and prints the same as a Markdown table. The pair
+#   jolt_over_automatic,queries_ms,automatic_over_queries,moved_pairs,peer_pairs
+# (ms: median per frame; queries: the floor, the movers' boxes queried
+# against an Index built before each frame, untimed) and prints the same as a Markdown table. The pair
 # counts with a moved body are checked against Jolt's on every frame by a
 # separate `--verify` run (untimed).
 # Environment (at least one of the first two):
@@ -53,11 +54,11 @@ cmake --build "$build" --parallel "$bp_jobs" --target broadphase_cli
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-echo "scene,bodies,fraction,moved,jolt_ms,automatic_ms,grid_ms,multi_box_pruning_ms,rebuild_ms,jolt_over_automatic,moved_pairs,peer_pairs" >"$csv"
+echo "scene,bodies,fraction,moved,jolt_ms,automatic_ms,grid_ms,multi_box_pruning_ms,rebuild_ms,jolt_over_automatic,queries_ms,automatic_over_queries,moved_pairs,peer_pairs" >"$csv"
 # One row per fraction of a move file: Jolt's "fraction=F ... median_ms=X"
 # lines ($work/jolt.txt) and our replay's JSON.
 rows() {
-    "$cli" bench "jolt-moves:$moves" --mode automatic,grid,multi_box_pruning,rebuild --threads 1 --json >"$work/ours.json"
+    "$cli" bench "jolt-moves:$moves" --mode automatic,grid,multi_box_pruning,rebuild,queries --threads 1 --json >"$work/ours.json"
     "$cli" bench "jolt-moves:$moves" --mode automatic --threads 1 --verify >/dev/null  # fails on any difference
     awk -v scene="$1" '
         FNR == NR {  # jolt: fraction=F moved=M median_ms=X ...
@@ -72,13 +73,14 @@ rows() {
             fr = o["fraction"] + 0
             if (!(fr in seen)) { seen[fr] = 1; order[++count] = fr }
             ms[fr, o["mode"]] = o["median_ms"]; bodies = o["bodies"]; moved[fr] = o["moved"]
-            mp[fr] = o["moved_pairs"]; pp[fr] = o["peer_pairs"]
+            if (o["mode"] != "queries") { mp[fr] = o["moved_pairs"]; pp[fr] = o["peer_pairs"] }
         }
         END {
             for (k = 1; k <= count; k++) {
                 fr = order[k]; a = ms[fr, "automatic"]
-                printf "%s,%s,%g,%s,%s,%s,%s,%s,%s,%.2f,%s,%s\n", scene, bodies, fr, moved[fr], jolt[fr], a,
-                       ms[fr, "grid"], ms[fr, "multi_box_pruning"], ms[fr, "rebuild"], jolt[fr] / a, mp[fr], pp[fr]
+                q = ms[fr, "queries"]
+                printf "%s,%s,%g,%s,%s,%s,%s,%s,%s,%.2f,%s,%.2f,%s,%s\n", scene, bodies, fr, moved[fr], jolt[fr], a,
+                       ms[fr, "grid"], ms[fr, "multi_box_pruning"], ms[fr, "rebuild"], jolt[fr] / a, q, a / q, mp[fr], pp[fr]
             }
         }' "$work/jolt.txt" "$work/ours.json" >>"$csv"
 }
@@ -120,6 +122,6 @@ PY
     done
 fi
 bp_log "wrote $csv"
-awk -F, 'NR == 1 { print "| scene | fraction | moved | Jolt ms | automatic ms | grid | multi box pruning | rebuild | Jolt / automatic |"
-                   print "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"; next }
-         { printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $3, $4, $5, $6, $7, $8, $9, $10 }' "$csv"
+awk -F, 'NR == 1 { print "| scene | fraction | moved | Jolt ms | automatic ms | grid | multi box pruning | rebuild | Jolt / automatic | queries ms | automatic / queries |"
+                   print "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"; next }
+         { printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12 }' "$csv"

@@ -5,7 +5,8 @@
 // exact ("ours") and with fat pairs ("ours-fat": the pairs of boxes grown
 // by the scene's margin, 0.1, as btDbvtBroadphase's cache holds).
 //
-//   broadphase_bullet_worlds [--world boxes|spheres|field|all] [--steps S] [--json]
+//   broadphase_bullet_worlds [--world boxes|spheres|field|all] [--broadphase dbvt|sap|ours|ours-fat|all]
+//                            [--steps S] [--json]
 //
 // The worlds, in the style of Bullet's own benchmark demos (one
 // btDiscreteDynamicsWorld each, default configuration, sequential impulse
@@ -165,16 +166,18 @@ Result run(const std::string& world_name, const std::string& bp_name, int steps)
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::string which = "all";
+    std::string which = "all", which_bp = "all";
     int steps = 300;
     bool json = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--world" && i + 1 < argc) which = argv[++i];
         else if (a == "--steps" && i + 1 < argc) steps = std::max(1, std::atoi(argv[++i]));
+        else if (a == "--broadphase" && i + 1 < argc) which_bp = argv[++i];
         else if (a == "--json") json = true;
         else {
-            std::fprintf(stderr, "usage: broadphase_bullet_worlds [--world boxes|spheres|field|all] [--steps S] [--json]\n");
+            std::fprintf(stderr, "usage: broadphase_bullet_worlds [--world boxes|spheres|field|all] "
+                                 "[--broadphase dbvt|sap|ours|ours-fat|all] [--steps S] [--json]\n");
             return 2;
         }
     }
@@ -191,6 +194,7 @@ int main(int argc, char** argv) {
                     "pairs");
     for (const std::string& w : worlds)
         for (const char* bp : {"dbvt", "sap", "ours", "ours-fat"}) {
+            if (which_bp != "all" && which_bp != bp) continue;
             const Result r = run(w, bp, steps);
             if (json)
                 std::printf("{\"world\":\"%s\",\"broadphase\":\"%s\",\"bodies\":%zu,\"steps\":%d,\"step_median_ms\":%.4f,"
