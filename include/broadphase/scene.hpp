@@ -29,7 +29,9 @@
 // - rebuild (automatic past 25%): every pair from scratch by the best
 //   one-shot algorithm (PairFinder: the automatic choice, all threads).
 // The grid and multi box pruning follow every change once filled, so
-// automatic moves between them at no cost; the sweep is filled by a
+// automatic moves between them without filling one again, until one has
+// followed changes of a quarter of the objects without running (it is then
+// dropped: following had cost about a fill); the sweep is filled by a
 // rebuild the first time it runs and dropped when another method runs.
 // All end with the events: while few objects changed (kPartnerShare), the
 // changed objects' pairs now against their pairs before, read from each

@@ -219,7 +219,10 @@ void run_sequence(std::uint64_t seed, int steps, double offset, unsigned threads
 /// with removals, additions, jumps and filter changes among the moves.
 /// Events and pair_count() are checked every update, pairs() only every
 /// third one, so the array is also made after several updates behind.
-void run_shares(std::uint64_t seed, broadphase::UpdateMode mode) {
+void run_shares(std::uint64_t seed, broadphase::UpdateMode mode,
+                const std::vector<double>& shares = {0.002, 0.01, 0.003, 0.3, 0.01, 0.005, 1.0, 0.002, 0.02, 0.6,
+                                                     0.001, 0.03, 0.004, 0.1},
+                int steps = 28) {
     using Scene = broadphase::Scene;
     using Id = Scene::Id;
     using Box = broadphase::Box;
@@ -238,11 +241,10 @@ void run_shares(std::uint64_t seed, broadphase::UpdateMode mode) {
     ASSERT_TRUE(scene.update().ok());
     std::vector<Pair> before = Oracle<float, 3>::pairs(scene, live);
     ASSERT_TRUE(scene.begun() == before);
-    const double shares[] = {0.002, 0.01, 0.003, 0.3, 0.01, 0.005, 1.0, 0.002, 0.02, 0.6, 0.001, 0.03, 0.004, 0.1};
     std::size_t by_share[3] = {0, 0, 0};  // updates with few, many, all changed
-    for (int step = 0; step < 28; ++step) {
+    for (int step = 0; step < steps; ++step) {
         SCOPED_TRACE("step " + std::to_string(step));
-        const double share = shares[step % 14];
+        const double share = shares[static_cast<std::size_t>(step) % shares.size()];
         const std::size_t k = std::max<std::size_t>(1, static_cast<std::size_t>(share * double(live.size())));
         for (std::size_t c = 0; c < k; ++c) {
             const std::size_t i = r.below(live.size());
@@ -288,6 +290,16 @@ TEST(Scene, FewManyAndAllChangedKeepPairsAndEvents) {
         SCOPED_TRACE(broadphase::to_string(mode));
         run_shares(11, mode);
     }
+}
+
+// automatic: multi box pruning runs (20% changed), then the grid for 100
+// updates of 1.5%, while multi box pruning follows until it has followed
+// more changes than a quarter of the objects (+1,024) and is dropped; then
+// 20% again fills it anew. Pairs and events exact throughout.
+TEST(Scene, AutomaticDropsAnIdleFollowerAndFillsItAgain) {
+    std::vector<double> shares(102, 0.015);
+    shares[0] = shares[101] = 0.2;
+    run_shares(23, broadphase::UpdateMode::automatic, shares, 106);
 }
 
 constexpr broadphase::UpdateMode kModes[] = {broadphase::UpdateMode::automatic, broadphase::UpdateMode::rebuild,

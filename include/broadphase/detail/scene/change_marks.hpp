@@ -44,6 +44,9 @@ public:
     bool filled() const { return filled_; }
     /// Kept up to date while another engine runs (engines.hpp).
     static constexpr bool kFollows = true;
+    /// Changes followed since the engine last ran (the scene's to count:
+    /// it drops an engine that followed more than a fill would cost).
+    std::size_t idle_changes = 0;
 
 protected:
     static constexpr std::uint8_t kChanged = 1, kErased = 2;
