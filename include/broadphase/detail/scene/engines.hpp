@@ -62,6 +62,18 @@
 namespace broadphase {
 namespace detail {
 
+/// emit(id, other) for each object of the scene's tree (user value = id)
+/// whose box overlaps `box`, except id itself and those for which
+/// skip(other) (a changed object with a lower id: it reports the pair).
+/// The tree and sweep engines' query. O(log n + overlaps).
+template <class Tree, class Box, class Skip, class Emit>
+void tree_pairs(const Tree& tree, std::uint32_t id, const Box& box, Skip&& skip, Emit&& emit) {
+    tree.for_each_overlap(box, [&](std::uint32_t proxy) {
+        const auto other = static_cast<std::uint32_t>(tree.user_value(proxy));
+        if (other != id && !skip(other)) emit(id, other);
+    });
+}
+
 /// Changed objects queried against the scene's dynamic tree (frame.tree()).
 /// O(changes x (log n + their overlaps)).
 template <class T, int D>
@@ -83,11 +95,9 @@ public:
             const std::size_t end = std::min(m, (t + 1) * per_task);
             for (std::size_t i = t * per_task; i < end; ++i) {
                 const Id id = changed_[i].id;
-                tree.for_each_overlap(changed_[i].box, [&](std::uint32_t proxy) {
-                    const Id other = static_cast<Id>(tree.user_value(proxy));
-                    if (other == id || (other < flag_.size() && flag_[other] && other < id)) return;  // found from the other side
-                    frame(me, id, other);
-                });
+                tree_pairs(
+                    tree, id, changed_[i].box, [&](Id other) { return other < id && other < flag_.size() && flag_[other]; },
+                    [&](Id a, Id b) { frame(me, a, b); });
             }
         });
     }
@@ -184,11 +194,9 @@ public:
         if (!any) return;
         const auto& tree = frame.tree();
         auto ask = [&](Id id, const box_type& box) {
-            tree.for_each_overlap(box, [&](std::uint32_t proxy) {
-                const Id other = static_cast<Id>(tree.user_value(proxy));
-                if (other == id || !sweep_.contains(other) || (asked(other) && other < id)) return;
-                frame(0u, id, other);
-            });
+            tree_pairs(
+                tree, id, box, [&](Id other) { return !sweep_.contains(other) || (other < id && asked(other)); },
+                [&](Id a, Id b) { frame(0u, a, b); });
         };
         for (std::size_t i = 0; i < moved_.size(); ++i)
             if (asked(moved_[i])) ask(moved_[i], moved_boxes_[i]);
