@@ -21,6 +21,10 @@ void bind_spheres(py::module_& m);
 /// (bind_neighbor_list.cpp).
 void bind_neighbor_list(py::module_& m);
 
+/// neighbor_list's core: a drop-in for ASE's neighbour list, one system or
+/// a batch (bind_ase.cpp).
+void bind_ase(py::module_& m);
+
 /// Index: a built set of boxes answering box queries (bind_index.cpp).
 void bind_index(py::module_& m);
 

@@ -8,6 +8,7 @@
 //   bind_pairs.cpp           find_pairs, PairFinder, algorithms, default_threads;
 //   bind_spheres.cpp         find_sphere_pairs;
 //   bind_neighbor_list.cpp   NeighborList;
+//   bind_ase.cpp             neighbor_list, neighbor_list_batch (ASE's interface);
 //   bind_index.cpp           Index;
 //   bind_scene.cpp           Scene;
 //   bind_builtin_scenes.cpp  builtin_scene.
@@ -29,6 +30,7 @@ PYBIND11_MODULE(_core, m) {
     bpy::bind_pairs(m);
     bpy::bind_spheres(m);
     bpy::bind_neighbor_list(m);
+    bpy::bind_ase(m);
     bpy::bind_index(m);
     bpy::bind_scene(m);
     bpy::bind_builtin_scenes(m);
