@@ -203,12 +203,12 @@ public:
     std::vector<std::uint32_t> spatial_order() const {
         std::vector<std::uint32_t> order;
         order.reserve(n_);
-        const std::vector<std::uint32_t>& where = grid_.where();
+        const auto& where = grid_.where();
         if (!binned_ || where.size() != n_) {
             for (std::size_t i = 0; i < n_; ++i) order.push_back(static_cast<std::uint32_t>(i));
             return order;
         }
-        const std::vector<std::uint32_t>& ids = grid_.ids();
+        const auto& ids = grid_.ids();
         order.assign(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(grid_.gridded()));
         for (std::size_t i = 0; i < n_; ++i)
             if (where[i] == ~std::uint32_t(0)) order.push_back(static_cast<std::uint32_t>(i));
@@ -345,14 +345,15 @@ private:
         // count and place (one line, fetched a few particles ahead) and
         // then its entries (fetched ahead too): two random lines a
         // particle (1M random spheres: offsets and copy 83 -> 26 ms).
-        const std::vector<std::uint32_t>& ids = grid_.ids();
-        const std::vector<std::uint32_t>& where = grid_.where();
+        const auto& ids = grid_.ids();
+        const auto& where = grid_.where();
         constexpr std::uint32_t none = ~std::uint32_t(0);
         constexpr std::size_t ahead = 16;
         rows_at_.resize(grid_.gridded());
         grid_.for_each_row(true, [&](std::size_t s, const std::uint32_t* cols, const std::uint32_t*, std::uint32_t c) {
             rows_at_[s] = RowAt{cols, c};
         });
+        detail::reserve_large(offsets_, n + 1);
         offsets_.resize(n + 1);
         offsets_[0] = 0;
         from_.resize(n);
@@ -367,9 +368,11 @@ private:
         });
         for (std::size_t i = 0; i < n; ++i) offsets_[i + 1] += offsets_[i];
         const std::size_t total = static_cast<std::size_t>(offsets_[n]);
+        // The caller's arrays: sized once, on huge pages when new.
+        detail::reserve_large(indices_, total);
         indices_.resize(total);
-        if (options_.vectors) vectors_.resize(3 * total);
-        if (options_.shifts) shifts_.resize(3 * total);
+        if (options_.vectors) detail::reserve_large(vectors_, 3 * total), vectors_.resize(3 * total);
+        if (options_.shifts) detail::reserve_large(shifts_, 3 * total), shifts_.resize(3 * total);
         if (images) image_.resize(n * 3);
         if (images) {
             // Each particle's image count n_i (for S) from its wrap.
@@ -441,7 +444,7 @@ private:
     bool stale_ = true, bad_cell_ = false, bad_options_ = false;
     bool binned_ = false;  // the last build sorted the particles (spatial_order)
     std::size_t n_ = 0, builds_ = 0;
-    std::vector<double> held_, image_;
+    detail::LargeVector<double> held_, image_;
     std::vector<T> finite_radii_;
     std::vector<std::uint64_t> offsets_;
     std::vector<std::uint32_t> indices_;
@@ -449,8 +452,8 @@ private:
         const std::uint32_t* cols;
         std::uint64_t count;
     };
-    std::vector<RowAt> rows_at_;               // per sorted position: its row in the grid's output
-    std::vector<const std::uint32_t*> from_;  // per particle: its row in the grid's output
+    detail::LargeVector<RowAt> rows_at_;               // per sorted position: its row in the grid's output
+    detail::LargeVector<const std::uint32_t*> from_;  // per particle: its row in the grid's output
     std::vector<double> vectors_;
     std::vector<std::int32_t> shifts_;
 };

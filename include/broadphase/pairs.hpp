@@ -42,15 +42,14 @@ struct PairSortScratch {
 /// (std::sort took 0.3 ms for the 9,000 pairs of 1,000 movers in a pile of
 /// 100,000). Under 256 pairs: std::sort. Every sorted output of the
 /// library comes from here.
-inline void sort_pairs(std::vector<Pair>& pairs, std::size_t n, PairSortScratch& scratch) {
-    const std::size_t k = pairs.size();
+inline void sort_pairs(Pair* pairs, std::size_t k, std::size_t n, PairSortScratch& scratch) {
     if (k < 256) {
-        std::sort(pairs.begin(), pairs.end());
+        std::sort(pairs, pairs + k);
         return;
     }
     if (k < n / 8) {
         std::uint64_t most = 0;  // the largest id, a or b (b may pass n)
-        for (const Pair& p : pairs) most = std::max<std::uint64_t>(most, std::max(p.a, p.b));
+        for (std::size_t i = 0; i < k; ++i) most = std::max<std::uint64_t>(most, std::max(pairs[i].a, pairs[i].b));
         int bits = 1;
         while (bits < 32 && (std::uint64_t(1) << bits) <= most) ++bits;
         constexpr int digit = 12;
@@ -81,10 +80,10 @@ inline void sort_pairs(std::vector<Pair>& pairs, std::size_t n, PairSortScratch&
     std::vector<std::uint32_t>& start = scratch.start;
     std::vector<std::uint32_t>& b = scratch.b;
     start.assign(n + 1, 0);
-    for (const Pair& p : pairs) ++start[p.a + 1];
+    for (std::size_t i = 0; i < k; ++i) ++start[pairs[i].a + 1];
     for (std::size_t i = 0; i < n; ++i) start[i + 1] += start[i];
     b.resize(k);
-    for (const Pair& p : pairs) b[start[p.a]++] = p.b;  // start[a] becomes a's end
+    for (std::size_t i = 0; i < k; ++i) b[start[pairs[i].a]++] = pairs[i].b;  // start[a] becomes a's end
     std::uint32_t s = 0;
     for (std::size_t a = 0; a < n; ++a) {
         const std::uint32_t e = start[a];
@@ -92,6 +91,11 @@ inline void sort_pairs(std::vector<Pair>& pairs, std::size_t n, PairSortScratch&
         for (std::uint32_t t = s; t < e; ++t) pairs[t] = {static_cast<std::uint32_t>(a), b[t]};
         s = e;
     }
+}
+
+/// The same on a vector (all of it).
+inline void sort_pairs(std::vector<Pair>& pairs, std::size_t n, PairSortScratch& scratch) {
+    sort_pairs(pairs.data(), pairs.size(), n, scratch);
 }
 
 /// Sorts pairs by (a, b): sort_pairs above, with n the largest a + 1 and

@@ -158,24 +158,14 @@ public:
     /// Every touching pair of `spheres` into `out` (replacing its contents),
     /// by the rule at the top of this file. O(n + pairs) on the grid; the
     /// broad phase's cost plus O(box pairs) on the box path. Report::pairs
-    /// is out.size(); Report::invalid_a the invalid spheres.
+    /// is out.size(); Report::invalid_a the invalid spheres. On one
+    /// thread the grid writes its pairs into memory the finder keeps, then
+    /// copies them into `out` (sized once); find_pairs_into writes them
+    /// straight.
     template <class T>
     Report find_pairs(const SphereView<T>& spheres, std::vector<Pair>& out, const Options& options = {}) {
-        Report rep;
-        if (!begin_call(spheres, out, rep)) return rep;
-        detail::guarded(rep, [&] {
-            if (options.algorithm == Algorithm::automatic && on_grid(spheres, detail::CellFrame{}, options, out, rep)) {
-                last_ = SphereMethod::grid;
-            } else {
-                last_ = SphereMethod::boxes;
-                fill_boxes(spheres, options.threads);
-                rep = boxes_finder_.find_pairs(boxes_, out, options);
-                // Over budget: the box pairs found so far, filtered the same way.
-                if (rep.ok() || rep.status == Status::pair_budget_exceeded) keep_touching(spheres, out, options.threads);
-            }
-        });
-        rep.pairs = out.size();
-        return rep;
+        detail::VectorPairOutput o(out);
+        return search(spheres, static_cast<const BasicPeriodicDomain<T, 3>*>(nullptr), o, out, options);
     }
 
     /// Every pair of `spheres` that touches in the periodic `domain` (some
@@ -189,36 +179,19 @@ public:
     template <class T>
     Report find_pairs(const SphereView<T>& spheres, const BasicPeriodicDomain<T, 3>& domain, std::vector<Pair>& out,
                       const Options& options = {}) {
-        if (!detail::check_domain(domain)) {
-            out.clear();
-            last_ = SphereMethod::none;
-            return detail::invalid_argument_report();
-        }
-        if (!domain.any()) return find_pairs(spheres, out, options);
-        Report rep;
-        if (!begin_call(spheres, out, rep)) return rep;
-        const bool done = detail::guarded(rep, [&] {
-            if (options.algorithm == Algorithm::automatic &&
-                on_grid(spheres, PeriodicCell::of(domain).frame(), options, out, rep, true)) {
-                last_ = SphereMethod::grid;
-                return;
-            }
-            rep = Report{};
-            last_ = SphereMethod::boxes;
-            if (periods_are_floats(domain)) {  // float boxes: the broad phase at float speed, the same periods
-                BasicPeriodicDomain<float, 3> fd;
-                for (int k = 0; k < 3; ++k) fd.period[k] = static_cast<float>(domain.period[k]);
-                fill_periodic_boxes(spheres, domain, periodic_f_.boxes);
-                rep = periodic_f_.finder.find_pairs(periodic_f_.boxes, fd, out, options);
-            } else if constexpr (std::is_same_v<T, double>) {  // (float periods are always floats)
-                fill_periodic_boxes(spheres, domain, periodic_d_.boxes);
-                rep = periodic_d_.finder.find_pairs(periodic_d_.boxes, domain, out, options);
-            }
-            if (rep.ok() || rep.status == Status::pair_budget_exceeded) keep_touching_periodic(spheres, domain, out);
-        });
-        if (!done) out.clear();
-        rep.pairs = out.size();
-        return rep;
+        detail::VectorPairOutput o(out);
+        return search(spheres, &domain, o, out, options);
+    }
+
+    /// The same pairs as find_pairs (open when `domain` is null, else
+    /// periodic), into a detail::LargeArray: on the grid with one thread
+    /// they are written once, straight into it, which grows without copies
+    /// (the Python module hands that memory to numpy). O(as find_pairs).
+    template <class T>
+    Report find_pairs_into(const SphereView<T>& spheres, const BasicPeriodicDomain<T, 3>* domain,
+                           detail::LargeArray<Pair>& out, const Options& options = {}) {
+        detail::LargePairOutput o(out);
+        return search(spheres, domain, o, box_pairs_, options);
     }
 
     /// The path the last call took (none before the first, or when it
@@ -226,15 +199,60 @@ public:
     SphereMethod last_method() const { return last_; }
 
 private:
-    /// The start of both calls: `out` emptied, no path taken yet; false,
-    /// with rep saying too_many_boxes, past 2^32 - 2 spheres. O(1).
+    /// Both calls: the grid into `out`, or the box path into `pairs` (the
+    /// caller's vector, or the finder's own, then copied into `out`).
     template <class T>
-    bool begin_call(const SphereView<T>& spheres, std::vector<Pair>& out, Report& rep) {
-        out.clear();
+    Report search(const SphereView<T>& spheres, const BasicPeriodicDomain<T, 3>* domain, detail::PairOutput& out,
+                  std::vector<Pair>& pairs, const Options& options) {
+        if (domain && !detail::check_domain(*domain)) {
+            out.finish(0);
+            last_ = SphereMethod::none;
+            return detail::invalid_argument_report();
+        }
+        const bool periodic = domain && domain->any();
+        Report rep;
+        out.finish(0);
         last_ = SphereMethod::none;
-        if (spheres.n <= max_boxes) return true;
-        rep.status = Status::too_many_boxes;
-        return false;
+        if (spheres.n > max_boxes) {
+            rep.status = Status::too_many_boxes;
+            return rep;
+        }
+        std::size_t count = 0;
+        const bool done = detail::guarded(rep, [&] {
+            const detail::CellFrame frame = periodic ? PeriodicCell::of(*domain).frame() : detail::CellFrame{};
+            if (options.algorithm == Algorithm::automatic && on_grid(spheres, frame, options, out, count, rep, periodic)) {
+                last_ = SphereMethod::grid;
+                return;
+            }
+            rep = Report{};
+            last_ = SphereMethod::boxes;
+            if (!periodic) {
+                fill_boxes(spheres, options.threads);
+                rep = boxes_finder_.find_pairs(boxes_, pairs, options);
+                // Over budget: the box pairs found so far, filtered the same way.
+                if (rep.ok() || rep.status == Status::pair_budget_exceeded) keep_touching(spheres, pairs, options.threads);
+            } else if (periods_are_floats(*domain)) {  // float boxes: the broad phase at float speed, the same periods
+                BasicPeriodicDomain<float, 3> fd;
+                for (int k = 0; k < 3; ++k) fd.period[k] = static_cast<float>(domain->period[k]);
+                fill_periodic_boxes(spheres, *domain, periodic_f_.boxes);
+                rep = periodic_f_.finder.find_pairs(periodic_f_.boxes, fd, pairs, options);
+            } else if constexpr (std::is_same_v<T, double>) {  // (float periods are always floats)
+                fill_periodic_boxes(spheres, *domain, periodic_d_.boxes);
+                rep = periodic_d_.finder.find_pairs(periodic_d_.boxes, *domain, pairs, options);
+            }
+            if (periodic && (rep.ok() || rep.status == Status::pair_budget_exceeded))
+                keep_touching_periodic(spheres, *domain, pairs);
+            count = pairs.size();
+            if (&pairs == &box_pairs_) {  // the finder's own vector: copied into out
+                Pair* to = out.reserve(count, 0);
+                if (count) std::memcpy(to, pairs.data(), count * sizeof(Pair));
+            }
+            out.finish(count);
+        });
+        if (!done) count = 0;
+        out.finish(count);
+        rep.pairs = count;
+        return rep;
     }
 
     /// The grid path (detail/cell_list.hpp), when it suits: radii within
@@ -245,16 +263,17 @@ private:
     /// false, having done a pass over the input. O(n + pairs).
     template <class T>
     bool on_grid(const SphereView<T>& spheres, const detail::CellFrame& frame, const Options& options,
-                 std::vector<Pair>& out, Report& rep, bool periodic = false) {
+                 detail::PairOutput& out, std::size_t& count, Report& rep, bool periodic) {
         const std::size_t per_thread = 8 * std::max<std::size_t>(options.min_boxes_per_thread, 1);
         if (!grid_.sort(spheres, frame, 0.0, options.threads, per_thread, rep.invalid_a, 2.0)) return false;
         const auto& s = grid_.summary();
         if (!(s.rmax > 0) || s.rmax > 2 * (s.rsum / static_cast<double>(s.valid))) return false;
         if (periodic && !grid_.one_image()) return false;
         bool exceeded = false;
-        grid_.pairs(out, options.max_pairs, exceeded);
+        count = grid_.pairs(out, options.max_pairs, exceeded);
         if (exceeded) rep.status = Status::pair_budget_exceeded;
-        else if (options.sorted) sort_pairs(out, spheres.n, sort_scratch_);
+        else if (options.sorted) sort_pairs(out.reserve(count, count), count, spheres.n, sort_scratch_);
+        out.finish(count);
         return true;
     }
 
@@ -449,6 +468,7 @@ private:
     PeriodicState<double> periodic_d_;
     Boxes boxes_;
     PairFinder boxes_finder_;
+    std::vector<Pair> box_pairs_;  // the box path's pairs, for outputs other than a vector
     std::vector<std::size_t> kept_;
     PairSortScratch sort_scratch_;
     SphereMethod last_ = SphereMethod::none;

@@ -150,6 +150,18 @@ private:
     int last_dim_ = 3;
 };
 
+/// The finder find_pairs keeps between calls, so that only the first call
+/// pays for its memory (free_memory() lets it go). A call that finds it
+/// busy (another Python thread, the GIL released) uses a fresh one.
+struct KeptPairFinder {
+    std::mutex mutex;
+    std::unique_ptr<Finder> finder;
+};
+KeptPairFinder& kept_pair_finder() {
+    static KeptPairFinder* k = new KeptPairFinder;  // never destroyed: no order-of-exit issue
+    return *k;
+}
+
 /// For bench/python/overhead.py: one C++ call equivalent to a Python one,
 /// on the same rows, timed in C++ (milliseconds, steady clock). The output
 /// is freed outside the timed region, as the benchmark frees Python's.
@@ -191,6 +203,13 @@ std::pair<double, std::size_t> time_cpp_find_pairs(py::array_t<float, py::array:
 
 }  // namespace
 
+void free_kept_pair_finder() {
+    KeptPairFinder& kept = kept_pair_finder();
+    std::unique_ptr<Finder> gone;
+    std::lock_guard<std::mutex> lock(kept.mutex);
+    gone = std::move(kept.finder);
+}
+
 void bind_pairs(py::module_& m) {
     m.def(
         "find_pairs",
@@ -198,8 +217,14 @@ void bind_pairs(py::module_& m) {
            std::optional<std::uint64_t> max_pairs, const std::string& invalid, py::handle boxsize) {
             const bp::Options o = make_options(algorithm, threads, sorted, max_pairs);
             const OnInvalid on_invalid = parse_invalid(invalid);
-            Finder f;
-            return f.find(boxes, other, o, on_invalid, boxsize);
+            KeptPairFinder& kept = kept_pair_finder();
+            std::unique_lock<std::mutex> lock(kept.mutex, std::try_to_lock);
+            if (!lock.owns_lock()) {
+                Finder f;
+                return f.find(boxes, other, o, on_invalid, boxsize);
+            }
+            if (!kept.finder) kept.finder = std::make_unique<Finder>();
+            return kept.finder->find(boxes, other, o, on_invalid, boxsize);
         },
         py::arg("boxes"), py::arg("other") = py::none(), py::arg("algorithm") = "automatic", py::arg("threads") = 0,
         py::arg("sorted") = false, py::arg("max_pairs") = py::none(), py::arg("invalid") = "warn",

@@ -4,15 +4,31 @@
 #include "numpy_boxes.hpp"
 #include "periodic_args.hpp"
 
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include <broadphase/detail/large_pages.hpp>
 #include <broadphase/spheres.hpp>
 
 namespace broadphase_python {
 namespace {
+
+/// The module's sphere finder, kept between calls so that only the first
+/// call pays for its memory (free_memory() lets it go). A call that finds
+/// it busy (another Python thread, the GIL released) uses a finder of its
+/// own.
+struct KeptSphereFinder {
+    std::mutex mutex;
+    std::unique_ptr<bp::SpherePairFinder> finder;
+};
+KeptSphereFinder& kept_sphere_finder() {
+    static KeptSphereFinder* k = new KeptSphereFinder;  // never destroyed: no order-of-exit issue
+    return *k;
+}
 
 template <class T>
 py::array sphere_pairs(const Rows& centers, const Rows& radii, const bp::Options& o, OnInvalid on_invalid,
@@ -21,17 +37,33 @@ py::array sphere_pairs(const Rows& centers, const Rows& radii, const bp::Options
     const T* r = data_of<T>(radii);
     const bool one = radii.n == 1 && centers.n != 1;
     const std::size_t n = centers.n;
-    std::vector<bp::Pair> out;
+    bp::detail::LargeArray<bp::Pair> out;
     bp::Report rep;
     {
         py::gil_scoped_release nogil;
         const bp::SphereView<T> spheres = one ? bp::sphere_rows<T>(c, r[0], n) : bp::sphere_rows<T>(c, r, n);
-        bp::SpherePairFinder finder;
-        rep = periods ? finder.find_pairs(spheres, domain_of<T>(*periods), out, o) : finder.find_pairs(spheres, out, o);
+        bp::BasicPeriodicDomain<T, 3> domain;
+        if (periods) domain = domain_of<T>(*periods);
+        KeptSphereFinder& kept = kept_sphere_finder();
+        std::unique_lock<std::mutex> lock(kept.mutex, std::try_to_lock);
+        std::unique_ptr<bp::SpherePairFinder> own;
+        bp::SpherePairFinder* finder;
+        if (lock.owns_lock()) {
+            if (!kept.finder) kept.finder = std::make_unique<bp::SpherePairFinder>();
+            finder = kept.finder.get();
+        } else {
+            own = std::make_unique<bp::SpherePairFinder>();
+            finder = own.get();
+        }
+        rep = finder->find_pairs_into(spheres, periods ? &domain : nullptr, out, o);
     }
     rep.pairs = out.size();
-    check_report(rep, on_invalid, "centers/radii", "", &out, "sphere(s)", "a NaN coordinate, or a radius not >= 0");
-    return pairs_array(std::move(out));
+    if (rep.status == bp::Status::pair_budget_exceeded) {  // the error carries the first max_pairs
+        std::vector<bp::Pair> partial(out.data(), out.data() + out.size());
+        check_report(rep, on_invalid, "centers/radii", "", &partial, "sphere(s)", "a NaN coordinate, or a radius not >= 0");
+    }
+    check_report(rep, on_invalid, "centers/radii", "", nullptr, "sphere(s)", "a NaN coordinate, or a radius not >= 0");
+    return large_pairs_array(std::move(out));
 }
 
 }  // namespace
@@ -73,7 +105,27 @@ reported once however many images touch, and centres need not lie in
 [0, L) (they wrap). With boxsize, the cell list runs in the periodic cell when
 every period is over about 3 diameters; otherwise the box path (in float64 when a
 period is not a float32 value). Other arguments as in find_pairs.
-Returns a (K, 2) uint32 array.)doc");
+Returns a (K, 2) uint32 array, written once by the search (no copy).
+The module keeps the search's working memory between calls, so that only
+the first call pays for it; free_memory() gives it back.)doc");
+
+    m.def(
+        "free_memory",
+        []() {
+            KeptSphereFinder& kept = kept_sphere_finder();
+            std::unique_ptr<bp::SpherePairFinder> gone;
+            {
+                std::lock_guard<std::mutex> lock(kept.mutex);
+                gone = std::move(kept.finder);
+            }
+            free_kept_pair_finder();
+        },
+        R"doc(Frees the working memory that find_sphere_pairs and find_pairs keep
+between calls (the module holds one finder for each; they keep memory in
+proportion to the largest call so far, so that later calls of that size
+allocate nothing). The next call allocates it again. Kept objects
+(PairFinder, NeighborList, Scene, Index) keep their own memory until
+they are deleted.)doc");
 }
 
 }  // namespace broadphase_python

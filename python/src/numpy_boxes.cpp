@@ -225,6 +225,24 @@ std::string index_list(const std::vector<std::uint32_t>& v) {
 
 }  // namespace
 
+py::array large_pairs_array(bp::detail::LargeArray<bp::Pair>&& pairs) {
+    const py::ssize_t k = static_cast<py::ssize_t>(pairs.size());
+    if (k == 0) return py::array_t<std::uint32_t>(std::vector<py::ssize_t>{0, 2});
+    struct Owned {
+        void* data;
+        std::size_t bytes;
+    };
+    const std::pair<bp::Pair*, std::size_t> memory = pairs.release();
+    auto* owned = new Owned{memory.first, memory.second};
+    py::capsule owner(owned, [](void* p) {
+        Owned* o = static_cast<Owned*>(p);
+        bp::detail::large_free(o->data, o->bytes);
+        delete o;
+    });
+    return py::array_t<std::uint32_t>({k, py::ssize_t(2)}, {py::ssize_t(sizeof(bp::Pair)), py::ssize_t(sizeof(std::uint32_t))},
+                                      reinterpret_cast<const std::uint32_t*>(memory.first), owner);
+}
+
 void check_report(const bp::Report& r, OnInvalid on_invalid, const char* name_a, const char* name_b,
                   std::vector<bp::Pair>* pairs, const char* what, const char* why) {
     switch (r.status) {

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include <broadphase/broadphase.hpp>
+#include <broadphase/detail/large_pages.hpp>
 
 namespace broadphase_python {
 
@@ -162,6 +163,13 @@ void fill_boxes(bp::BasicBoxes<T, D>& out, const T* rows, std::size_t n, unsigne
 inline py::array pairs_array(std::vector<bp::Pair>&& pairs) {
     return owning_pairs_array<std::uint32_t>(std::move(pairs));
 }
+
+/// A (K, 2) uint32 array owning the memory of a LargeArray of pairs (no
+/// copy; freed with the array).
+py::array large_pairs_array(bp::detail::LargeArray<bp::Pair>&& pairs);
+
+/// Frees the finder find_pairs keeps between calls (bind_pairs.cpp).
+void free_kept_pair_finder();
 
 /// A copy of pairs as a (K, 2) uint32 array.
 py::array pairs_copy(const std::vector<bp::Pair>& pairs);

@@ -57,6 +57,7 @@
 #include "../simd.hpp"
 #include "cell_frame.hpp"
 #include "cell_scan.hpp"
+#include "large_pages.hpp"
 #include "parallel.hpp"
 #include "prefetch.hpp"
 #include "radix_sort.hpp"
@@ -75,6 +76,56 @@
 
 namespace broadphase {
 namespace detail {
+
+/// Where CellList::pairs (and the sphere finder) put their pairs: a block
+/// of memory grown on demand. A vector of the caller's (VectorPairOutput)
+/// or a LargeArray that becomes a numpy array (LargePairOutput).
+class PairOutput {
+public:
+    virtual ~PairOutput() = default;
+    /// Room for n pairs, the first `keep` kept; returns the block. Throws
+    /// std::bad_alloc.
+    virtual Pair* reserve(std::size_t n, std::size_t keep) = 0;
+    /// The output is the first n pairs (n <= what was reserved).
+    virtual void finish(std::size_t n) = 0;
+    /// Whether one task may write straight in, growing it as it goes
+    /// (cheap where growing copies nothing).
+    virtual bool direct() const = 0;
+};
+
+/// Into a std::vector<Pair> of the caller's: sized once, the pairs copied in.
+class VectorPairOutput final : public PairOutput {
+public:
+    explicit VectorPairOutput(std::vector<Pair>& v) : v_(v) {}
+    Pair* reserve(std::size_t n, std::size_t keep) override {
+        if (keep < v_.size()) v_.resize(keep);
+        reserve_large(v_, n);
+        v_.resize(n);
+        return v_.data();
+    }
+    void finish(std::size_t n) override { v_.resize(n); }
+    bool direct() const override { return false; }
+
+private:
+    std::vector<Pair>& v_;
+};
+
+/// Into a LargeArray<Pair>: written once, straight, grown without copies.
+class LargePairOutput final : public PairOutput {
+public:
+    explicit LargePairOutput(LargeArray<Pair>& a) : a_(a) {}
+    Pair* reserve(std::size_t n, std::size_t keep) override {
+        a_.set_size(keep < a_.size() ? keep : a_.size());
+        a_.reserve(n);
+        a_.set_size(n);
+        return a_.data();
+    }
+    void finish(std::size_t n) override { a_.set_size(n); }
+    bool direct() const override { return true; }
+
+private:
+    LargeArray<Pair>& a_;
+};
 
 class CellList {
 public:
@@ -124,21 +175,23 @@ public:
     std::size_t gridded() const { return sum_.gridded; }
     /// Per sorted position (gridded() of them; the arrays are padded past
     /// that): the particle's index; its wrapped centre.
-    const std::vector<std::uint32_t>& ids() const { return ids_; }
+    const LargeVector<std::uint32_t>& ids() const { return ids_; }
     const double* x(int k) const { return pos_[k].data(); }
     /// Per input particle: its sorted position, or ~0 when not sorted.
-    const std::vector<std::uint32_t>& where() const { return where_; }
+    const LargeVector<std::uint32_t>& where() const { return where_; }
 
     // ---- traversal ----------------------------------------------------------
 
     /// Writes the pairs within reach of the half stencil, each unordered
-    /// pair of images once, as Pair{min id, max id}; with `images`, each
-    /// pair's image P (of the larger id's particle relative to the
-    /// smaller's... as found: see pairs_with_images) goes to `codes`.
-    /// Output order: bin by bin, the same for every thread count.
-    /// max_pairs bounds the output; `exceeded` says it was reached.
-    void pairs(std::vector<Pair>& out, std::uint64_t max_pairs, bool& exceeded) {
-        traverse_pairs(out, max_pairs, exceeded);
+    /// pair of images once, as Pair{min id, max id}, into `out` (replacing
+    /// what it held). Output order: bin by bin, the same for every thread
+    /// count. max_pairs bounds the output; `exceeded` says it was reached.
+    /// One task (one thread) writes straight into an output that allows it
+    /// (PairOutput::direct); otherwise each task writes into memory of its
+    /// own, kept between calls, copied into `out` at the end.
+    /// Returns the number of pairs written.
+    std::size_t pairs(PairOutput& out, std::uint64_t max_pairs, bool& exceeded) {
+        return traverse_pairs(out, max_pairs, exceeded);
     }
 
     /// Rows: for each sorted position i, the particles j (input indices)
@@ -151,7 +204,7 @@ public:
     void rows(bool half, bool images, std::uint64_t max_entries, bool& exceeded);
 
     /// Entries for sorted position i after rows(). O(1).
-    const std::vector<std::uint32_t>& row_counts() const { return count_; }
+    const LargeVector<std::uint32_t>& row_counts() const { return count_; }
     /// f(sorted position, cols, codes, count) for every sorted position,
     /// task by task in order (codes null without images). Calls from one
     /// task come from one thread; with threads > 1 tasks run in parallel.
@@ -183,10 +236,25 @@ private:
 
     /// A task's output, kept between calls.
     struct Out {
-        std::vector<std::uint32_t> cols;   // rows: column ids
-        std::vector<std::uint32_t> codes;  // rows: packed images
-        std::vector<Pair> pairs;           // pairs
+        // Grown as they fill (without copies: LargeArray), kept between calls.
+        LargeArray<std::uint32_t> cols;   // rows: column ids
+        LargeArray<std::uint32_t> codes;  // rows: packed images
+        LargeArray<Pair> pairs;           // pairs
         std::size_t size = 0;
+    };
+
+    /// Where a pairs task writes: the task's own Out, or (one task) the
+    /// caller's output straight. room(k) makes room for k more.
+    struct PairDest {
+        PairOutput* out = nullptr;  // else own
+        LargeArray<Pair>* own = nullptr;
+        Pair* at = nullptr;
+        std::size_t cap = 0, size = 0;
+        Pair* room(std::size_t k) {
+            if (size + k > cap) grow(size + k);
+            return at + size;
+        }
+        void grow(std::size_t need);
     };
 
     /// Pass 1: validity, radii, and the bounds of the centres (which the
@@ -273,9 +341,9 @@ private:
     };
 
     template <int L, bool One>
-    void task_pairs(std::size_t t, Scratch& sc, std::uint64_t budget);
+    void task_pairs(std::size_t t, Scratch& sc, PairDest& dest, std::uint64_t budget);
 
-    void traverse_pairs(std::vector<Pair>& res, std::uint64_t max_pairs, bool& exceeded);
+    std::size_t traverse_pairs(PairOutput& res, std::uint64_t max_pairs, bool& exceeded);
 
 public:
     /// The rows' tasks (valid after rows()).
@@ -288,9 +356,9 @@ private:
 
     /// The traversals' copies per instruction set.
     template <int L>
-    BROADPHASE_CELL_FLATTEN void pairs_at(std::size_t t, Scratch& sc, std::uint64_t budget) {
-        if (one_) task_pairs<L, true>(t, sc, budget);
-        else task_pairs<L, false>(t, sc, budget);
+    BROADPHASE_CELL_FLATTEN void pairs_at(std::size_t t, Scratch& sc, PairDest& dest, std::uint64_t budget) {
+        if (one_) task_pairs<L, true>(t, sc, dest, budget);
+        else task_pairs<L, false>(t, sc, dest, budget);
     }
     template <int L>
     BROADPHASE_CELL_FLATTEN void rows_at(std::size_t t, Scratch& sc, bool half, bool images, std::uint64_t budget) {
@@ -298,9 +366,10 @@ private:
         else task_rows<L, false>(t, sc, half, images, budget);
     }
 #if defined(BROADPHASE_SIMD_HAS_AVX2)
-    BROADPHASE_CELL_AVX2 BROADPHASE_CELL_FLATTEN void pairs_avx2(std::size_t t, Scratch& sc, std::uint64_t budget) {
-        if (one_) task_pairs<2, true>(t, sc, budget);
-        else task_pairs<2, false>(t, sc, budget);
+    BROADPHASE_CELL_AVX2 BROADPHASE_CELL_FLATTEN void pairs_avx2(std::size_t t, Scratch& sc, PairDest& dest,
+                                                                  std::uint64_t budget) {
+        if (one_) task_pairs<2, true>(t, sc, dest, budget);
+        else task_pairs<2, false>(t, sc, dest, budget);
     }
     BROADPHASE_CELL_AVX2 BROADPHASE_CELL_FLATTEN void rows_avx2(std::size_t t, Scratch& sc, bool half, bool images,
                                                                  std::uint64_t budget) {
@@ -321,7 +390,7 @@ private:
     int m_[3] = {1, 1, 1};
     double scale_[3] = {1, 1, 1};
     std::vector<Part> parts_;
-    std::vector<std::uint32_t> where_;      // per input particle: sorted position or not_sorted
+    LargeVector<std::uint32_t> where_;      // per input particle: sorted position or not_sorted
     /// A gridded particle's wrapped centre and radius, in input order: the
     /// survey reads the input in a stream once and leaves these, so that
     /// binning reads no input again and the gather (in bin order, random)
@@ -332,20 +401,21 @@ private:
         double w[3];
         double r;
     };
-    std::vector<Wrapped> wrapped_;
-    std::vector<std::uint32_t> bin_;        // per input particle: bin
-    std::vector<std::uint32_t> table_;      // per part and bin: counts, then positions
-    RadixScratch radix_;
+    LargeVector<Wrapped> wrapped_;
+    LargeVector<std::uint32_t> bin_;        // per input particle: bin
+    LargeVector<std::uint32_t> table_;      // per part and bin: counts, then positions
+    BasicRadixScratch<LargeVector<std::uint32_t>> radix_;
     std::uint32_t* start_ = nullptr;        // per bin: first sorted position (in table_)
-    std::vector<std::uint32_t> ids_, keys_; // per sorted position: particle, bin
+    LargeVector<std::uint32_t> ids_, keys_; // per sorted position: particle, bin
     std::vector<Row> full_rows_, half_rows_;
     Run still_{};                           // a run seen through image 0
-    std::vector<double> pos_[3], rad_;      // per sorted position: wrapped centre, radius
+    LargeVector<double> pos_[3], rad_;      // per sorted position: wrapped centre, radius
     std::size_t tasks_ = 0;
     std::vector<std::size_t> cut_, at_;
     std::vector<Out> outs_;
+    std::vector<PairDest> dests_;
     std::vector<Scratch> scratch_;
-    std::vector<std::uint32_t> count_;      // per sorted position: row entries
+    LargeVector<std::uint32_t> count_;      // per sorted position: row entries
 };
 
 }  // namespace detail

@@ -141,10 +141,20 @@ inline void CellList::make_tasks() {
     if (scratch_.size() < threads_) scratch_.resize(threads_);
 }
 
+inline void CellList::PairDest::grow(std::size_t need) {
+    const std::size_t c = std::max(need, cap + cap / 2 + 1024);
+    if (out) {
+        at = out->reserve(c, size);
+    } else {
+        own->resize(c);
+        at = own->data();
+    }
+    cap = c;
+}
+
 template <int L, bool One>
-inline void CellList::task_pairs(std::size_t t, Scratch& sc, std::uint64_t budget) {
-    Out& o = outs_[t];
-    o.size = 0;
+inline void CellList::task_pairs(std::size_t t, Scratch& sc, PairDest& dest, std::uint64_t budget) {
+    dest.size = 0;
     for (std::size_t s = cut_[t]; s < cut_[t + 1];) {
         const std::uint32_t key = keys_[s];
         const std::size_t e = start_[key + 1];
@@ -164,15 +174,14 @@ inline void CellList::task_pairs(std::size_t t, Scratch& sc, std::uint64_t budge
                 w += cell_scan::run<L, One>(a, run.b, run.e, w);
             }
             const std::size_t got = static_cast<std::size_t>(w - sc.cols.data());
-            if (o.pairs.size() < o.size + got) o.pairs.resize(std::max(o.pairs.size() * 2, o.size + got + 1024));
-            Pair* p = o.pairs.data() + o.size;
+            Pair* p = dest.room(got);
             for (std::size_t q = 0; q < got; ++q) {
                 const std::uint32_t b = sc.cols[q];
                 p[q] = id < b ? Pair{id, b} : Pair{b, id};
             }
-            o.size += got;
+            dest.size += got;
         }
-        if (o.size > budget) break;
+        if (dest.size > budget) break;
         s = e;
     }
 }
@@ -228,34 +237,57 @@ inline void CellList::task_rows(std::size_t t, Scratch& sc, bool half, bool imag
 
 // ---- the traversals ---------------------------------------------------------
 
-inline void CellList::traverse_pairs(std::vector<Pair>& res, std::uint64_t max_pairs, bool& exceeded) {
+inline std::size_t CellList::traverse_pairs(PairOutput& res, std::uint64_t max_pairs, bool& exceeded) {
     exceeded = false;
     make_tasks();
+    // One task writes straight into an output that grows cheaply; else
+    // each task into its own kept memory, copied into the output after.
+    const bool direct = tasks_ == 1 && res.direct();
+    if (dests_.size() < tasks_) dests_.resize(tasks_);
+    for (std::size_t t = 0; t < tasks_; ++t) {
+        PairDest& d = dests_[t];
+        d = PairDest{};
+        if (direct) {
+            d.out = &res;
+            d.cap = std::max<std::size_t>(4 * sum_.gridded, 1024);
+            d.at = res.reserve(d.cap, 0);
+        } else {
+            d.own = &outs_[t].pairs;
+            d.cap = d.own->size();
+            d.at = d.own->data();
+        }
+    }
     run_tasks(threads_, tasks_, [&](std::size_t t, unsigned th) {
         const SimdLevel level = simd_level();
 #if defined(BROADPHASE_SIMD_HAS_AVX2)
-        if (level >= SimdLevel::avx2) return pairs_avx2(t, scratch_[th], max_pairs);
+        if (level >= SimdLevel::avx2) return pairs_avx2(t, scratch_[th], dests_[t], max_pairs);
 #endif
 #if defined(BROADPHASE_SIMD_HAS_SSE2)
-        if (level >= SimdLevel::sse2) return pairs_at<1>(t, scratch_[th], max_pairs);
+        if (level >= SimdLevel::sse2) return pairs_at<1>(t, scratch_[th], dests_[t], max_pairs);
 #endif
         (void)level;
-        pairs_at<0>(t, scratch_[th], max_pairs);
+        pairs_at<0>(t, scratch_[th], dests_[t], max_pairs);
     });
     at_.resize(tasks_ + 1);
     at_[0] = 0;
-    for (std::size_t t = 0; t < tasks_; ++t) at_[t + 1] = at_[t] + outs_[t].size;
+    for (std::size_t t = 0; t < tasks_; ++t) at_[t + 1] = at_[t] + dests_[t].size;
     std::size_t total = at_[tasks_];
     if (total > max_pairs) {
         exceeded = true;
         total = static_cast<std::size_t>(max_pairs);
     }
-    res.resize(total);
+    if (direct) {
+        res.finish(total);
+        return total;
+    }
+    Pair* to = res.reserve(total, 0);
     run_tasks(threads_, tasks_, [&](std::size_t t, unsigned) {
         if (at_[t] >= total) return;
-        const std::size_t k = std::min(outs_[t].size, total - at_[t]);
-        if (k) std::memcpy(res.data() + at_[t], outs_[t].pairs.data(), k * sizeof(Pair));
+        const std::size_t k = std::min(dests_[t].size, total - at_[t]);
+        if (k) std::memcpy(to + at_[t], dests_[t].at, k * sizeof(Pair));
     });
+    res.finish(total);
+    return total;
 }
 
 inline void CellList::rows(bool half, bool images, std::uint64_t max_entries, bool& exceeded) {

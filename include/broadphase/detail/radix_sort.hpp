@@ -32,9 +32,12 @@ inline std::uint64_t double_key(double d) {
 }
 
 /// Scratch memory for radix_sort, kept by the caller between calls.
-struct RadixScratch {
-    std::vector<std::uint32_t> keys, values, hist;
+template <class V = std::vector<std::uint32_t>>
+struct BasicRadixScratch {
+    V keys, values;
+    std::vector<std::uint32_t> hist;
 };
+using RadixScratch = BasicRadixScratch<>;
 
 /// Sorts keys[0..n) ascending, permuting values alongside. Reuses scratch.
 /// Large inputs are cut into parts on up to `threads` threads: in each
@@ -43,8 +46,8 @@ struct RadixScratch {
 /// scatters its stretch; stable, so the result is the same for any thread
 /// count. (One thread counts all passes' digits at once: totals do not
 /// depend on the order.)
-inline void radix_sort(std::vector<std::uint32_t>& keys, std::vector<std::uint32_t>& values, RadixScratch& scratch,
-                       unsigned threads = 1) {
+template <class V>
+void radix_sort(V& keys, V& values, BasicRadixScratch<V>& scratch, unsigned threads = 1) {
     const std::size_t n = keys.size();
     if (n < 2) return;
     constexpr int bits = 11, buckets = 1 << bits, passes = 3;

@@ -1,0 +1,247 @@
+// Large buffers on 2 MB pages, where the kernel allows it: the memory a
+// first call touches for the first time.
+//
+// Why. A search over 10^5 - 10^6 particles or boxes writes tens of MB that
+// a fresh process (or a fresh finder) has never touched: every 4 KB page
+// is a page fault, and on a virtual machine a fault costs far more than
+// writing the page (256,000 LJ atoms, 80 MB of pairs: a third of a first
+// find_sphere_pairs call was page faults). With transparent huge pages in
+// `madvise` mode (Debian's and Ubuntu's default) a mapping advised with
+// MADV_HUGEPAGE takes one fault per 2 MB instead of 512.
+//
+// What. Buffers of at least `large_bytes` (2 MB) are mapped with mmap, 2
+// MB-aligned, and advised MADV_HUGEPAGE; smaller ones, and every buffer
+// where there is no mmap (not Linux) or under AddressSanitizer (which
+// checks heap memory only), come from operator new as usual. Where the
+// kernel has huge pages off, the advice changes nothing: the memory is
+// ordinary pages, as before. LargePageAllocator also leaves new elements
+// of trivial types uninitialised on resize() (std::vector would zero them:
+// a second pass over memory its owner writes anyway); only the library's
+// scratch uses it, never a vector handed to a caller.
+//
+// LargeArray<T> is a growable block of trivially copyable T that grows
+// without copying where it is mapped (mremap moves page tables, not
+// bytes), and can hand its memory over to an owner that frees it with
+// large_free (the Python module's numpy arrays): the pairs of a sphere
+// search are written there once, straight into the array returned.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <new>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
+#if defined(__SANITIZE_ADDRESS__)
+#define BROADPHASE_LARGE_PAGES_MAPPED 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
+#define BROADPHASE_LARGE_PAGES_MAPPED 0
+#endif
+#endif
+#if !defined(BROADPHASE_LARGE_PAGES_MAPPED)
+#if defined(__linux__) && defined(MREMAP_MAYMOVE) && defined(MADV_HUGEPAGE)
+#define BROADPHASE_LARGE_PAGES_MAPPED 1
+#else
+#define BROADPHASE_LARGE_PAGES_MAPPED 0
+#endif
+#endif
+
+namespace broadphase {
+namespace detail {
+
+/// A huge page, and the size from which a buffer is mapped on them.
+constexpr std::size_t large_page = std::size_t(2) << 20;
+constexpr std::size_t large_bytes = large_page;
+
+/// bytes rounded up to whole huge pages. O(1).
+inline std::size_t large_round(std::size_t bytes) { return (bytes + large_page - 1) & ~(large_page - 1); }
+
+/// Whether a buffer of `bytes` is mapped (large_allocate). O(1).
+inline bool large_mapped(std::size_t bytes) { return BROADPHASE_LARGE_PAGES_MAPPED && bytes >= large_bytes; }
+
+/// Advises the whole huge pages inside [p, p + bytes) to be backed by huge
+/// pages (MADV_HUGEPAGE), for memory not yet touched (a fresh allocation
+/// of the C library's: its large blocks are fresh mappings). Nothing where
+/// the kernel or platform has no such advice. O(1).
+inline void advise_large_pages(void* p, std::size_t bytes) {
+#if BROADPHASE_LARGE_PAGES_MAPPED
+    if (bytes < 2 * large_page || !p) return;
+    const std::uintptr_t b = (reinterpret_cast<std::uintptr_t>(p) + large_page - 1) & ~(large_page - 1);
+    const std::uintptr_t e = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(large_page - 1);
+    if (e > b) (void)madvise(reinterpret_cast<void*>(b), e - b, MADV_HUGEPAGE);
+#else
+    (void)p, (void)bytes;
+#endif
+}
+
+/// `bytes` of memory: mapped 2 MB-aligned on huge pages when large_mapped
+/// (bytes), else from operator new. Throws std::bad_alloc. O(1) (the pages
+/// are given on first touch).
+inline void* large_allocate(std::size_t bytes) {
+#if BROADPHASE_LARGE_PAGES_MAPPED
+    if (large_mapped(bytes)) {
+        const std::size_t len = large_round(bytes);
+        if (len < bytes || len > std::numeric_limits<std::size_t>::max() - large_page) throw std::bad_alloc();
+        // Map a huge page more than asked, then give back the ends that
+        // are not 2 MB-aligned.
+        void* m = mmap(nullptr, len + large_page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED) throw std::bad_alloc();
+        const std::uintptr_t at = reinterpret_cast<std::uintptr_t>(m);
+        const std::uintptr_t b = (at + large_page - 1) & ~(large_page - 1);
+        if (b > at) munmap(m, b - at);
+        if (at + large_page > b) munmap(reinterpret_cast<void*>(b + len), at + large_page - b);
+        (void)madvise(reinterpret_cast<void*>(b), len, MADV_HUGEPAGE);
+        return reinterpret_cast<void*>(b);
+    }
+#endif
+    return ::operator new(bytes);
+}
+
+/// Frees what large_allocate(bytes) gave. O(1).
+inline void large_free(void* p, std::size_t bytes) noexcept {
+    if (!p) return;
+#if BROADPHASE_LARGE_PAGES_MAPPED
+    if (large_mapped(bytes)) {
+        munmap(p, large_round(bytes));
+        return;
+    }
+#endif
+    ::operator delete(p);
+}
+
+/// Moves a block of `old_bytes` (from large_allocate) to one of
+/// `new_bytes`, keeping its first `keep` bytes: between two mapped sizes
+/// by mremap (no copy), else a new block, a copy and a free. Throws
+/// std::bad_alloc (the old block then stays valid). O(keep) at most.
+inline void* large_reallocate(void* p, std::size_t old_bytes, std::size_t new_bytes, std::size_t keep) {
+    if (!p) return large_allocate(new_bytes);
+#if BROADPHASE_LARGE_PAGES_MAPPED
+    if (large_mapped(old_bytes) && large_mapped(new_bytes)) {
+        const std::size_t from = large_round(old_bytes), to = large_round(new_bytes);
+        if (from == to) return p;
+        void* m = mremap(p, from, to, MREMAP_MAYMOVE);
+        if (m == MAP_FAILED) throw std::bad_alloc();
+        if (to > from) advise_large_pages(m, to);
+        return m;
+    }
+#endif
+    void* q = large_allocate(new_bytes);
+    if (keep) std::memcpy(q, p, keep < new_bytes ? keep : new_bytes);
+    large_free(p, old_bytes);
+    return q;
+}
+
+/// A std::allocator for the library's scratch: large blocks on huge pages
+/// (large_allocate), and elements constructed without a value (no zeroing
+/// on resize for trivial types: the owner writes them).
+template <class T>
+struct LargePageAllocator {
+    using value_type = T;
+    LargePageAllocator() noexcept = default;
+    template <class U>
+    LargePageAllocator(const LargePageAllocator<U>&) noexcept {}
+    T* allocate(std::size_t n) {
+        if (n > std::numeric_limits<std::size_t>::max() / sizeof(T)) throw std::bad_alloc();
+        return static_cast<T*>(large_allocate(n * sizeof(T)));
+    }
+    void deallocate(T* p, std::size_t n) noexcept { large_free(p, n * sizeof(T)); }
+    template <class U>
+    void construct(U* p) noexcept(std::is_nothrow_default_constructible<U>::value) {
+        ::new (static_cast<void*>(p)) U;
+    }
+    template <class U, class... A>
+    void construct(U* p, A&&... args) {
+        ::new (static_cast<void*>(p)) U(std::forward<A>(args)...);
+    }
+    template <class U>
+    bool operator==(const LargePageAllocator<U>&) const noexcept { return true; }
+    template <class U>
+    bool operator!=(const LargePageAllocator<U>&) const noexcept { return false; }
+};
+
+/// The library's scratch arrays: std::vector on LargePageAllocator.
+template <class T>
+using LargeVector = std::vector<T, LargePageAllocator<T>>;
+
+/// v.reserve(n) for a vector the caller owns (std::allocator), with the new
+/// block advised onto huge pages before anything touches it. O(v.size()).
+template <class T, class A>
+void reserve_large(std::vector<T, A>& v, std::size_t n) {
+    if (n <= v.capacity()) return;
+    v.reserve(n);
+    advise_large_pages(v.data(), v.capacity() * sizeof(T));
+}
+
+/// A growable block of trivially copyable T, mapped on huge pages when
+/// large, that grows without copying where it is mapped and can hand its
+/// memory over (release): the memory a search writes its output into once.
+template <class T>
+class LargeArray {
+    static_assert(std::is_trivially_copyable<T>::value, "LargeArray: trivially copyable elements");
+
+public:
+    LargeArray() = default;
+    LargeArray(const LargeArray&) = delete;
+    LargeArray& operator=(const LargeArray&) = delete;
+    LargeArray(LargeArray&& o) noexcept { swap(o); }
+    LargeArray& operator=(LargeArray&& o) noexcept {
+        LargeArray(std::move(o)).swap(*this);
+        return *this;
+    }
+    ~LargeArray() { large_free(data_, capacity_ * sizeof(T)); }
+
+    void swap(LargeArray& o) noexcept {
+        std::swap(data_, o.data_), std::swap(size_, o.size_), std::swap(capacity_, o.capacity_);
+    }
+
+    T* data() { return data_; }
+    const T* data() const { return data_; }
+    std::size_t size() const { return size_; }
+    std::size_t capacity() const { return capacity_; }
+    bool empty() const { return size_ == 0; }
+    T& operator[](std::size_t i) { return data_[i]; }
+    const T& operator[](std::size_t i) const { return data_[i]; }
+
+    /// Room for n elements, the first size() kept (growing by half at
+    /// least, so that growing one step at a time is amortised O(1)). Throws
+    /// std::bad_alloc, the array unchanged. O(1) mapped, O(size()) else.
+    void reserve(std::size_t n) {
+        if (n <= capacity_) return;
+        if (n > std::numeric_limits<std::size_t>::max() / (2 * sizeof(T))) throw std::bad_alloc();
+        std::size_t c = capacity_ + capacity_ / 2;
+        if (c < n) c = n;
+        data_ = static_cast<T*>(large_reallocate(data_, capacity_ * sizeof(T), c * sizeof(T), size_ * sizeof(T)));
+        capacity_ = c;
+    }
+    /// Sets the size to n (n <= capacity(); new elements unwritten). O(1).
+    void set_size(std::size_t n) { size_ = n; }
+    /// Resizes, leaving new elements unwritten. O(1) amortised.
+    void resize(std::size_t n) {
+        reserve(n);
+        size_ = n;
+    }
+    void clear() { size_ = 0; }
+
+    /// Gives the memory to the caller: (data, capacity in bytes), to be
+    /// freed with large_free(data, bytes); the array is left empty. O(1).
+    std::pair<T*, std::size_t> release() {
+        std::pair<T*, std::size_t> r{data_, capacity_ * sizeof(T)};
+        data_ = nullptr, size_ = capacity_ = 0;
+        return r;
+    }
+
+private:
+    T* data_ = nullptr;
+    std::size_t size_ = 0, capacity_ = 0;
+};
+
+}  // namespace detail
+}  // namespace broadphase
