@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "detail/box_rules.hpp"
+#include "detail/large_pages.hpp"
 
 namespace broadphase {
 
@@ -165,8 +166,11 @@ public:
     bool empty() const { return size() == 0; }
 
     /// Resizes every axis array; new boxes are zero-sized at the origin. O(n).
+    /// (New large arrays go on huge pages: detail/large_pages.hpp.)
     void resize(std::size_t n) {
         for (int k = 0; k < D; ++k) {
+            detail::reserve_large(lo_[k], n);
+            detail::reserve_large(hi_[k], n);
             lo_[k].resize(n);
             hi_[k].resize(n);
         }

@@ -37,6 +37,7 @@ from ._core import (  # noqa: F401
     default_threads,
     find_pairs,
     find_sphere_pairs,
+    free_memory,
 )
 from . import _core
 
@@ -158,6 +159,7 @@ __all__ = [
     "default_threads",
     "find_pairs",
     "find_sphere_pairs",
+    "free_memory",
     "neighbor_list",
     "neighbor_list_batch",
 ]

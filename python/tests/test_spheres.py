@@ -207,3 +207,24 @@ def test_grid_concurrent_calls(rng):
         got = list(ex.map(lambda t: broadphase.find_sphere_pairs(c, 0.5, threads=t), [2, 3, 2, 0, 2, 4, 2, 3]))
     for g in got:
         np.testing.assert_array_equal(g, want)
+
+
+def test_kept_memory_and_free_memory(rng):
+    # The module keeps one finder for find_sphere_pairs (and one for
+    # find_pairs) between calls; the arrays it returns own their memory:
+    # they outlive free_memory() and later calls, and writing to one
+    # changes nothing else.
+    c = rng.uniform(0, 30, (20_000, 3))
+    first = broadphase.find_sphere_pairs(c, 0.5, threads=1)
+    keep = first.copy()
+    periodic = broadphase.find_sphere_pairs(c, 0.5, threads=1, boxsize=30.0)
+    boxes = broadphase.find_pairs(np.hstack([c - 0.5, c + 0.5]), threads=1)
+    broadphase.free_memory()
+    first[:] = 0
+    again = broadphase.find_sphere_pairs(c, 0.5, threads=1)
+    np.testing.assert_array_equal(again, keep)
+    assert first.flags.owndata is False and first.base is not None
+    assert len(periodic) >= len(keep) and len(boxes) >= len(keep)
+    broadphase.free_memory()
+    broadphase.free_memory()  # twice: nothing to free
+    np.testing.assert_array_equal(broadphase.find_sphere_pairs(c, 0.5, threads=2), keep)

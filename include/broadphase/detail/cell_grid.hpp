@@ -37,6 +37,7 @@
 #include "box_record.hpp"
 #include "box_rules.hpp"
 #include "large_box_sweep.hpp"
+#include "large_pages.hpp"
 #include "parallel.hpp"
 #include "radix_sort.hpp"
 #include "simd.hpp"
@@ -319,8 +320,8 @@ private:
     std::vector<std::uint32_t> starts_;
     std::vector<std::uint32_t> counts_;        // per part and group, while scattering
     std::vector<std::uint64_t> part_entries_;  // per part, while binning
-    std::vector<Record> records_;  // per entry, grouped by bucket
-    std::vector<std::uint64_t> keys_;
+    LargeVector<Record> records_;  // per entry, grouped by bucket (large: on huge pages, see large_pages.hpp)
+    LargeVector<std::uint64_t> keys_;
     std::vector<std::uint32_t> large_ids_;
     std::vector<std::uint8_t> is_large_;
     LargeBoxSweep<T, D> large_sweep_;  // the large boxes among themselves
@@ -335,8 +336,8 @@ private:
     static constexpr int partition_bits = 7;  // at most 128 partitions: write streams stay in L1
     std::vector<std::uint32_t> pstart_, order_;
     SortScratch sort_;
-    std::vector<std::uint64_t> box_key_;   // per box: key of its min cell
-    std::vector<std::uint32_t> box_span_;  // per box: cells - 1 per axis, 8 bits each
+    LargeVector<std::uint64_t> box_key_;   // per box: key of its min cell
+    LargeVector<std::uint32_t> box_span_;  // per box: cells - 1 per axis, 8 bits each
     static constexpr std::uint32_t large_span = ~0u;
 };
 

@@ -26,6 +26,7 @@
 // search are written there once, straight into the array returned.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -171,12 +172,14 @@ struct LargePageAllocator {
 template <class T>
 using LargeVector = std::vector<T, LargePageAllocator<T>>;
 
-/// v.reserve(n) for a vector the caller owns (std::allocator), with the new
-/// block advised onto huge pages before anything touches it. O(v.size()).
+/// v.reserve(n) for a vector the caller owns (std::allocator), growing by
+/// half at least (a set that grows a little every frame reallocates
+/// rarely), with the new block advised onto huge pages before anything
+/// touches it. O(v.size()).
 template <class T, class A>
 void reserve_large(std::vector<T, A>& v, std::size_t n) {
     if (n <= v.capacity()) return;
-    v.reserve(n);
+    v.reserve(std::max(n, v.capacity() + v.capacity() / 2));
     advise_large_pages(v.data(), v.capacity() * sizeof(T));
 }
 
