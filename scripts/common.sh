@@ -72,13 +72,14 @@ bp_clang_deps=(clang libclang-rt-dev)
 # (bench/scene_bench.sh); without it the build leaves the adapter and the peers out.
 bp_optional_deps=(libbullet-dev)
 # The Python module (python/) and its tests; python3-meshio reads the demo's
-# particle files back (tests/sim; python3-ase, when present, reads the XYZ
-# file too: not installed here, it pulls in matplotlib and sympy);
-# python3-pip, -venv, -setuptools, -wheel: the offline pip install test;
-# python3-scipy: the periodic tests compare with cKDTree(boxsize=...), and
-# the benchmark measures against it.
+# particle files back (tests/sim; python3-ase reads the XYZ file too);
+# python3-ase: broadphase.neighbor_list is compared with ASE's own
+# neighbor_list (python/tests/test_ase_neighbor_list.py; it pulls in
+# matplotlib and sympy); python3-pip, -venv, -setuptools, -wheel: the
+# offline pip install test; python3-scipy: the periodic tests compare with
+# cKDTree(boxsize=...), and the benchmark measures against it.
 bp_python_deps=(pybind11-dev python3-dev python3-numpy python3-pytest python3-hypothesis python3-meshio
-    python3-pip python3-venv python3-setuptools python3-wheel python3-scipy)
+    python3-pip python3-venv python3-setuptools python3-wheel python3-scipy python3-ase)
 bp_python_bench_deps=(python3-scipy)
 # The MPI component (mpi/include/broadphase/mpi/, CMake target broadphase::mpi)
 # and its tests (tests/mpi/, ctest -L mpi: mpirun with 1 to 7 ranks): Open

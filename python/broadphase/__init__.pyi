@@ -1,6 +1,6 @@
 """Type stubs for broadphase (the C++ core is broadphase._core)."""
 
-from typing import List, Literal, Optional, Tuple, TypedDict, Union, Unpack
+from typing import Any, Dict, List, Literal, Optional, Tuple, TypedDict, Union, Unpack
 
 import numpy as np
 import numpy.typing as npt
@@ -78,9 +78,14 @@ def find_sphere_pairs(centers: ArrayLike, radii: Union[float, ArrayLike], **opti
     own for radii within 2x of the mean (else the box path); a named algorithm:
     the broad phase on the spheres' boxes, then the exact test.
     max_pairs bounds the pairs (the box pairs on the box path).
-    boxsize: a periodic domain, minimum image distances (the box path).
-    options: see _PairOptions. Returns a (K, 2) uint32 array.
+    boxsize: a periodic domain, minimum image distances (the cell list when
+    every period is over about 3 diameters, else the box path).
+    options: see _PairOptions. Returns a (K, 2) uint32 array, written once
+    by the search; the module keeps the search's memory (free_memory()).
     """
+
+def free_memory() -> None:
+    """Frees the working memory find_sphere_pairs and find_pairs keep between calls (the next call allocates it again)."""
 
 def algorithms() -> List[str]:
     """The algorithm names find_pairs accepts besides 'automatic'."""
@@ -90,6 +95,36 @@ def default_threads() -> int:
 
 def builtin_scene(name: str) -> npt.NDArray[np.float32]:
     """A built-in scene of the CLI ('uniform:100000', 'dense20k', ...) as (N, 6) float32."""
+
+Cutoff = Union[float, ArrayLike, Dict[Tuple[Union[int, str], Union[int, str]], float]]
+NeighborArrays = Union[npt.NDArray[np.int64], npt.NDArray[np.float64], Tuple[npt.NDArray[Any], ...]]
+
+def neighbor_list(
+    quantities: str,
+    a: Any,
+    cutoff: Cutoff,
+    self_interaction: bool = False,
+    max_nbins: float = 1e6,
+) -> NeighborArrays:
+    """A drop-in for ase.neighborlist.neighbor_list: the same entries, arrays and dtypes.
+
+    a: an ase.Atoms (positions, cell, pbc, numbers read; ASE never imported)
+    or (positions, cell, pbc[, numbers]). quantities: any of "ijdDS"; one
+    character gives an array, more a tuple. Rows sorted by i, then j, then S.
+    """
+
+def neighbor_list_batch(
+    quantities: str,
+    positions: ArrayLike,
+    cells: ArrayLike,
+    pbc: Union[bool, ArrayLike],
+    system_index: ArrayLike,
+    cutoff: Cutoff,
+    self_interaction: bool = False,
+    numbers: Optional[ArrayLike] = None,
+) -> NeighborArrays:
+    """neighbor_list over many systems in one call: positions (N, 3) concatenated, system_index (N,),
+    cells (B, 3, 3), pbc one bool, three or (B, 3); i and j number the concatenated atoms."""
 
 class PairFinder:
     """A pair finder kept between calls (frames): it reuses its memory."""

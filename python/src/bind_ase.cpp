@@ -329,17 +329,14 @@ struct State {
     std::unique_ptr<bp::NeighborList> list;
     double margin = -1;
     std::vector<std::uint32_t> count;   // per local atom: entries kept
-    std::vector<std::uint64_t> start;   // per local atom: first slot of its row (local pass)
-    std::vector<std::uint8_t> keep;     // per library entry
     std::vector<std::uint32_t> last_j;  // per local atom: j of its last entry placed
     std::vector<Entry> entries;         // the answer, rows in order of placement
     std::vector<std::uint64_t> row_at;  // per global atom: its row in entries
     std::vector<std::uint32_t> row_n;   // per global atom: its row's length
-    std::vector<double> gathered_x, gathered_r;  // a system's atoms when not contiguous
+    std::vector<double> gathered_x;            // a system's atoms when not contiguous
     std::vector<std::uint32_t> glob;            // a system's atoms' global ids
     std::vector<std::uint32_t> by_system;       // atoms ordered by system (stable)
     std::vector<std::uint64_t> system_at;       // per system: first atom in by_system
-    std::vector<std::uint8_t> sorted_rows;      // per local atom: has (i, j) repeated
     std::vector<double> radii;                  // per local atom: search radius
 };
 
@@ -372,6 +369,103 @@ struct Systems {
     const std::int64_t* sys = nullptr;  // per atom (null: one system)
     bool contiguous = true;             // each system's atoms are one range
 };
+
+/// ASE's rule for one entry: d < cut, with d = sqrt(d2) as numpy rounds
+/// it; the square root only when d2 is within 1e-12 of cut^2.
+inline bool within(double d2, double cut) {
+    const double c2 = cut * cut;
+    if (d2 < c2 * (1 - 1e-12)) return true;
+    if (d2 > c2 * (1 + 1e-12)) return false;
+    return std::sqrt(d2) < cut;
+}
+
+template <CutKind kind>
+inline double cut_of(const Cutoffs& cut, std::uint32_t gi, std::uint32_t gj) {
+    if constexpr (kind == CutKind::scalar) return cut.c;
+    else return cut.cut(gi, gj);
+}
+
+/// One system's entries into st.entries, from the library's full list (off,
+/// col, sh). Library entry e in row r is (r, c, S'): ours is (c, r, -S'),
+/// placed in row c. Rows are read in order r = 0, 1, ..., so each row of
+/// ours comes out sorted by j; row c has room for the library's row c
+/// (the same length: the full list holds (c, r, S) iff it holds (r, c,
+/// -S)) and one more for (c, c, 0) with self_interaction.
+template <CutKind kind>
+void place_as(State& st, const Cutoffs& cut, const double* x, const std::uint32_t* glob, std::size_t n, const Mat3& h,
+              const std::array<bool, 3>& open, bool self_interaction, const std::uint64_t* off, const std::uint32_t* col,
+              const std::int32_t* sh) {
+    const std::size_t K = static_cast<std::size_t>(off[n]);
+    const std::size_t base = st.entries.size();
+    st.entries.resize(base + K + n);
+    Entry* out = st.entries.data() + base;
+    std::uint32_t* count = (st.count.assign(n, 0), st.count.data());
+    std::uint32_t* last = (st.last_j.assign(n, ~std::uint32_t(0)), st.last_j.data());
+    bool repeat = false;
+    const bool any_open = open[0] || open[1] || open[2];
+    for (std::size_t r = 0; r < n; ++r) {
+        const double* xr = x + 3 * r;
+        const std::uint32_t gr = glob[r];
+        if (self_interaction && 0.0 < cut_of<kind>(cut, gr, gr)) {
+            Entry& en = out[off[r] + r + count[r]++];
+            en.j = gr, en.s[0] = en.s[1] = en.s[2] = 0;
+            last[r] = static_cast<std::uint32_t>(r);
+        }
+        for (std::uint64_t e = off[r]; e < off[r + 1]; ++e) {
+            const std::uint32_t c = col[e];
+            const std::int32_t s0 = -sh[3 * e], s1 = -sh[3 * e + 1], s2 = -sh[3 * e + 2];
+            const bool zero = !(s0 | s1 | s2);
+            if (any_open && ((open[0] && s0) || (open[1] && s1) || (open[2] && s2))) continue;
+            if (zero && c == r) continue;  // (i, i, 0): never the library's
+            const double* xc = x + 3 * static_cast<std::size_t>(c);
+            double D0, D1, D2;
+            if (zero) {  // S h = 0 exactly: D = x_j - x_i (+ 0)
+                D0 = xr[0] - xc[0], D1 = xr[1] - xc[1], D2 = xr[2] - xc[2];
+            } else {
+                const std::int32_t S3[3] = {s0, s1, s2};
+                double D[3];
+                ase_vector(xc, xr, S3, h, D);
+                D0 = D[0], D1 = D[1], D2 = D[2];
+            }
+            const double d2 = (D0 * D0 + D1 * D1) + D2 * D2;
+            if (!within(d2, cut_of<kind>(cut, glob[c], gr))) continue;
+            const std::uint64_t room = off[c + 1] - off[c] + (self_interaction ? 1 : 0);
+            if (count[c] >= room) throw std::logic_error("neighbor_list: the library's full list is not symmetric");
+            Entry& en = out[off[c] + c + count[c]++];
+            en.j = gr, en.s[0] = s0, en.s[1] = s1, en.s[2] = s2;
+            repeat |= last[c] == r;
+            last[c] = static_cast<std::uint32_t>(r);
+        }
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+        st.row_at[glob[i]] = base + off[i] + i;
+        st.row_n[glob[i]] = count[i];
+    }
+    if (!repeat) return;
+    // Entries with the same (i, j) (images of one atom) are consecutive:
+    // sort them by S.
+    for (std::size_t i = 0; i < n; ++i) {
+        Entry* b = out + off[i] + i;
+        Entry* e = b + count[i];
+        while (b < e) {
+            Entry* g = b + 1;
+            while (g < e && g->j == b->j) ++g;
+            if (g - b > 1)
+                std::sort(b, g, [](const Entry& p, const Entry& q) { return std::lexicographical_compare(p.s, p.s + 3, q.s, q.s + 3); });
+            b = g;
+        }
+    }
+}
+
+void place(State& st, const Cutoffs& cut, const double* x, const std::uint32_t* glob, std::size_t n, const Mat3& h,
+           const std::array<bool, 3>& open, bool self_interaction, const std::uint64_t* off, const std::uint32_t* col,
+           const std::int32_t* sh) {
+    switch (cut.kind) {
+        case CutKind::scalar: place_as<CutKind::scalar>(st, cut, x, glob, n, h, open, self_interaction, off, col, sh); break;
+        case CutKind::per_atom: place_as<CutKind::per_atom>(st, cut, x, glob, n, h, open, self_interaction, off, col, sh); break;
+        case CutKind::pairs: place_as<CutKind::pairs>(st, cut, x, glob, n, h, open, self_interaction, off, col, sh); break;
+    }
+}
 
 /// Lists every system into st.entries / row_at / row_n (global numbering).
 void list_systems(State& st, const Systems& S, const Cutoffs& cut, bool self_interaction) {
@@ -448,90 +542,16 @@ void list_systems(State& st, const Systems& S, const Cutoffs& cut, bool self_int
         if (!rep.ok())
             raise_value((S.sys ? "system " + std::to_string(s) + ": " : std::string()) + "the neighbour list failed: " +
                         std::string(bp::to_string(rep.status)));
-        const std::uint64_t* off = list.offsets().data();
-        const std::uint32_t* col = list.indices().data();
-        const std::int32_t* sh = list.shifts().data();
-        const std::size_t K = list.indices().size();
-        // Pass 1: which entries ASE keeps, and each row's length. Library
-        // entry e in row r is (r, c, S'): ours is (c, r, -S').
-        st.count.assign(n, 0);
-        st.keep.resize(K);
-        const bool open0 = sc.open[0], open1 = sc.open[1], open2 = sc.open[2];
-        for (std::size_t r = 0; r < n; ++r) {
-            const double* xr = x + 3 * r;
-            if (self_interaction && 0.0 < cut.cut(glob[r], glob[r])) ++st.count[r];
-            for (std::uint64_t e = off[r]; e < off[r + 1]; ++e) {
-                const std::uint32_t c = col[e];
-                const std::int32_t S3[3] = {-sh[3 * e], -sh[3 * e + 1], -sh[3 * e + 2]};
-                bool k = !((open0 && S3[0]) || (open1 && S3[1]) || (open2 && S3[2]));
-                if (k && c == r && !S3[0] && !S3[1] && !S3[2]) k = false;  // (i, i, 0) is never the library's
-                if (k) {
-                    double D[3];
-                    ase_vector(x + 3 * static_cast<std::size_t>(c), xr, S3, h, D);
-                    k = ase_length(D) < cut.cut(glob[c], glob[r]);
-                }
-                st.keep[e] = k;
-                st.count[c] += k;
-            }
-        }
-        // Rows' places.
-        const std::size_t base = st.entries.size();
-        st.start.resize(n + 1);
-        std::uint64_t total = base;
-        for (std::size_t i = 0; i < n; ++i) {
-            st.start[i] = total;
-            st.row_at[glob[i]] = total;
-            st.row_n[glob[i]] = st.count[i];
-            total += st.count[i];
-        }
-        st.start[n] = total;
-        st.entries.resize(static_cast<std::size_t>(total));
-        Entry* out = st.entries.data();
-        // Pass 2: each kept entry to its row, rows by j as read.
-        st.last_j.assign(n, ~std::uint32_t(0));
-        st.sorted_rows.assign(n, 0);
-        bool any_repeat = false;
-        for (std::size_t r = 0; r < n; ++r) {
-            const std::uint32_t jr = glob[r];
-            if (self_interaction && 0.0 < cut.cut(jr, jr)) {
-                Entry& en = out[st.start[r]++];
-                en.j = jr, en.s[0] = en.s[1] = en.s[2] = 0;
-                st.last_j[r] = static_cast<std::uint32_t>(r);
-            }
-            for (std::uint64_t e = off[r]; e < off[r + 1]; ++e) {
-                if (!st.keep[e]) continue;
-                const std::uint32_t c = col[e];
-                Entry& en = out[st.start[c]++];
-                en.j = jr;
-                en.s[0] = -sh[3 * e], en.s[1] = -sh[3 * e + 1], en.s[2] = -sh[3 * e + 2];
-                if (st.last_j[c] == r) st.sorted_rows[c] = 1, any_repeat = true;
-                st.last_j[c] = static_cast<std::uint32_t>(r);
-            }
-        }
-        // Entries with the same (i, j) are consecutive: sort them by S.
-        if (any_repeat) {
-            for (std::size_t i = 0; i < n; ++i) {
-                if (!st.sorted_rows[i]) continue;
-                Entry* b = out + st.row_at[glob[i]];
-                Entry* e = b + st.row_n[glob[i]];
-                while (b < e) {
-                    Entry* g = b + 1;
-                    while (g < e && g->j == b->j) ++g;
-                    if (g - b > 1)
-                        std::sort(b, g, [](const Entry& p, const Entry& q) {
-                            return std::lexicographical_compare(p.s, p.s + 3, q.s, q.s + 3);
-                        });
-                    b = g;
-                }
-            }
-        }
+        place(st, cut, x, glob, n, h, sc.open, self_interaction, list.offsets().data(), list.indices().data(),
+              list.shifts().data());
     }
 }
 
 /// The arrays asked for, from st.entries (rows in global i order).
 py::object emit(State& st, const Systems& S, const Wants& w) {
     const std::size_t N = S.n;
-    const std::size_t K = st.entries.size();
+    std::size_t K = 0;
+    for (std::size_t i = 0; i < N; ++i) K += st.row_n[i];
     const py::ssize_t k = static_cast<py::ssize_t>(K);
     py::array_t<std::int64_t> ai, aj, aS;
     py::array_t<double> ad, aD;
@@ -562,7 +582,9 @@ py::object emit(State& st, const Systems& S, const Wants& w) {
                 if (pS) pS[3 * p] = e.s[0], pS[3 * p + 1] = e.s[1], pS[3 * p + 2] = e.s[2];
                 if (vec) {
                     double D[3];
-                    ase_vector(xi, S.x + 3 * static_cast<std::size_t>(e.j), e.s, h, D);
+                    const double* xj = S.x + 3 * static_cast<std::size_t>(e.j);
+                    if (!(e.s[0] | e.s[1] | e.s[2])) D[0] = xj[0] - xi[0], D[1] = xj[1] - xi[1], D[2] = xj[2] - xi[2];
+                    else ase_vector(xi, xj, e.s, h, D);
                     if (pD) pD[3 * p] = D[0], pD[3 * p + 1] = D[1], pD[3 * p + 2] = D[2];
                     if (pd) pd[p] = ase_length(D);
                 }
@@ -718,13 +740,13 @@ void ase_release() {
     st.list.reset();
     st.margin = -1;
     State fresh_vectors;  // swap the vectors out (frees their memory)
-    std::swap(st.count, fresh_vectors.count), std::swap(st.start, fresh_vectors.start);
-    std::swap(st.keep, fresh_vectors.keep), std::swap(st.last_j, fresh_vectors.last_j);
+    std::swap(st.count, fresh_vectors.count);
+    std::swap(st.last_j, fresh_vectors.last_j);
     std::swap(st.entries, fresh_vectors.entries), std::swap(st.row_at, fresh_vectors.row_at);
     std::swap(st.row_n, fresh_vectors.row_n), std::swap(st.gathered_x, fresh_vectors.gathered_x);
-    std::swap(st.gathered_r, fresh_vectors.gathered_r), std::swap(st.glob, fresh_vectors.glob);
+    std::swap(st.glob, fresh_vectors.glob);
     std::swap(st.by_system, fresh_vectors.by_system), std::swap(st.system_at, fresh_vectors.system_at);
-    std::swap(st.sorted_rows, fresh_vectors.sorted_rows), std::swap(st.radii, fresh_vectors.radii);
+    std::swap(st.radii, fresh_vectors.radii);
 }
 
 }  // namespace
