@@ -1,4 +1,4 @@
-"""LAMMPS's neighbour-list build against find_sphere_pairs, NeighborList and cKDTree, on LAMMPS's own particles.
+"""LAMMPS's neighbour-list build against find_sphere_pairs, NeighborList, cKDTree, ASE and vesin, on LAMMPS's own particles.
 
     bash bench/lammps/lammps_bench.sh            # installs lammps, builds the module, runs this
 
@@ -35,10 +35,16 @@ The same positions (wrapped into the box) then go to
     queried, as it is used;
   - ase.neighborlist.neighbor_list('ij', ...) when ASE is installed
     (python3-ase), up to 40,000 atoms (at 256,000 it ran out of 24 GB):
-    a full list, so twice the pairs.
-Times are the median of --repeats warm calls (the first call is also
-reported for ours, find_sphere_pairs and NeighborList: a fresh list, its
-allocations included). Pairs:
+    a full list, so twice the pairs; beside it broadphase.neighbor_list,
+    our drop-in for it, on the same Atoms (its output must be ASE's);
+  - vesin's CPU cell list (the ML-potential codes' neighbour list), a C++
+    program built from vesin's public source (--vesin DRIVER, made by
+    ../shared/peers/build.sh with PARTS=vesin; its column is empty without
+    it): a half list within 2.8, one thread, its pair count checked.
+Times are the median of --repeats warm calls; the first call is reported
+too, each in a fresh Python process that imports the module, loads the
+positions and times one call (ours_first_ms, nl_first_ms: what a user who
+calls once pays; vesin's first call is its program's). Pairs:
   - find_sphere_pairs(x, 1.25, ...) must give exactly LAMMPS's pairs within
     the force cutoff (LAMMPS's test is r < 2.5, ours r <= 2.5: a tie at
     exactly 2.5 would show as a difference), and its pairs within 2.8 must
@@ -358,8 +364,59 @@ def within(x, cell, cutoff, radii=None, below=None):
 
 ASE_MAX = 40000  # ASE's neighbor_list: 12 s and several GB at 32,000 atoms; 256,000 ran out of 24 GB
 
+# One call in a fresh process (the first call a user pays): the positions
+# (and radii) from .npy files, one thread.
+FIRST_CALL = """
+import sys, time, numpy as np, broadphase
+what, pos, radii = sys.argv[1], np.load(sys.argv[2]), sys.argv[3]
+box, cutoff, skin = [float(b) for b in sys.argv[4].split(",")], float(sys.argv[5]), float(sys.argv[6])
+r = np.load(radii) if radii.endswith(".npy") else float(radii)
+if what == "spheres":
+    t = time.perf_counter(); p = broadphase.find_sphere_pairs(pos, r, threads=1, boxsize=box)
+else:
+    nl = broadphase.NeighborList(cutoff, skin, cell=box, threads=1)
+    rr = r if radii.endswith(".npy") else None
+    t = time.perf_counter(); nl.build(pos, rr)
+print((time.perf_counter() - t) * 1e3)
+"""
+
+
+def fresh_first_ms(what, x, box, radii, cutoff=0.0, skin=0.0, repeats=3):
+    """The median over `repeats` fresh processes of one call's ms: what 'spheres'
+    (find_sphere_pairs(x, radii, boxsize=box)) or 'list' (NeighborList(cutoff,
+    skin, cell=box).build(x, radii)). In an orthorhombic box (three periods)."""
+    with tempfile.TemporaryDirectory() as work:
+        pos = os.path.join(work, "x.npy")
+        np.save(pos, np.ascontiguousarray(x, np.float64))
+        if np.isscalar(radii) or radii is None:
+            r = repr(float(radii or 0.0))
+        else:
+            r = os.path.join(work, "r.npy")
+            np.save(r, np.ascontiguousarray(radii, np.float64))
+        times = []
+        for _ in range(repeats):
+            periods = ",".join(repr(float(b)) for b in box)
+            out = subprocess.run([sys.executable, "-c", FIRST_CALL, what, pos, r, periods, repr(cutoff), repr(skin)],
+                                 check=True, capture_output=True, text=True, env=os.environ)
+            times.append(float(out.stdout.split()[-1]))
+    return statistics.median(times)
+
+
+def vesin_ms(driver, x, box, cutoff, repeats):
+    """(first ms, median ms, pairs) of vesin's half list within cutoff, one thread, or nans without a driver."""
+    if not driver:
+        return float("nan"), float("nan"), None
+    with tempfile.TemporaryDirectory() as work:
+        pos = os.path.join(work, "x.npy")
+        np.save(pos, np.ascontiguousarray(x, np.float64))
+        out = subprocess.run([driver, pos, *(repr(float(b)) for b in box), repr(cutoff), "--reps", str(repeats)],
+                             check=True, capture_output=True, text=True).stdout
+    f = dict(kv.split("=") for kv in out.split() if "=" in kv)
+    return float(f.get("first_ms", "nan")), float(f["median_ms"]), int(f["pairs"])
+
 COLUMNS = ["case", "atoms", "pairs", "lammps_build_ms", "lammps_builds", "ours_ms", "ours_first_ms", "ours_2t_ms",
-           "ckdtree_ms", "ase_ms", "lammps_over_ours", "same_pairs_as_lammps", "same_pairs_as_ckdtree",
+           "ckdtree_ms", "ase_ms", "ase_dropin_ms", "ase_dropin_same", "vesin_ms", "vesin_first_ms",
+           "vesin_same_count", "lammps_over_ours", "same_pairs_as_lammps", "same_pairs_as_ckdtree",
            "lammps_pairs_within_cutoff",
            # NeighborList
            "lammps_neighbors", "nl_entries", "nl_ms", "nl_first_ms", "nl_2t_ms", "lammps_over_nl",
@@ -368,7 +425,8 @@ COLUMNS = ["case", "atoms", "pairs", "lammps_build_ms", "lammps_builds", "ours_m
            # the Verlet skin (lj-skin)
            "steps", "lammps_neigh_ms_per_step", "nl_update_ms_per_step", "nl_build_ms_per_step", "build_over_update",
            "nl_rebuilds", "same_rebuilds_as_lammps", "nl_kept_covers_lammps_pairs"]
-NUMBERS = {"ours_ms", "ours_first_ms", "ours_2t_ms", "ckdtree_ms", "ase_ms", "lammps_over_ours", "nl_ms",
+NUMBERS = {"ours_ms", "ours_first_ms", "ours_2t_ms", "ckdtree_ms", "ase_ms", "ase_dropin_ms", "vesin_ms",
+           "vesin_first_ms", "lammps_over_ours", "nl_ms",
            "nl_first_ms", "nl_2t_ms", "lammps_over_nl", "nl_lammps_order_ms", "lammps_over_nl_lammps_order",
            "lammps_neigh_ms_per_step", "nl_update_ms_per_step",
            "nl_build_ms_per_step", "build_over_update"}
@@ -385,7 +443,7 @@ def checks_pass(row):
     return all(v is not False for v in row.values())
 
 
-def compare(case, lmp, x, box, radii_cut, radii_list, lmp_pairs, nl_args, repeats, rows, order=None):
+def compare(case, lmp, x, box, radii_cut, radii_list, lmp_pairs, nl_args, repeats, rows, order=None, vesin=None):
     """Times ours, NeighborList, cKDTree and ASE on x and checks the pairs;
     appends a row. lmp: run_lammps's figures; lmp_pairs: LAMMPS's pairs
     within the force cutoff (None: not dumped); nl_args: (cutoff, skin,
@@ -393,9 +451,9 @@ def compare(case, lmp, x, box, radii_cut, radii_list, lmp_pairs, nl_args, repeat
     the one checked against lmp_pairs; order: LAMMPS's memory order of the
     atoms (read_order), in which NeighborList is timed again."""
     atoms, lmp_ms = len(x), lmp["build_ms"]
-    t0 = time.perf_counter()
-    ours = broadphase.find_sphere_pairs(x, radii_list, threads=1, boxsize=box)
-    first_ms = (time.perf_counter() - t0) * 1e3
+    (nl_cutoff, nl_skin, nl_radii), (chk_cutoff, chk_below) = nl_args
+    first_ms = fresh_first_ms("spheres", x, box, radii_list)
+    nl_first = fresh_first_ms("list", x, box, nl_radii, nl_cutoff, nl_skin)
     ours_ms, ours = median_ms(lambda: broadphase.find_sphere_pairs(x, radii_list, threads=1, boxsize=box), repeats)
     ours_ms2, _ = median_ms(lambda: broadphase.find_sphere_pairs(x, radii_list, threads=2, boxsize=box), repeats)
     ours = sorted_pairs(ours)
@@ -412,12 +470,17 @@ def compare(case, lmp, x, box, radii_cut, radii_list, lmp_pairs, nl_args, repeat
         kd_ms, kd = median_ms(lambda: cKDTree(x, boxsize=box).query_pairs(2 * radii_list, output_type="ndarray"),
                               max(1, repeats // 2))
         same_as_kd = same(sorted_pairs(kd), ours)
-    ase_ms = float("nan")
+    ase_ms, dropin_ms, dropin_same = float("nan"), float("nan"), ""
     if neighbor_list is not None and np.isscalar(radii_list) and len(x) <= ASE_MAX:
         a = Atoms(positions=x, cell=np.diag(box), pbc=True)
-        ase_ms, _ = median_ms(lambda: neighbor_list("ij", a, 2 * radii_list), max(1, repeats // 2))
-    (nl_cutoff, nl_skin, nl_radii), (chk_cutoff, chk_below) = nl_args
-    nl_first, nl_ms, nl_ms2, nl = time_list(x, box, nl_cutoff, nl_skin, nl_radii, repeats)
+        ase_ms, ase_ij = median_ms(lambda: neighbor_list("ij", a, 2 * radii_list), max(1, repeats // 2))
+        dropin_ms, ij = median_ms(lambda: broadphase.neighbor_list("ij", a, 2 * radii_list), repeats)
+        dropin_same = same(sorted_pairs(np.stack(ij, 1)), sorted_pairs(np.stack(ase_ij, 1)))
+    v_first, v_ms, v_same = float("nan"), float("nan"), ""
+    if vesin and np.isscalar(radii_list):
+        v_first, v_ms, v_pairs = vesin_ms(vesin, x, box, 2 * radii_list, repeats)
+        v_same = v_pairs == len(ours)
+    _, nl_ms, nl_ms2, nl = time_list(x, box, nl_cutoff, nl_skin, nl_radii, repeats)
     nl_pairs, one_image = list_pairs(nl)
     nl_same = one_image and same(nl_pairs, ours)
     nl_order_ms = float("nan")
@@ -429,6 +492,8 @@ def compare(case, lmp, x, box, radii_cut, radii_list, lmp_pairs, nl_args, repeat
     nl_cut_same = "" if lmp_pairs is None else same(within(x, box, chk_cutoff, nl_radii, chk_below), lmp_pairs)
     row = new_row(case=case, atoms=atoms, pairs=len(ours), lammps_build_ms=lmp_ms, lammps_builds=lmp["builds"],
                   ours_ms=ours_ms, ours_first_ms=first_ms, ours_2t_ms=ours_ms2, ckdtree_ms=kd_ms, ase_ms=ase_ms,
+                  ase_dropin_ms=dropin_ms, ase_dropin_same=dropin_same, vesin_ms=v_ms, vesin_first_ms=v_first,
+                  vesin_same_count=v_same,
                   lammps_over_ours=lmp_ms / ours_ms, same_pairs_as_lammps=same_as_lammps,
                   same_pairs_as_ckdtree=same_as_kd,
                   lammps_pairs_within_cutoff="" if lmp_pairs is None else len(lmp_pairs),
@@ -439,7 +504,9 @@ def compare(case, lmp, x, box, radii_cut, radii_list, lmp_pairs, nl_args, repeat
                   nl_cutoff_same_pairs_as_lammps=nl_cut_same)
     rows.append(row)
     print(f"{case:>12} {atoms:>9,} atoms {len(ours):>11,} pairs | LAMMPS build {lmp_ms:8.1f} ms | ours {ours_ms:8.1f} ms "
-          f"(first {first_ms:.1f}, 2 threads {ours_ms2:.1f}) | cKDTree {kd_ms:8.1f} ms | ASE {ase_ms:8.1f} ms | "
+          f"(first {first_ms:.1f}, 2 threads {ours_ms2:.1f}) | cKDTree {kd_ms:8.1f} ms | ASE {ase_ms:8.1f} ms "
+          f"(drop-in {dropin_ms:.1f}, same: {dropin_same}) | vesin {v_ms:8.1f} ms (first {v_first:.1f}, "
+          f"same count: {v_same}) | "
           f"LAMMPS/ours {lmp_ms / ours_ms:5.2f}x | same pairs as LAMMPS: {same_as_lammps}, as cKDTree: {same_as_kd}\n"
           f"{'':>12} NeighborList {nl_ms:8.1f} ms (first {nl_first:.1f}, 2 threads {nl_ms2:.1f}) | "
           f"LAMMPS/NeighborList {lmp_ms / nl_ms:5.2f}x; in LAMMPS's atom order {nl_order_ms:8.1f} ms, "
@@ -532,6 +599,8 @@ def main():
     ap.add_argument("--pairs-dump-max", type=int, default=300000,
                     help="LAMMPS dumps its pairs only up to this many atoms")
     ap.add_argument("--lmp", default=shutil.which("lmp") or "lmp")
+    ap.add_argument("--vesin", default=os.environ.get("VESIN_DRIVER", ""),
+                    help="vesin_driver from ../shared/peers/build.sh (PARTS=vesin); empty: no vesin column")
     ap.add_argument("--out", help="CSV file to write")
     args = ap.parse_args()
 
@@ -549,7 +618,7 @@ def main():
         x = np.mod(x - lo, box)  # wrapped into [0, L)
         x[x >= box] = 0.0
         ok &= compare("lj", lmp, x, box, (LJ_CUTOFF / 2, None), (LJ_CUTOFF + LJ_SKIN) / 2, lmp_pairs,
-                      ((LJ_CUTOFF, LJ_SKIN, None), (LJ_CUTOFF, None)), args.repeats, rows)
+                      ((LJ_CUTOFF, LJ_SKIN, None), (LJ_CUTOFF, None)), args.repeats, rows, vesin=args.vesin)
     for n in sizes(args.granular):
         dump = pairs_dump(n)
         with tempfile.TemporaryDirectory() as work:

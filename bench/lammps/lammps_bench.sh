@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # LAMMPS as a peer: its neighbour-list build against find_sphere_pairs,
-# NeighborList (and scipy's cKDTree, and ASE's neighbor_list when
-# python3-ase is installed) on the particles LAMMPS itself made, pairs
+# NeighborList (and scipy's cKDTree, ASE's neighbor_list beside our drop-in
+# for it when python3-ase is installed, and vesin with VESIN_DRIVER) on the particles LAMMPS itself made, pairs
 # checked against LAMMPS's own list and its neighbour count; a triclinic LJ
 # box (NeighborList only), and a Verlet-skin run replayed through
 # NeighborList.update against a build every step
@@ -15,7 +15,10 @@
 # (Verlet-skin LJ sizes, default 20) and SKIN_STEPS (its steps, each dumped:
 # 100), STEPS (20), REPEATS (5), PAIRS_DUMP_MAX (LAMMPS dumps its pairs only
 # up to this many atoms, 300000), BUILD_DIR (build/release), MACHINE (file
-# name). Empty SIZES, GRANULAR, TRICLINIC or SKIN_SIZE: none of that case.
+# name), VESIN_DRIVER (vesin's program, built in scratch space by
+# ../shared/peers/build.sh with PARTS=vesin: a vesin column; unset: none).
+# Empty SIZES, GRANULAR, TRICLINIC or SKIN_SIZE: none of that case. First
+# calls are timed in fresh processes (ours_first_ms, nl_first_ms).
 # Run it on an otherwise idle machine.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/common.sh"

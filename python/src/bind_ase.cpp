@@ -751,6 +751,8 @@ void ase_release() {
 
 }  // namespace
 
+void free_kept_ase_state() { ase_release(); }
+
 void bind_ase(py::module_& m) {
     m.def("_ase_neighbor_list", &ase_neighbor_list, py::arg("quantities"), py::arg("positions"), py::arg("cell"),
           py::arg("pbc"), py::arg("cutoff"), py::arg("pairs"), py::arg("numbers"), py::arg("self_interaction"),

@@ -119,9 +119,10 @@ the first call pays for it; free_memory() gives it back.)doc");
                 gone = std::move(kept.finder);
             }
             free_kept_pair_finder();
+            free_kept_ase_state();
         },
-        R"doc(Frees the working memory that find_sphere_pairs and find_pairs keep
-between calls (the module holds one finder for each; they keep memory in
+        R"doc(Frees the working memory that find_sphere_pairs, find_pairs and
+neighbor_list keep between calls (the module holds one finder for each; they keep memory in
 proportion to the largest call so far, so that later calls of that size
 allocate nothing). The next call allocates it again. Kept objects
 (PairFinder, NeighborList, Scene, Index) keep their own memory until

@@ -171,6 +171,9 @@ py::array large_pairs_array(bp::detail::LargeArray<bp::Pair>&& pairs);
 /// Frees the finder find_pairs keeps between calls (bind_pairs.cpp).
 void free_kept_pair_finder();
 
+/// Frees the list and scratch neighbor_list keeps between calls (bind_ase.cpp).
+void free_kept_ase_state();
+
 /// A copy of pairs as a (K, 2) uint32 array.
 py::array pairs_copy(const std::vector<bp::Pair>& pairs);
 

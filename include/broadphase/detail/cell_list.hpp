@@ -289,13 +289,13 @@ private:
 
     /// The wrapped centres (and radii) in sorted order, read from the
     /// input (a gather: faster here than moving whole particles in the
-    /// sort). The arrays are padded by 4: the vector kernels read whole
+    /// sort). The arrays are padded by 8: the vector kernels read whole
     /// vectors past a run's end.
     template <class V>
     void gather(const V& v);
 
     static constexpr std::size_t prefetch_ahead = 16;
-    static constexpr std::size_t pad = 4;  // see gather
+    static constexpr std::size_t pad = 8;  // see gather
 
     /// A run of candidates: sorted positions [b, e) seen through image p.
     struct Run {
@@ -365,6 +365,18 @@ private:
         if (one_) task_rows<L, true>(t, sc, half, images, budget);
         else task_rows<L, false>(t, sc, half, images, budget);
     }
+#if defined(BROADPHASE_SIMD_HAS_AVX512)
+    BROADPHASE_CELL_AVX512 BROADPHASE_CELL_FLATTEN void pairs_avx512(std::size_t t, Scratch& sc, PairDest& dest,
+                                                                      std::uint64_t budget) {
+        if (one_) task_pairs<3, true>(t, sc, dest, budget);
+        else task_pairs<3, false>(t, sc, dest, budget);
+    }
+    BROADPHASE_CELL_AVX512 BROADPHASE_CELL_FLATTEN void rows_avx512(std::size_t t, Scratch& sc, bool half, bool images,
+                                                                     std::uint64_t budget) {
+        if (one_) task_rows<3, true>(t, sc, half, images, budget);
+        else task_rows<3, false>(t, sc, half, images, budget);
+    }
+#endif
 #if defined(BROADPHASE_SIMD_HAS_AVX2)
     BROADPHASE_CELL_AVX2 BROADPHASE_CELL_FLATTEN void pairs_avx2(std::size_t t, Scratch& sc, PairDest& dest,
                                                                   std::uint64_t budget) {

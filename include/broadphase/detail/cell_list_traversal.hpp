@@ -159,8 +159,8 @@ inline void CellList::task_pairs(std::size_t t, Scratch& sc, PairDest& dest, std
         const std::uint32_t key = keys_[s];
         const std::size_t e = start_[key + 1];
         stencil_runs(key, true, sc.runs);
-        std::size_t total = (e - s) + 4;
-        for (const Run& r : sc.runs) total += (r.e - r.b) + 4;
+        std::size_t total = (e - s) + 8;  // room for a whole vector's store past the hits (cell_scan)
+        for (const Run& r : sc.runs) total += (r.e - r.b) + 8;
         if (sc.cols.size() < total) sc.cols.resize(total);
         for (std::size_t i = s; i < e; ++i) {
             ScanArgs a = args_for<One>(i);
@@ -198,8 +198,8 @@ inline void CellList::task_rows(std::size_t t, Scratch& sc, bool half, bool imag
         // the own bin after i, then the half stencil: each pair of
         // images once, in the row of the particle visited first.
         stencil_runs(key, half, sc.runs);
-        std::size_t total = half ? (e - s) + 4 : 0;
-        for (const Run& r : sc.runs) total += (r.e - r.b) + 4;
+        std::size_t total = half ? (e - s) + 8 : 8;  // a whole vector's store past the hits (cell_scan)
+        for (const Run& r : sc.runs) total += (r.e - r.b) + 8;
         for (std::size_t i = s; i < e; ++i) {
             ScanArgs a = args_for<One>(i);
             if (o.cols.size() < o.size + total) {
@@ -259,6 +259,9 @@ inline std::size_t CellList::traverse_pairs(PairOutput& res, std::uint64_t max_p
     }
     run_tasks(threads_, tasks_, [&](std::size_t t, unsigned th) {
         const SimdLevel level = simd_level();
+#if defined(BROADPHASE_SIMD_HAS_AVX512)
+        if (level >= SimdLevel::avx512) return pairs_avx512(t, scratch_[th], dests_[t], max_pairs);
+#endif
 #if defined(BROADPHASE_SIMD_HAS_AVX2)
         if (level >= SimdLevel::avx2) return pairs_avx2(t, scratch_[th], dests_[t], max_pairs);
 #endif
@@ -296,6 +299,9 @@ inline void CellList::rows(bool half, bool images, std::uint64_t max_entries, bo
     count_.resize(sum_.gridded);
     run_tasks(threads_, tasks_, [&](std::size_t t, unsigned th) {
         const SimdLevel level = simd_level();
+#if defined(BROADPHASE_SIMD_HAS_AVX512)
+        if (level >= SimdLevel::avx512) return rows_avx512(t, scratch_[th], half, images, max_entries);
+#endif
 #if defined(BROADPHASE_SIMD_HAS_AVX2)
         if (level >= SimdLevel::avx2) return rows_avx2(t, scratch_[th], half, images, max_entries);
 #endif
