@@ -41,6 +41,7 @@ py::array sphere_pairs(const Rows& centers, const Rows& radii, const bp::Options
     bp::Report rep;
     {
         py::gil_scoped_release nogil;
+        take_spare_pairs(out);  // the memory of an array freed since: paged in already
         const bp::SphereView<T> spheres = one ? bp::sphere_rows<T>(c, r[0], n) : bp::sphere_rows<T>(c, r, n);
         bp::BasicPeriodicDomain<T, 3> domain;
         if (periods) domain = domain_of<T>(*periods);
@@ -120,11 +121,13 @@ the first call pays for it; free_memory() gives it back.)doc");
             }
             free_kept_pair_finder();
             free_kept_ase_state();
+            free_spare_pairs();
         },
         R"doc(Frees the working memory that find_sphere_pairs, find_pairs and
 neighbor_list keep between calls (the module holds one finder for each; they keep memory in
 proportion to the largest call so far, so that later calls of that size
-allocate nothing). The next call allocates it again. Kept objects
+allocate nothing), and the memory of the last pair array freed (reused by
+the next call). The next call allocates it again. Kept objects
 (PairFinder, NeighborList, Scene, Index) keep their own memory until
 they are deleted.)doc");
 }

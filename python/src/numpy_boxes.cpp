@@ -9,6 +9,7 @@
 #include <cstring>
 #include <limits>
 #include <new>
+#include <mutex>
 #include <sstream>
 
 namespace broadphase_python {
@@ -225,6 +226,65 @@ std::string index_list(const std::vector<std::uint32_t>& v) {
 
 }  // namespace
 
+namespace {
+
+/// The memory of the last pair array freed, kept for the next call: a loop
+/// `p = find_sphere_pairs(...)` frees each array while the next call runs,
+/// so the call after that writes into memory already paged in instead of
+/// fresh pages (a page fault each 2 MB or 4 KB). One block at most, the
+/// larger of two; free_memory() lets it go.
+struct SpareBlock {
+    std::mutex mutex;
+    void* data = nullptr;
+    std::size_t bytes = 0;
+};
+SpareBlock& spare_block() {
+    static SpareBlock* s = new SpareBlock;  // never destroyed: arrays may be freed at exit
+    return *s;
+}
+
+/// Keeps `data` as the spare block, or frees it (or the old spare, the
+/// smaller of the two).
+void offer_spare(void* data, std::size_t bytes) {
+    SpareBlock& s = spare_block();
+    void* drop = data;
+    std::size_t drop_bytes = bytes;
+    {
+        std::lock_guard<std::mutex> lock(s.mutex);
+        if (bytes > s.bytes) {
+            std::swap(drop, s.data);
+            std::swap(drop_bytes, s.bytes);
+        }
+    }
+    bp::detail::large_free(drop, drop_bytes);
+}
+
+}  // namespace
+
+void take_spare_pairs(bp::detail::LargeArray<bp::Pair>& pairs) {
+    SpareBlock& s = spare_block();
+    void* data;
+    std::size_t bytes;
+    {
+        std::lock_guard<std::mutex> lock(s.mutex);
+        data = s.data, bytes = s.bytes;
+        s.data = nullptr, s.bytes = 0;
+    }
+    if (data) pairs.adopt(static_cast<bp::Pair*>(data), bytes);
+}
+
+void free_spare_pairs() {
+    SpareBlock& s = spare_block();
+    void* data;
+    std::size_t bytes;
+    {
+        std::lock_guard<std::mutex> lock(s.mutex);
+        data = s.data, bytes = s.bytes;
+        s.data = nullptr, s.bytes = 0;
+    }
+    bp::detail::large_free(data, bytes);
+}
+
 py::array large_pairs_array(bp::detail::LargeArray<bp::Pair>&& pairs) {
     const py::ssize_t k = static_cast<py::ssize_t>(pairs.size());
     if (k == 0) return py::array_t<std::uint32_t>(std::vector<py::ssize_t>{0, 2});
@@ -236,7 +296,7 @@ py::array large_pairs_array(bp::detail::LargeArray<bp::Pair>&& pairs) {
     auto* owned = new Owned{memory.first, memory.second};
     py::capsule owner(owned, [](void* p) {
         Owned* o = static_cast<Owned*>(p);
-        bp::detail::large_free(o->data, o->bytes);
+        offer_spare(o->data, o->bytes);
         delete o;
     });
     return py::array_t<std::uint32_t>({k, py::ssize_t(2)}, {py::ssize_t(sizeof(bp::Pair)), py::ssize_t(sizeof(std::uint32_t))},

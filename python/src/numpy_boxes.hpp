@@ -165,8 +165,12 @@ inline py::array pairs_array(std::vector<bp::Pair>&& pairs) {
 }
 
 /// A (K, 2) uint32 array owning the memory of a LargeArray of pairs (no
-/// copy; freed with the array).
+/// copy). When the array is freed its memory becomes the module's spare
+/// block (one at most, the larger), which take_spare_pairs hands to the
+/// next call's output: memory already paged in.
 py::array large_pairs_array(bp::detail::LargeArray<bp::Pair>&& pairs);
+void take_spare_pairs(bp::detail::LargeArray<bp::Pair>& pairs);
+void free_spare_pairs();
 
 /// Frees the finder find_pairs keeps between calls (bind_pairs.cpp).
 void free_kept_pair_finder();

@@ -233,6 +233,14 @@ public:
     }
     void clear() { size_ = 0; }
 
+    /// Takes over memory from large_allocate(bytes) (a block an earlier
+    /// release() gave out), empty, its capacity bytes / sizeof(T); frees
+    /// what the array held. O(1).
+    void adopt(T* data, std::size_t bytes) {
+        large_free(data_, capacity_ * sizeof(T));
+        data_ = data, size_ = 0, capacity_ = bytes / sizeof(T);
+    }
+
     /// Gives the memory to the caller: (data, capacity in bytes), to be
     /// freed with large_free(data, bytes); the array is left empty. O(1).
     std::pair<T*, std::size_t> release() {
