@@ -19,6 +19,9 @@
 // a second pass over memory its owner writes anyway); only the library's
 // scratch uses it, never a vector handed to a caller.
 //
+// Without exceptions (BROADPHASE_EXCEPTIONS 0) a failed mapping aborts, as
+// operator new does there.
+//
 // LargeArray<T> is a growable block of trivially copyable T that grows
 // without copying where it is mapped (mremap moves page tables, not
 // bytes), and can hand its memory over to an owner that frees it with
@@ -35,6 +38,8 @@
 #include <type_traits>
 #include <utility>
 #include <vector>
+
+#include "exceptions.hpp"
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -90,11 +95,11 @@ inline void* large_allocate(std::size_t bytes) {
 #if BROADPHASE_LARGE_PAGES_MAPPED
     if (large_mapped(bytes)) {
         const std::size_t len = large_round(bytes);
-        if (len < bytes || len > std::numeric_limits<std::size_t>::max() - large_page) throw std::bad_alloc();
+        if (len < bytes || len > std::numeric_limits<std::size_t>::max() - large_page) BROADPHASE_THROW(std::bad_alloc());
         // Map a huge page more than asked, then give back the ends that
         // are not 2 MB-aligned.
         void* m = mmap(nullptr, len + large_page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (m == MAP_FAILED) throw std::bad_alloc();
+        if (m == MAP_FAILED) BROADPHASE_THROW(std::bad_alloc());
         const std::uintptr_t at = reinterpret_cast<std::uintptr_t>(m);
         const std::uintptr_t b = (at + large_page - 1) & ~(large_page - 1);
         if (b > at) munmap(m, b - at);
@@ -129,7 +134,7 @@ inline void* large_reallocate(void* p, std::size_t old_bytes, std::size_t new_by
         const std::size_t from = large_round(old_bytes), to = large_round(new_bytes);
         if (from == to) return p;
         void* m = mremap(p, from, to, MREMAP_MAYMOVE);
-        if (m == MAP_FAILED) throw std::bad_alloc();
+        if (m == MAP_FAILED) BROADPHASE_THROW(std::bad_alloc());
         if (to > from) advise_large_pages(m, to);
         return m;
     }
@@ -150,7 +155,7 @@ struct LargePageAllocator {
     template <class U>
     LargePageAllocator(const LargePageAllocator<U>&) noexcept {}
     T* allocate(std::size_t n) {
-        if (n > std::numeric_limits<std::size_t>::max() / sizeof(T)) throw std::bad_alloc();
+        if (n > std::numeric_limits<std::size_t>::max() / sizeof(T)) BROADPHASE_THROW(std::bad_alloc());
         return static_cast<T*>(large_allocate(n * sizeof(T)));
     }
     void deallocate(T* p, std::size_t n) noexcept { large_free(p, n * sizeof(T)); }
@@ -218,7 +223,7 @@ public:
     /// std::bad_alloc, the array unchanged. O(1) mapped, O(size()) else.
     void reserve(std::size_t n) {
         if (n <= capacity_) return;
-        if (n > std::numeric_limits<std::size_t>::max() / (2 * sizeof(T))) throw std::bad_alloc();
+        if (n > std::numeric_limits<std::size_t>::max() / (2 * sizeof(T))) BROADPHASE_THROW(std::bad_alloc());
         std::size_t c = capacity_ + capacity_ / 2;
         if (c < n) c = n;
         data_ = static_cast<T*>(large_reallocate(data_, capacity_ * sizeof(T), c * sizeof(T), size_ * sizeof(T)));
