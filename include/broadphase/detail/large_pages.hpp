@@ -108,7 +108,12 @@ inline void* large_allocate(std::size_t bytes) {
         return reinterpret_cast<void*>(b);
     }
 #endif
-    return ::operator new(bytes);
+    // (Past PTRDIFF_MAX no allocator can succeed; some, under sanitizers,
+    // return null instead of throwing.)
+    if (bytes > static_cast<std::size_t>(std::numeric_limits<std::ptrdiff_t>::max())) BROADPHASE_THROW(std::bad_alloc());
+    void* p = ::operator new(bytes);
+    if (!p) BROADPHASE_THROW(std::bad_alloc());
+    return p;
 }
 
 /// Frees what large_allocate(bytes) gave. O(1).
