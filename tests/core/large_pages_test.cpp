@@ -46,8 +46,9 @@ TEST(LargePages, MappedBlocksAreAligned) {
     for (std::size_t bytes : {std::size_t(1000), bpd::large_bytes, 3 * bpd::large_bytes + 17}) {
         void* p = bpd::large_allocate(bytes);
         ASSERT_NE(p, nullptr);
-        if (bpd::large_mapped(bytes))
+        if (bpd::large_mapped(bytes)) {
             EXPECT_EQ(reinterpret_cast<std::uintptr_t>(p) % bpd::large_page, 0u) << bytes;
+        }
         static_cast<char*>(p)[0] = 1, static_cast<char*>(p)[bytes - 1] = 2;
         void* q = bpd::large_reallocate(p, bytes, 2 * bytes, bytes);
         EXPECT_EQ(static_cast<char*>(q)[0], 1);
@@ -70,6 +71,25 @@ TEST(LargePages, VectorValuesStayRight) {
     EXPECT_GE(w.capacity(), std::size_t(3) << 20);
     w.resize(3 << 20);  // a caller's vector: still zeroed
     EXPECT_EQ(std::accumulate(w.begin(), w.end(), 0), 0);
+}
+
+TEST(LargePages, OverAlignedElements) {
+    // The cell list keeps 32-byte records: small blocks come from the
+    // aligned operator new, large ones are 2 MB-aligned.
+    struct alignas(32) Record {
+        double w[4];
+    };
+    for (std::size_t n : {std::size_t(3), std::size_t(100), std::size_t(1) << 17}) {
+        bpd::LargeVector<Record> v;
+        v.resize(n);
+        EXPECT_EQ(reinterpret_cast<std::uintptr_t>(v.data()) % 32, 0u) << n;
+        v[n - 1].w[3] = 1.0;
+        bpd::LargeArray<Record> a;
+        a.resize(n);
+        EXPECT_EQ(reinterpret_cast<std::uintptr_t>(a.data()) % 32, 0u) << n;
+        a.resize(3 * n);
+        EXPECT_EQ(reinterpret_cast<std::uintptr_t>(a.data()) % 32, 0u) << n;
+    }
 }
 
 TEST(LargePages, TooLargeIsBadAlloc) {

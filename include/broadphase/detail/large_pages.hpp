@@ -88,10 +88,14 @@ inline void advise_large_pages(void* p, std::size_t bytes) {
 #endif
 }
 
-/// `bytes` of memory: mapped 2 MB-aligned on huge pages when large_mapped
-/// (bytes), else from operator new. Throws std::bad_alloc. O(1) (the pages
-/// are given on first touch).
-inline void* large_allocate(std::size_t bytes) {
+/// The alignment operator new gives without being asked.
+constexpr std::size_t new_alignment = __STDCPP_DEFAULT_NEW_ALIGNMENT__;
+
+/// `bytes` of memory aligned to `align` (a power of two up to 2 MB):
+/// mapped 2 MB-aligned on huge pages when large_mapped(bytes), else from
+/// operator new (the aligned one past new_alignment). Throws
+/// std::bad_alloc. O(1) (the pages are given on first touch).
+inline void* large_allocate(std::size_t bytes, std::size_t align = new_alignment) {
 #if BROADPHASE_LARGE_PAGES_MAPPED
     if (large_mapped(bytes)) {
         const std::size_t len = large_round(bytes);
@@ -111,13 +115,13 @@ inline void* large_allocate(std::size_t bytes) {
     // (Past PTRDIFF_MAX no allocator can succeed; some, under sanitizers,
     // return null instead of throwing.)
     if (bytes > static_cast<std::size_t>(std::numeric_limits<std::ptrdiff_t>::max())) BROADPHASE_THROW(std::bad_alloc());
-    void* p = ::operator new(bytes);
+    void* p = align > new_alignment ? ::operator new(bytes, std::align_val_t(align)) : ::operator new(bytes);
     if (!p) BROADPHASE_THROW(std::bad_alloc());
     return p;
 }
 
-/// Frees what large_allocate(bytes) gave. O(1).
-inline void large_free(void* p, std::size_t bytes) noexcept {
+/// Frees what large_allocate(bytes, align) gave. O(1).
+inline void large_free(void* p, std::size_t bytes, std::size_t align = new_alignment) noexcept {
     if (!p) return;
 #if BROADPHASE_LARGE_PAGES_MAPPED
     if (large_mapped(bytes)) {
@@ -125,15 +129,18 @@ inline void large_free(void* p, std::size_t bytes) noexcept {
         return;
     }
 #endif
-    ::operator delete(p);
+    (void)bytes;
+    if (align > new_alignment) ::operator delete(p, std::align_val_t(align));
+    else ::operator delete(p);
 }
 
 /// Moves a block of `old_bytes` (from large_allocate) to one of
 /// `new_bytes`, keeping its first `keep` bytes: between two mapped sizes
 /// by mremap (no copy), else a new block, a copy and a free. Throws
 /// std::bad_alloc (the old block then stays valid). O(keep) at most.
-inline void* large_reallocate(void* p, std::size_t old_bytes, std::size_t new_bytes, std::size_t keep) {
-    if (!p) return large_allocate(new_bytes);
+inline void* large_reallocate(void* p, std::size_t old_bytes, std::size_t new_bytes, std::size_t keep,
+                              std::size_t align = new_alignment) {
+    if (!p) return large_allocate(new_bytes, align);
 #if BROADPHASE_LARGE_PAGES_MAPPED
     if (large_mapped(old_bytes) && large_mapped(new_bytes)) {
         const std::size_t from = large_round(old_bytes), to = large_round(new_bytes);
@@ -144,9 +151,9 @@ inline void* large_reallocate(void* p, std::size_t old_bytes, std::size_t new_by
         return m;
     }
 #endif
-    void* q = large_allocate(new_bytes);
+    void* q = large_allocate(new_bytes, align);
     if (keep) std::memcpy(q, p, keep < new_bytes ? keep : new_bytes);
-    large_free(p, old_bytes);
+    large_free(p, old_bytes, align);
     return q;
 }
 
@@ -161,9 +168,9 @@ struct LargePageAllocator {
     LargePageAllocator(const LargePageAllocator<U>&) noexcept {}
     T* allocate(std::size_t n) {
         if (n > std::numeric_limits<std::size_t>::max() / sizeof(T)) BROADPHASE_THROW(std::bad_alloc());
-        return static_cast<T*>(large_allocate(n * sizeof(T)));
+        return static_cast<T*>(large_allocate(n * sizeof(T), alignof(T)));
     }
-    void deallocate(T* p, std::size_t n) noexcept { large_free(p, n * sizeof(T)); }
+    void deallocate(T* p, std::size_t n) noexcept { large_free(p, n * sizeof(T), alignof(T)); }
     template <class U>
     void construct(U* p) noexcept(std::is_nothrow_default_constructible<U>::value) {
         ::new (static_cast<void*>(p)) U;
@@ -209,7 +216,7 @@ public:
         LargeArray(std::move(o)).swap(*this);
         return *this;
     }
-    ~LargeArray() { large_free(data_, capacity_ * sizeof(T)); }
+    ~LargeArray() { large_free(data_, capacity_ * sizeof(T), alignof(T)); }
 
     void swap(LargeArray& o) noexcept {
         std::swap(data_, o.data_), std::swap(size_, o.size_), std::swap(capacity_, o.capacity_);
@@ -231,7 +238,8 @@ public:
         if (n > std::numeric_limits<std::size_t>::max() / (2 * sizeof(T))) BROADPHASE_THROW(std::bad_alloc());
         std::size_t c = capacity_ + capacity_ / 2;
         if (c < n) c = n;
-        data_ = static_cast<T*>(large_reallocate(data_, capacity_ * sizeof(T), c * sizeof(T), size_ * sizeof(T)));
+        data_ = static_cast<T*>(
+            large_reallocate(data_, capacity_ * sizeof(T), c * sizeof(T), size_ * sizeof(T), alignof(T)));
         capacity_ = c;
     }
     /// Sets the size to n (n <= capacity(); new elements unwritten). O(1).
@@ -247,13 +255,14 @@ public:
     /// release() gave out), empty, its capacity bytes / sizeof(T); frees
     /// what the array held. O(1).
     void adopt(T* data, std::size_t bytes) {
-        large_free(data_, capacity_ * sizeof(T));
+        large_free(data_, capacity_ * sizeof(T), alignof(T));
         data_ = data, size_ = 0, capacity_ = bytes / sizeof(T);
     }
 
     /// Gives the memory to the caller: (data, capacity in bytes), to be
     /// freed with large_free(data, bytes); the array is left empty. O(1).
     std::pair<T*, std::size_t> release() {
+        static_assert(alignof(T) <= new_alignment, "LargeArray::release: large_free's default alignment");
         std::pair<T*, std::size_t> r{data_, capacity_ * sizeof(T)};
         data_ = nullptr, size_ = capacity_ = 0;
         return r;
