@@ -261,28 +261,27 @@ void offer_spare(void* data, std::size_t bytes) {
 
 }  // namespace
 
-void take_spare_pairs(bp::detail::LargeArray<bp::Pair>& pairs) {
+namespace {
+
+/// The spare block, taken out of the slot (null when there is none).
+std::pair<void*, std::size_t> take_spare_block() {
     SpareBlock& s = spare_block();
-    void* data;
-    std::size_t bytes;
-    {
-        std::lock_guard<std::mutex> lock(s.mutex);
-        data = s.data, bytes = s.bytes;
-        s.data = nullptr, s.bytes = 0;
-    }
-    if (data) pairs.adopt(static_cast<bp::Pair*>(data), bytes);
+    std::lock_guard<std::mutex> lock(s.mutex);
+    const std::pair<void*, std::size_t> block{s.data, s.bytes};
+    s.data = nullptr, s.bytes = 0;
+    return block;
+}
+
+}  // namespace
+
+void take_spare_pairs(bp::detail::LargeArray<bp::Pair>& pairs) {
+    const std::pair<void*, std::size_t> block = take_spare_block();
+    if (block.first) pairs.adopt(static_cast<bp::Pair*>(block.first), block.second);
 }
 
 void free_spare_pairs() {
-    SpareBlock& s = spare_block();
-    void* data;
-    std::size_t bytes;
-    {
-        std::lock_guard<std::mutex> lock(s.mutex);
-        data = s.data, bytes = s.bytes;
-        s.data = nullptr, s.bytes = 0;
-    }
-    bp::detail::large_free(data, bytes);
+    const std::pair<void*, std::size_t> block = take_spare_block();
+    bp::detail::large_free(block.first, block.second);
 }
 
 py::array large_pairs_array(bp::detail::LargeArray<bp::Pair>&& pairs) {
