@@ -662,6 +662,16 @@ py::object run(State& st, Systems& S, const Wants& w, py::handle cutoff, py::han
     return emit(st, S, w);
 }
 
+/// The module's state locked; waits without the GIL (the holder may need it).
+std::unique_lock<std::mutex> lock_state(State& st) {
+    std::unique_lock<std::mutex> lock(st.mutex, std::defer_lock);
+    if (!lock.try_lock()) {
+        py::gil_scoped_release nogil;
+        lock.lock();
+    }
+    return lock;
+}
+
 py::object ase_neighbor_list(py::handle quantities, py::handle positions, py::handle cell, py::handle pbc,
                              py::handle cutoff, py::handle pairs, py::handle numbers, bool self_interaction) {
     const Wants w = parse_quantities(quantities);
@@ -671,11 +681,7 @@ py::object ase_neighbor_list(py::handle quantities, py::handle positions, py::ha
     S.cells.push_back(parse_cell(cell));
     S.pbc.push_back(parse_pbc(pbc, "pbc"));
     State& st = state();
-    std::unique_lock<std::mutex> lock(st.mutex, std::defer_lock);
-    if (!lock.try_lock()) {  // wait without the GIL: the holder may need it
-        py::gil_scoped_release nogil;
-        lock.lock();
-    }
+    std::unique_lock<std::mutex> lock = lock_state(st);
     return run(st, S, w, cutoff, pairs, numbers, self_interaction);
 }
 
@@ -722,21 +728,13 @@ py::object ase_neighbor_list_batch(py::handle quantities, py::handle positions, 
         if (g && v < S.sys[g - 1]) S.contiguous = false;
     }
     State& st = state();
-    std::unique_lock<std::mutex> lock(st.mutex, std::defer_lock);
-    if (!lock.try_lock()) {  // wait without the GIL: the holder may need it
-        py::gil_scoped_release nogil;
-        lock.lock();
-    }
+    std::unique_lock<std::mutex> lock = lock_state(st);
     return run(st, S, w, cutoff, pairs, numbers, self_interaction);
 }
 
 void ase_release() {
     State& st = state();
-    std::unique_lock<std::mutex> lock(st.mutex, std::defer_lock);
-    if (!lock.try_lock()) {
-        py::gil_scoped_release nogil;
-        lock.lock();
-    }
+    std::unique_lock<std::mutex> lock = lock_state(st);
     st.list.reset();
     st.margin = -1;
     State fresh_vectors;  // swap the vectors out (frees their memory)
