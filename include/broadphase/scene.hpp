@@ -68,6 +68,7 @@
 #include "detail/scene/engines.hpp"
 #include "detail/scene/incremental_grid.hpp"
 #include "detail/scene/multi_box_pruning.hpp"
+#include "detail/scene/static_set.hpp"
 #include "dynamic_tree.hpp"
 #include "options.hpp"
 #include "pairs.hpp"
@@ -185,7 +186,12 @@ public:
     }
 
     /// Adds n objects of one type at once; ids_out[i] gets boxes[i]'s id.
+    /// O(n), the memory for all of them made once. A static world is added
+    /// this way: the next update() builds the statics' index in bulk (see
+    /// "Statics" at the top of this file).
     void add(const box_type* boxes, std::size_t n, Id* ids_out, ObjectType type = ObjectType::dynamic_object) {
+        const std::size_t fresh = n > free_.size() ? n - free_.size() : 0;
+        if (fresh > 0 && fits_indices(std::uint64_t(objects_.size()) + fresh)) reserve_objects(objects_.size() + fresh);
         for (std::size_t i = 0; i < n; ++i) ids_out[i] = add(boxes[i], type);
     }
 
@@ -369,6 +375,11 @@ public:
     /// reads and edits the changed objects' lists of partners; past it, it
     /// merges into the sorted array of all pairs (docs/scene.md).
     static constexpr double kPartnerShare = 0.04;
+    /// The enlarged box a dynamic object's statics are found with: its box
+    /// grown on each axis by its speed on that axis (measured between its
+    /// last two searches) times kMarginFrames, at most half its largest side
+    /// (docs/scene.md, "Open worlds").
+    static constexpr double kMarginFrames = 8;
 
 private:
     // How update() finds the pairs; defined, with what each does, in
@@ -385,11 +396,16 @@ private:
     void diff_by_partners();
     void edit_partners();
     void list_partners();
-    void take_found();
+    void take_found(bool partners_edited);
     void listed_pairs() const;
     void split_current();
     void merge_changed_pairs();
     Report rebuilt_pairs();
+    void file_changes();
+    void refill_sets();
+    void static_pairs(Frame& frame);
+    template <class Emit>
+    void static_pairs_of(std::uint32_t place, Id id, Emit&& emit);
     static void difference(const std::vector<Pair>& a, const std::vector<Pair>& b, std::vector<Pair>& out);
 
     /// Sorts pairs of ids by (a, b): the library's one pair sort (pairs.hpp).
@@ -412,6 +428,17 @@ private:
     void touch_all() {
         for (Id id = 0; id < objects_.size(); ++id)
             if (objects_[id].alive) touch(id);
+    }
+
+    /// Room for n objects in the registry and the per-object marks.
+    void reserve_objects(std::size_t n) {
+        objects_.reserve(n);
+        dirty_.reserve(n);
+        for (auto* v : {&adds_, &mark_}) v->reserve(n);
+        for (auto* v : {&meet_, &requery_flag_, &dirty_flag_, &tree_stale_}) v->reserve(n);
+        partners_.reserve(n);
+        proxy_.reserve(n);
+        tree_pending_.reserve(n);
     }
 
     /// Marks an object changed since the last update (and since the tree's
@@ -517,6 +544,32 @@ private:
     detail::TreeEngine<T, D> tree_engine_;
     detail::SweepEngine<T, D> sweep_;
     detail::Rebuild<T, D> rebuild_;
+    // Statics apart (detail/scene/static_set.hpp): the engines hold the
+    // dynamic objects only, listed densely so that a fill or a rebuild
+    // visits them and not the statics.
+    detail::StaticSet<T, D> statics_;
+    std::vector<Id> dynamic_ids_;
+    std::vector<std::uint32_t> dynamic_slot_;  // per object: its place in dynamic_ids_, or ~0
+    bool sets_stale_ = false;                  // statics_ and dynamic_ids_ to be made again from the objects
+    // Each dynamic object's statics, found with an enlarged box and kept
+    // while its box stays inside and no static changed (static_pairs_of()).
+    struct StaticHit {
+        box_type box;
+        Id id;
+    };
+    struct StaticCache {
+        box_type fat{};                // the enlarged box the hits were found with
+        std::vector<StaticHit> hits;   // every static overlapping it, at generation `generation`
+        T center[D] = {};              // the box's centre when they were found
+        std::uint64_t update = 0;      // ... at this update (0: never)
+        std::uint64_t generation = ~std::uint64_t(0);  // statics_.generation() then
+    };
+    std::vector<StaticCache> static_cache_;  // per place in dynamic_ids_
+    std::uint64_t updates_ = 0;
+    BasicPairFinder<T, D> static_finder_;      // changed statics against the dynamic objects
+    BasicBoxes<T, D> static_side_, dynamic_side_;
+    std::vector<Id> static_side_ids_, dynamic_side_ids_, changed_dynamic_;
+    std::vector<Pair> cross_;
     std::vector<std::uint8_t> requery_flag_;  // type or filter changed: the sweep asks the tree
     // The tree is synced lazily, by the first query (or tree update) after changes.
     mutable Tree tree_;

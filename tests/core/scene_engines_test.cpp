@@ -43,6 +43,7 @@ struct TestFrame {
     const Tree& tree() const { return tree_; }
     const std::vector<Pair>& stale() const { return stale_; }
     bool requery(Id id) const { return refiltered_[id] != 0; }
+    bool is_static(Id) const { return false; }  // (the scene keeps statics apart)
 };
 
 /// The world the engine follows: boxes, present or not.

@@ -96,7 +96,8 @@ public:
             for (std::size_t i = t * per_task; i < end; ++i) {
                 const Id id = changed_[i].id;
                 tree_pairs(
-                    tree, id, changed_[i].box, [&](Id other) { return other < id && other < flag_.size() && flag_[other]; },
+                    tree, id, changed_[i].box,
+                    [&](Id other) { return frame.is_static(other) || (other < id && other < flag_.size() && flag_[other]); },
                     [&](Id a, Id b) { frame(me, a, b); });
             }
         });
@@ -229,9 +230,9 @@ private:
     PairSortScratch sort_scratch_;
 };
 
-/// Every pair from scratch: the dynamic objects among themselves and
-/// against the static ones, by the best one-shot algorithm (PairFinder,
-/// the automatic choice, all threads). O(n + K) and the search.
+/// Every pair of the dynamic objects from scratch, by the best one-shot
+/// algorithm (PairFinder, the automatic choice, all threads); the scene
+/// adds their statics (static_set.hpp). O(n + K) and the search.
 template <class T, int D>
 class Rebuild {
 public:
@@ -241,17 +242,12 @@ public:
     /// Forgets the boxes of the last rebuild (keeps the memory).
     void clear_boxes() {
         dynamic_.resize(0);
-        static_.resize(0);
         dynamic_ids_.clear();
-        static_ids_.clear();
     }
     /// An object with a valid box, for the next find().
-    void add(Id id, const box_type& box, bool is_static) {
-        if (is_static) static_.push_back(box), static_ids_.push_back(id);
-        else dynamic_.push_back(box), dynamic_ids_.push_back(id);
-    }
+    void add(Id id, const box_type& box) { dynamic_.push_back(box), dynamic_ids_.push_back(id); }
     /// out = every pair (a < b) of the added objects that meet(a, b) allows,
-    /// unsorted; static-static pairs are never searched.
+    /// unsorted.
     template <class Meet>
     Report find(const Options& options, Meet&& meet, std::vector<Pair>& out) {
         Report r;
@@ -262,33 +258,21 @@ public:
         if (dynamic_.size() == 0) return r;
         Report a = finder_.find_pairs(dynamic_, out, o);
         if (!a.ok()) return r.status = a.status, r;
-        const std::size_t self = out.size();
-        if (static_.size() > 0) {
-            Report b = finder_.find_pairs(dynamic_, static_, cross_, o);
-            if (!b.ok()) return r.status = b.status, r;
-        } else {
-            cross_.clear();
-        }
         // To ids, filtered, a < b.
         auto ordered = [](Id x, Id y) { return x < y ? Pair{x, y} : Pair{y, x}; };
         std::size_t kept = 0;
-        for (std::size_t i = 0; i < self; ++i) {
-            const Id a = dynamic_ids_[out[i].a], b = dynamic_ids_[out[i].b];
+        for (const Pair& p : out) {
+            const Id a = dynamic_ids_[p.a], b = dynamic_ids_[p.b];
             if (meet(a, b)) out[kept++] = ordered(a, b);
         }
         out.resize(kept);
-        for (const Pair& p : cross_) {
-            const Id a = dynamic_ids_[p.a], b = static_ids_[p.b];
-            if (meet(a, b)) out.push_back(ordered(a, b));
-        }
         return r;
     }
 
 private:
     BasicPairFinder<T, D> finder_;
-    BasicBoxes<T, D> dynamic_, static_;
-    std::vector<Id> dynamic_ids_, static_ids_;
-    std::vector<Pair> cross_;
+    BasicBoxes<T, D> dynamic_;
+    std::vector<Id> dynamic_ids_;
 };
 
 }  // namespace detail

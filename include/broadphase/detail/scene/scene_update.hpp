@@ -25,6 +25,7 @@
 #include "incremental_sweep.hpp"
 #include "incremental_grid.hpp"
 #include "multi_box_pruning.hpp"
+#include "static_set.hpp"
 
 namespace broadphase {
 
@@ -49,6 +50,9 @@ struct BasicScene<T, D>::Frame {
     const Tree& tree() const { return scene.synced_tree(); }
     const std::vector<Pair>& stale() const { return scene.stale_pairs(by_partners); }
     bool requery(Id id) const { return scene.requery_flag_[id] != 0; }
+    /// Whether an object is static: the engines hold none, and the tree's
+    /// queries skip them (the scene pairs them: static_pairs()).
+    bool is_static(Id id) const { return (scene.meet_[id] & kStatic) != 0; }
 };
 
 /// f(engine) for each engine that holds objects between updates.
@@ -70,6 +74,8 @@ Report BasicScene<T, D>::update() {
         // The engines may be half-way through a change: dropped, to be
         // filled again from the objects when next wanted.
         for_each_engine([](auto& engine) { engine.clear(); });  // (allocates nothing)
+        statics_.clear();
+        sets_stale_ = true;  // made again from the objects by the next update
         r = Report{};
         r.status = Status::out_of_memory;
     }
@@ -82,13 +88,20 @@ inline Report BasicScene<T, D>::update_or_throw() {
     // Everything that may fail comes before the new set is taken: the
     // freed ids' room is made now, so the end allocates nothing.
     free_.reserve(free_.size() + retired_.size());
+    // The statics and the list of dynamic objects follow the changes first;
+    // the methods below are chosen by, and see, the dynamic objects only.
+    ++updates_;
+    if (sets_stale_) refill_sets();
+    else file_changes();
+    statics_.commit();
     std::size_t changed = 0;
-    for (Id id : dirty_) changed += objects_[id].alive;
+    for (Id id : dirty_) changed += objects_[id].alive && !(meet_[id] & kStatic);
+    const std::size_t live = dynamic_ids_.size();
     UpdateMode method = mode_;
     if (method == UpdateMode::automatic) {
-        const bool crowded = grid_crowded_at_ != 0 && live_ < 2 * grid_crowded_at_ && 2 * live_ > grid_crowded_at_;
-        if (double(changed) <= kGridShare * double(live_) && !crowded) method = UpdateMode::grid;
-        else if (double(changed) <= kIncrementalShare * double(live_)) method = UpdateMode::multi_box_pruning;
+        const bool crowded = grid_crowded_at_ != 0 && live < 2 * grid_crowded_at_ && 2 * live > grid_crowded_at_;
+        if (double(changed) <= kGridShare * double(live) && !crowded) method = UpdateMode::grid;
+        else if (double(changed) <= kIncrementalShare * double(live)) method = UpdateMode::multi_box_pruning;
         else method = UpdateMode::rebuild;
     }
     if (fat_pairs_ && (method == UpdateMode::tree || method == UpdateMode::sweep_and_prune))
@@ -119,7 +132,7 @@ inline Report BasicScene<T, D>::update_or_throw() {
     if (mode_ == UpdateMode::automatic && method == UpdateMode::grid && grid_.crowding() > kGridCrowding) {
         // Right this time; multi box pruning from the next update on, and
         // the grid's memory freed.
-        grid_crowded_at_ = std::max<std::size_t>(live_, 1);
+        grid_crowded_at_ = std::max<std::size_t>(live, 1);
         grid_.clear();
     }
     Report r;
@@ -133,9 +146,15 @@ inline Report BasicScene<T, D>::update_or_throw() {
         // (After the rebuild: a sweep filled while it failed would hold the
         // new boxes against the old pairs.)
         sync_engine(sweep_, fill_sweep, false, frame);
-        take_found();
+        // The partners follow the events while these are few against the
+        // set (a frame of coherent motion), so that the next incremental
+        // update need not list them all again: O(n + K).
+        const bool edit = partners_valid_ && 4 * (begun_.size() + ended_.size()) <= found_.size() + 1024;
+        if (edit) edit_partners();
+        take_found(edit);
     } else {
         sync_engine(sweep_, method == UpdateMode::sweep_and_prune, method == UpdateMode::sweep_and_prune, frame);
+        static_pairs(frame);
         if (by_partners) {
             diff_by_partners();
         } else {
@@ -186,19 +205,19 @@ inline void BasicScene<T, D>::sync_engine(Engine& engine, bool wanted, bool sear
             engine.idle_changes = 0;
         } else {
             engine.idle_changes += dirty_.size();
-            if (engine.idle_changes > live_ / 4 + 1024) return engine.clear();
+            if (engine.idle_changes > dynamic_ids_.size() / 4 + 1024) return engine.clear();
         }
     }
     if (!engine.filled()) {
-        // Every object in, unmarked; then the changed ones as changed.
-        for (Id id = 0; id < objects_.size(); ++id)
-            if (objects_[id].alive && objects_[id].pair_box.valid() && !dirty_flag_[id]) engine.set(id, objects_[id].pair_box);
+        // Every dynamic object in, unmarked; then the changed ones as changed.
+        for (Id id : dynamic_ids_)
+            if (objects_[id].pair_box.valid() && !dirty_flag_[id]) engine.set(id, objects_[id].pair_box);
         engine.commit(frame, false, 1);
         engine.finish();
     }
     for (Id id : dirty_) {
         const Object& o = objects_[id];
-        if (o.alive && o.pair_box.valid()) engine.set(id, o.pair_box);
+        if (o.alive && o.pair_box.valid() && o.type == ObjectType::dynamic_object) engine.set(id, o.pair_box);
         else engine.erase(id);
     }
     // Threads: one per 1,024 changed objects at most.
@@ -349,13 +368,14 @@ inline void BasicScene<T, D>::list_partners() {
     partners_valid_ = true;
 }
 
-/// found_ (the whole new set, sorted) becomes the current set. O(1).
+/// found_ (the whole new set, sorted) becomes the current set; the
+/// partners stay valid only if they were edited to it. O(1).
 template <class T, int D>
-inline void BasicScene<T, D>::take_found() {
+inline void BasicScene<T, D>::take_found(bool partners_edited) {
     std::lock_guard<std::mutex> lock(pairs_mutex_);
     current_.swap(found_);
     pair_count_ = current_.size();
-    partners_valid_ = false;
+    partners_valid_ = partners_edited;
     pairs_behind_.store(false, std::memory_order_release);
 }
 
@@ -414,16 +434,166 @@ inline void BasicScene<T, D>::merge_changed_pairs() {
     pair_count_ = current_.size();
 }
 
-/// found_ = every pair now, from scratch (detail::Rebuild), unsorted.
+/// found_ = every pair now, from scratch, unsorted: the dynamic objects'
+/// pairs among themselves (detail::Rebuild) and each dynamic object's
+/// statics (their index). O(dynamic objects + K), whatever the statics.
 template <class T, int D>
 inline Report BasicScene<T, D>::rebuilt_pairs() {
     rebuild_.clear_boxes();
+    for (Id id : dynamic_ids_)
+        if (objects_[id].pair_box.valid()) rebuild_.add(id, objects_[id].pair_box);
+    Report r = rebuild_.find(options_, [&](Id a, Id b) { return may_pair(a, b); }, found_);
+    if (!r.ok() || statics_.size() == 0) return r;
+    for (std::uint32_t place = 0; place < dynamic_ids_.size(); ++place) {
+        const Id id = dynamic_ids_[place];
+        if (!objects_[id].pair_box.valid()) continue;
+        static_pairs_of(place, id, [&](Id s) {
+            if (may_pair(id, s)) found_.push_back(ordered(id, s));
+        });
+    }
+    return r;
+}
+
+/// emit(s) for each static s whose box overlaps dynamic object id's (valid)
+/// pair box; `place` is its place in dynamic_ids_. From its cache of the
+/// statics around it while its box stays inside the enlarged box they were
+/// found with and no static changed since: O(those statics), in memory of
+/// its own, the index untouched. Else they are found again, with a box
+/// enlarged by its motion (kMarginFrames): O(an index query). Different
+/// objects may run on different threads.
+template <class T, int D>
+template <class Emit>
+inline void BasicScene<T, D>::static_pairs_of(std::uint32_t place, Id id, Emit&& emit) {
+    StaticCache& cache = static_cache_[place];
+    const box_type& b = objects_[id].pair_box;
+    if (cache.generation != statics_.generation() || !broadphase::contains(cache.fat, b)) {
+        T center[D], margin[D];
+        double largest = 0;
+        for (int k = 0; k < D; ++k) {
+            center[k] = b.min[k] / 2 + b.max[k] / 2;
+            largest = std::max(largest, static_cast<double>(b.max[k]) - static_cast<double>(b.min[k]));
+        }
+        const double frames = cache.update != 0 && updates_ > cache.update ? double(updates_ - cache.update) : 0;
+        for (int k = 0; k < D; ++k) {
+            double m = 0;
+            if (frames > 0) {
+                const double speed = std::abs(static_cast<double>(center[k]) - static_cast<double>(cache.center[k])) / frames;
+                m = std::min(kMarginFrames * speed, largest / 2);
+            }
+            margin[k] = m >= 0 && m <= 1e30 ? static_cast<T>(m) : T(0);  // (NaN, inf: none)
+        }
+        cache.fat = b;
+        for (int k = 0; k < D; ++k) {
+            cache.fat.min[k] -= margin[k], cache.fat.max[k] += margin[k], cache.center[k] = center[k];
+            if (!(cache.fat.min[k] <= b.min[k]) || !(b.max[k] <= cache.fat.max[k])) cache.fat = b;  // (rounding)
+        }
+        cache.update = updates_;
+        cache.generation = statics_.generation();
+        cache.hits.clear();
+        statics_.for_each_overlap(cache.fat, [&](Id s, const box_type& box) { cache.hits.push_back(StaticHit{box, s}); });
+    }
+    for (const StaticHit& h : cache.hits) {
+        bool hit = true;
+        for (int k = 0; k < D; ++k) hit &= !(h.box.max[k] < b.min[k]) & !(b.max[k] < h.box.min[k]);
+        if (hit) emit(h.id);
+    }
+}
+
+/// The statics and the list of dynamic objects follow the changed
+/// objects: O(changes).
+template <class T, int D>
+inline void BasicScene<T, D>::file_changes() {
+    if (dynamic_slot_.size() < objects_.size()) dynamic_slot_.resize(objects_.size(), ~std::uint32_t(0));
+    for (Id id : dirty_) {
+        const Object& o = objects_[id];
+        const bool dynamic = o.alive && o.type == ObjectType::dynamic_object;
+        std::uint32_t& at = dynamic_slot_[id];
+        if (dynamic && at == ~std::uint32_t(0)) {
+            static_cache_.emplace_back();
+            dynamic_ids_.push_back(id);
+            at = static_cast<std::uint32_t>(dynamic_ids_.size() - 1);
+        } else if (!dynamic && at != ~std::uint32_t(0)) {
+            const Id last = dynamic_ids_.back();
+            dynamic_ids_[at] = last;
+            dynamic_slot_[last] = at;
+            dynamic_ids_.pop_back();
+            std::swap(static_cache_[at], static_cache_.back());
+            static_cache_.pop_back();
+            at = ~std::uint32_t(0);
+        }
+        if (o.alive && o.type == ObjectType::static_object && o.pair_box.valid()) statics_.set(id, o.pair_box);
+        else statics_.erase(id);
+    }
+}
+
+/// The statics and the list of dynamic objects made from every object
+/// (after an update failed half-way): O(n).
+template <class T, int D>
+inline void BasicScene<T, D>::refill_sets() {
+    statics_.clear();
+    dynamic_ids_.clear();
+    static_cache_.clear();
+    dynamic_slot_.assign(objects_.size(), ~std::uint32_t(0));
     for (Id id = 0; id < objects_.size(); ++id) {
         const Object& o = objects_[id];
-        if (o.alive && o.pair_box.valid()) rebuild_.add(id, o.pair_box, o.type == ObjectType::static_object);
+        if (!o.alive) continue;
+        if (o.type == ObjectType::dynamic_object) {
+            dynamic_slot_[id] = static_cast<std::uint32_t>(dynamic_ids_.size());
+            dynamic_ids_.push_back(id);
+            static_cache_.emplace_back();
+        } else if (o.pair_box.valid()) {
+            statics_.set(id, o.pair_box);
+        }
     }
-    return rebuild_.find(options_, [&](Id a, Id b) { return Filter::may_meet(objects_[a].filter, objects_[b].filter); },
-                         found_);
+    sets_stale_ = false;
+}
+
+/// Appends to fresh_ every pair of a changed object with a static (the
+/// engines hold no statics): each changed dynamic object's statics, from
+/// their index (O(its cells + overlaps)); then each changed static's
+/// unchanged dynamic objects, by one search of the changed statics against
+/// the dynamic objects (O(changed statics + dynamic objects), in frames
+/// where statics changed only).
+template <class T, int D>
+inline void BasicScene<T, D>::static_pairs(Frame& frame) {
+    changed_dynamic_.clear();
+    static_side_.resize(0), static_side_ids_.clear();
+    for (Id id : dirty_) {
+        const Object& o = objects_[id];
+        if (!o.alive || !o.pair_box.valid()) continue;
+        if (o.type == ObjectType::dynamic_object) changed_dynamic_.push_back(id);
+        else static_side_.push_back(o.pair_box), static_side_ids_.push_back(id);
+    }
+    if (statics_.size() > 0 && !changed_dynamic_.empty()) {
+        const std::size_t m = changed_dynamic_.size();
+        const unsigned threads = detail::plan_threads(options_.threads, m, 1024);
+        if (parts_.size() < threads) parts_.resize(threads);
+        for (unsigned t = 0; t < threads; ++t) parts_[t].clear();
+        constexpr std::size_t per_task = 256;
+        detail::run_tasks(threads, (m + per_task - 1) / per_task, [&](std::size_t t, unsigned me) {
+            const std::size_t end = std::min(m, (t + 1) * per_task);
+            for (std::size_t i = t * per_task; i < end; ++i) {
+                const Id c = changed_dynamic_[i];
+                static_pairs_of(dynamic_slot_[c], c, [&](Id s) { frame(me, c, s); });
+            }
+        });
+        for (unsigned t = 0; t < threads; ++t) fresh_.insert(fresh_.end(), parts_[t].begin(), parts_[t].end());
+    }
+    if (static_side_.size() == 0) return;
+    dynamic_side_.resize(0), dynamic_side_ids_.clear();
+    for (Id id : dynamic_ids_)
+        if (!dirty_flag_[id] && objects_[id].pair_box.valid())
+            dynamic_side_.push_back(objects_[id].pair_box), dynamic_side_ids_.push_back(id);
+    if (dynamic_side_.size() == 0) return;
+    Options o = options_;
+    o.sorted = false;
+    o.max_pairs = no_budget;
+    const Report r = static_finder_.find_pairs(static_side_, dynamic_side_, cross_, o);
+    if (r.status == Status::out_of_memory) BROADPHASE_THROW(std::bad_alloc());
+    if (parts_.empty()) parts_.resize(1);
+    parts_[0].clear();
+    for (const Pair& p : cross_) frame(0u, static_side_ids_[p.a], dynamic_side_ids_[p.b]);
+    fresh_.insert(fresh_.end(), parts_[0].begin(), parts_[0].end());
 }
 
 }  // namespace broadphase
