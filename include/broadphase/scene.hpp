@@ -64,6 +64,7 @@
 #include "boxes.hpp"
 #include "detail/exceptions.hpp"
 #include "detail/extern_templates.hpp"
+#include "detail/prefetch.hpp"
 #include "broadphase.hpp"
 #include "detail/scene/engines.hpp"
 #include "detail/scene/incremental_grid.hpp"
@@ -556,6 +557,7 @@ private:
     struct StaticHit {
         box_type box;
         Id id;
+        bool filtered;  // its filter is not the default (a filter change makes every cache stale)
     };
     struct StaticCache {
         box_type fat{};                // the enlarged box the hits were found with
@@ -565,6 +567,13 @@ private:
         std::uint64_t generation = ~std::uint64_t(0);  // statics_.generation() then
     };
     std::vector<StaticCache> static_cache_;  // per place in dynamic_ids_
+    /// Asks for a dynamic object's cached statics a few objects ahead: each
+    /// list is a cache miss of its own (half the frame of 2,000 movers
+    /// over 2 million statics was spent waiting for them).
+    void prefetch_statics(std::uint32_t place) const {
+        const StaticCache& c = static_cache_[place];
+        if (!c.hits.empty()) detail::prefetch_read(c.hits.data()), detail::prefetch_read(c.hits.data() + c.hits.size() - 1);
+    }
     std::uint64_t updates_ = 0;
     BasicPairFinder<T, D> static_finder_;      // changed statics against the dynamic objects
     BasicBoxes<T, D> static_side_, dynamic_side_;

@@ -444,18 +444,19 @@ inline Report BasicScene<T, D>::rebuilt_pairs() {
         if (objects_[id].pair_box.valid()) rebuild_.add(id, objects_[id].pair_box);
     Report r = rebuild_.find(options_, [&](Id a, Id b) { return may_pair(a, b); }, found_);
     if (!r.ok() || statics_.size() == 0) return r;
-    for (std::uint32_t place = 0; place < dynamic_ids_.size(); ++place) {
+    const std::size_t n = dynamic_ids_.size();
+    for (std::uint32_t place = 0; place < n; ++place) {
+        if (place + 4 < n) prefetch_statics(place + 4);
         const Id id = dynamic_ids_[place];
         if (!objects_[id].pair_box.valid()) continue;
-        static_pairs_of(place, id, [&](Id s) {
-            if (may_pair(id, s)) found_.push_back(ordered(id, s));
-        });
+        static_pairs_of(place, id, [&](Id s) { found_.push_back(ordered(id, s)); });
     }
     return r;
 }
 
 /// emit(s) for each static s whose box overlaps dynamic object id's (valid)
-/// pair box; `place` is its place in dynamic_ids_. From its cache of the
+/// pair box and that may meet it (filters); `place` is its place in
+/// dynamic_ids_. From its cache of the
 /// statics around it while its box stays inside the enlarged box they were
 /// found with and no static changed since: O(those statics), in memory of
 /// its own, the index untouched. Else they are found again, with a box
@@ -490,12 +491,15 @@ inline void BasicScene<T, D>::static_pairs_of(std::uint32_t place, Id id, Emit&&
         cache.update = updates_;
         cache.generation = statics_.generation();
         cache.hits.clear();
-        statics_.for_each_overlap(cache.fat, [&](Id s, const box_type& box) { cache.hits.push_back(StaticHit{box, s}); });
+        statics_.for_each_overlap(cache.fat, [&](Id s, const box_type& box, bool filtered) {
+            cache.hits.push_back(StaticHit{box, s, filtered});
+        });
     }
+    const bool plain = !(meet_[id] & kFiltered);
     for (const StaticHit& h : cache.hits) {
         bool hit = true;
         for (int k = 0; k < D; ++k) hit &= !(h.box.max[k] < b.min[k]) & !(b.max[k] < h.box.min[k]);
-        if (hit) emit(h.id);
+        if (hit && ((plain && !h.filtered) || Filter::may_meet(objects_[id].filter, objects_[h.id].filter))) emit(h.id);
     }
 }
 
@@ -504,6 +508,7 @@ inline void BasicScene<T, D>::static_pairs_of(std::uint32_t place, Id id, Emit&&
 template <class T, int D>
 inline void BasicScene<T, D>::file_changes() {
     if (dynamic_slot_.size() < objects_.size()) dynamic_slot_.resize(objects_.size(), ~std::uint32_t(0));
+    bool touched = false;
     for (Id id : dirty_) {
         const Object& o = objects_[id];
         const bool dynamic = o.alive && o.type == ObjectType::dynamic_object;
@@ -521,9 +526,10 @@ inline void BasicScene<T, D>::file_changes() {
             static_cache_.pop_back();
             at = ~std::uint32_t(0);
         }
-        if (o.alive && o.type == ObjectType::static_object && o.pair_box.valid()) statics_.set(id, o.pair_box);
+        if (o.alive && o.type == ObjectType::static_object && o.pair_box.valid()) statics_.set(id, o.pair_box, (meet_[id] & kFiltered) != 0), touched = true;
         else statics_.erase(id);
     }
+    if (touched) statics_.touched();  // (a static refiltered: the caches' filter bits are stale)
 }
 
 /// The statics and the list of dynamic objects made from every object
@@ -542,7 +548,7 @@ inline void BasicScene<T, D>::refill_sets() {
             dynamic_ids_.push_back(id);
             static_cache_.emplace_back();
         } else if (o.pair_box.valid()) {
-            statics_.set(id, o.pair_box);
+            statics_.set(id, o.pair_box, (meet_[id] & kFiltered) != 0);
         }
     }
     sets_stale_ = false;
@@ -573,8 +579,9 @@ inline void BasicScene<T, D>::static_pairs(Frame& frame) {
         detail::run_tasks(threads, (m + per_task - 1) / per_task, [&](std::size_t t, unsigned me) {
             const std::size_t end = std::min(m, (t + 1) * per_task);
             for (std::size_t i = t * per_task; i < end; ++i) {
+                if (i + 4 < end) prefetch_statics(dynamic_slot_[changed_dynamic_[i + 4]]);
                 const Id c = changed_dynamic_[i];
-                static_pairs_of(dynamic_slot_[c], c, [&](Id s) { frame(me, c, s); });
+                static_pairs_of(dynamic_slot_[c], c, [&](Id s) { parts_[me].push_back(ordered(c, s)); });
             }
         });
         for (unsigned t = 0; t < threads; ++t) fresh_.insert(fresh_.end(), parts_[t].begin(), parts_[t].end());

@@ -41,6 +41,7 @@
 #include "../../broadphase.hpp"
 #include "../../options.hpp"
 #include "../box_rules.hpp"
+#include "../prefetch.hpp"
 
 namespace broadphase {
 namespace detail {
@@ -53,9 +54,12 @@ class StaticGrid {
 public:
     using box_type = BasicBox<T, D>;
 
-    /// Builds over boxes [0, n) of `at(i)`. O(n).
-    template <class At>
-    void build(std::size_t n, At&& at) {
+    static constexpr std::uint32_t none = ~std::uint32_t(0);
+
+    /// Builds over boxes [0, n): at(i) gives box i, id_of(i) its id (not
+    /// none), which the queries report. O(n).
+    template <class At, class IdOf>
+    void build(std::size_t n, At&& at, IdOf&& id_of) {
         derive(n, at);
         const std::size_t cells = start_.size() - 1;
         std::fill(start_.begin(), start_.end(), 0u);
@@ -72,18 +76,37 @@ public:
         entries_.resize(n - wide_ids_.size());
         std::vector<std::uint32_t>& fill = cursor_;
         fill.assign(start_.begin(), start_.end() - 1);
+        position_.resize(n);
+        for (std::size_t w = 0; w < wide_ids_.size(); ++w) {
+            position_[wide_ids_[w]] = kWide | static_cast<std::uint32_t>(w);
+            wide_ids_[w] = id_of(wide_ids_[w]);
+        }
         for (std::size_t i = 0; i < n; ++i) {
             if (home_[i] == kWide) continue;
             const box_type b = at(i);
-            Entry& e = entries_[fill[home_[i]]++];
+            const std::uint32_t at_entry = fill[home_[i]]++;
+            Entry& e = entries_[at_entry];
             for (int k = 0; k < D; ++k) e.lo[k] = b.min[k], e.hi[k] = b.max[k];
-            e.index = static_cast<std::uint32_t>(i);
+            e.id = id_of(i);
+            position_[i] = at_entry;
         }
         wide_.build(wide_boxes_);
         home_.clear(), home_.shrink_to_fit();
     }
 
-    /// f(i) for each box overlapping the closed box q.
+    /// Where box i of the last build went (for kill()).
+    std::uint32_t position(std::size_t i) const { return position_[i]; }
+    /// The box at a position is gone: the queries skip it. O(1).
+    void kill(std::uint32_t at) { retag(at, none); }
+    /// The id reported for the box at a position becomes `id`. O(1).
+    void retag(std::uint32_t at, std::uint32_t id) {
+        if (at & kWide) wide_ids_[at & ~kWide] = id;
+        else entries_[at].id = id;
+    }
+
+    /// f(id, box) for each live box overlapping the closed box q: the box
+    /// and id come from the entry itself (no second lookup, which was a
+    /// cache miss of its own on 2 million statics).
     template <class F>
     void for_each_overlap(const box_type& q, F&& f) const {
         if (start_.size() > 1) {
@@ -94,36 +117,64 @@ public:
                 c0[k] = coord(static_cast<double>(q.min[k]) - h_[k], k);
                 c1[k] = coord(static_cast<double>(q.max[k]), k);
             }
-            auto run = [&](std::size_t row) {
-                const Entry* e = entries_.data() + start_[row + c0[0]];
-                const Entry* end = entries_.data() + start_[row + c1[0] + 1];
-                for (; e != end; ++e) {
-                    bool hit = true;
-                    for (int k = 0; k < D; ++k) hit &= !(e->hi[k] < q.min[k]) & !(q.max[k] < e->lo[k]);
-                    if (hit) f(e->index);
+            // Rows of cells (runs along x) in batches of 16, in three
+            // rounds: their bounds asked for, then their entries, then
+            // scanned, so that a query's cache misses (a row's bounds, then
+            // its entries: two dependent ones a row) overlap rather than
+            // follow one another.
+            constexpr int batch = 16;
+            std::size_t rows[batch];
+            int n = 0;
+            auto flush = [&]() {
+                for (int r = 0; r < n; ++r) prefetch_read(&start_[rows[r] + c0[0]]);
+                const Entry* first[batch];
+                const Entry* last[batch];
+                for (int r = 0; r < n; ++r) {
+                    first[r] = entries_.data() + start_[rows[r] + c0[0]];
+                    last[r] = entries_.data() + start_[rows[r] + c1[0] + 1];
+                    if (first[r] != last[r]) prefetch_read(first[r]), prefetch_read(last[r] - 1);
                 }
+                for (int r = 0; r < n; ++r)
+                    for (const Entry* e = first[r]; e != last[r]; ++e) {
+                        bool hit = e->id != none;
+                        for (int k = 0; k < D; ++k) hit &= !(e->hi[k] < q.min[k]) & !(q.max[k] < e->lo[k]);
+                        if (hit) {
+                            box_type b;
+                            for (int k = 0; k < D; ++k) b.min[k] = e->lo[k], b.max[k] = e->hi[k];
+                            f(e->id, b);
+                        }
+                    }
+                n = 0;
+            };
+            auto row = [&](std::size_t r) {
+                rows[n++] = r;
+                if (n == batch) flush();
             };
             if constexpr (D == 1) {
-                run(0);
+                row(0);
             } else if constexpr (D == 2) {
-                for (std::size_t y = c0[1]; y <= c1[1]; ++y) run(y * stride_[1]);
+                for (std::size_t y = c0[1]; y <= c1[1]; ++y) row(y * stride_[1]);
             } else {
                 for (std::size_t z = c0[2]; z <= c1[2]; ++z)
-                    for (std::size_t y = c0[1]; y <= c1[1]; ++y) run(z * stride_[2] + y * stride_[1]);
+                    for (std::size_t y = c0[1]; y <= c1[1]; ++y) row(z * stride_[2] + y * stride_[1]);
             }
+            flush();
         }
-        if (!wide_ids_.empty()) wide_.for_each_overlap(q, [&](std::uint32_t w) { f(wide_ids_[w]); });
+        if (!wide_ids_.empty())
+            wide_.for_each_overlap(q, [&](std::uint32_t w) {
+                if (wide_ids_[w] != none) f(wide_ids_[w], wide_boxes_[w]);
+            });
     }
 
 private:
     struct Entry {
         T lo[D], hi[D];
-        std::uint32_t index;
+        std::uint32_t id;  // none: gone
     };
-    static constexpr std::uint32_t kWide = ~std::uint32_t(0);
+    static constexpr std::uint32_t kWide = std::uint32_t(1) << 31;  // a home_ value, and a position's tag
 
     std::size_t coord(double x, int k) const { return clamped_cell<std::size_t>(x, origin_[k], inv_h_[k], 0.0, limit_[k]); }
-    std::uint32_t home_of(const box_type& b) const {
+    std::uint32_t home_of(const box_type& b) const {  // (cells stay below 2^31: 4 a box)
         std::size_t c = 0;
         for (int k = 0; k < D; ++k) {
             const double lo = static_cast<double>(b.min[k]), hi = static_cast<double>(b.max[k]);
@@ -166,7 +217,7 @@ private:
         }
         if (!(widest > 0)) widest = 1;  // points only: any side works
         for (int k = 0; k < D; ++k) h[k] = std::max(h[k], widest / 8);
-        const double budget = std::max(4 * double(n), 4096.0);
+        const double budget = std::min(std::max(4 * double(n), 4096.0), double(1u << 30));  // (below kWide)
         auto cells_of = [&](const double* side) {
             double c = 1;
             for (int k = 0; k < D; ++k) c *= std::min(std::floor((hi[k] - lo[k]) / side[k]) + 1, 1e30);
@@ -217,7 +268,7 @@ private:
     std::size_t stride_[D] = {};
     std::vector<std::uint32_t> start_;  // per cell: its first entry; one past the last cell: the count
     std::vector<Entry> entries_;        // grouped by home cell
-    std::vector<std::uint32_t> home_, cursor_, wide_ids_;
+    std::vector<std::uint32_t> home_, cursor_, wide_ids_, position_;
     std::vector<double> scratch_;
     BasicBoxes<T, D> wide_boxes_;
     BasicIndex<T, D> wide_;
@@ -229,17 +280,25 @@ public:
     using box_type = BasicBox<T, D>;
     using Id = std::uint32_t;
     static constexpr std::uint32_t none = ~std::uint32_t(0);
+    static constexpr std::uint32_t kFiltered = std::uint32_t(1) << 31;  // in an entry's id
 
-    /// The static `id` is present with `box` (valid). O(1) (amortised).
-    void set(Id id, const box_type& box) {
+    /// The static `id` (below 2^31 - 1) is present with `box` (valid);
+    /// `filtered`: it has a filter other than the default, reported with it
+    /// (so that the caller need not look it up). O(1) (amortised).
+    void set(Id id, const box_type& box, bool filtered) {
+        const Id tagged = id | (filtered ? kFiltered : 0);
         if (id < slot_.size() && slot_[id] != none) {
             const std::uint32_t s = slot_[id];
-            if (same(entries_[s].box, box)) return;
+            if (same(entries_[s].box, box)) {
+                entries_[s].id = tagged;
+                if (s < built_) base_.retag(base_.position(s), tagged);
+                return;
+            }
             kill(s);
         }
         ++generation_;
         if (id >= slot_.size()) slot_.resize(std::size_t(id) + 1, none);
-        entries_.push_back(Entry{box, id});  // (the delta: entries past built_)
+        entries_.push_back(Entry{box, tagged});  // (the delta: entries past built_)
         slot_[id] = static_cast<std::uint32_t>(entries_.size() - 1);
         ++live_;
         delta_dirty_ = true;
@@ -265,24 +324,25 @@ public:
         delta_dirty_ = false;
     }
 
-    /// f(id, box) for each held static whose box overlaps the closed box
-    /// q. commit() must have run since the last change.
+    /// f(id, box, filtered) for each held static whose box overlaps the
+    /// closed box q. commit() must have run since the last change.
     template <class F>
     void for_each_overlap(const box_type& q, F&& f) const {
-        if (built_ > 0)
-            base_.for_each_overlap(q, [&](std::uint32_t i) {
-                const Entry& e = entries_[i];
-                if (e.id != none) f(e.id, e.box);
-            });
+        auto report = [&](Id tagged, const box_type& b) { f(tagged & ~kFiltered, b, (tagged & kFiltered) != 0); };
+        if (built_ > 0) base_.for_each_overlap(q, report);
         if (entries_.size() > built_)
             delta_.for_each_overlap(q, [&](std::uint32_t i) {
                 const Entry& e = entries_[built_ + i];
-                if (e.id != none) f(e.id, e.box);
+                if (e.id != none) report(e.id, e.box);
             });
     }
-    /// Counts the changes to the set (a static added, moved or gone): a
-    /// caller's copy of a query's answer holds while it is unchanged.
+    /// Counts the changes to the set (a static added, moved or gone, or
+    /// touched: see touched()): a caller's copy of a query's answer holds
+    /// while it is unchanged.
     std::uint64_t generation() const { return generation_; }
+    /// A static changed in a way the set does not see (its filter): the
+    /// callers' copies are out of date all the same.
+    void touched() { ++generation_; }
 
     /// Forgets every static and frees the memory (the generation goes on).
     void clear() {
@@ -294,7 +354,7 @@ public:
 private:
     struct Entry {
         box_type box;
-        Id id;  // none: dead
+        Id id;  // with kFiltered; none: dead
     };
     static bool same(const box_type& a, const box_type& b) {
         for (int k = 0; k < D; ++k)
@@ -303,10 +363,10 @@ private:
     }
     void kill(std::uint32_t s) {
         ++generation_;
-        slot_[entries_[s].id] = none;
+        slot_[entries_[s].id & ~kFiltered] = none;
         entries_[s].id = none;
         --live_;
-        if (s < built_) ++dead_;
+        if (s < built_) ++dead_, base_.kill(base_.position(s));
         else delta_dirty_ = true;
     }
     /// The delta's index over entries_[built_, end).
@@ -321,13 +381,13 @@ private:
         for (std::size_t i = 0; i < entries_.size(); ++i) {
             if (entries_[i].id == none) continue;
             entries_[k] = entries_[i];
-            slot_[entries_[k].id] = static_cast<std::uint32_t>(k);
+            slot_[entries_[k].id & ~kFiltered] = static_cast<std::uint32_t>(k);
             ++k;
         }
         entries_.resize(k);
         built_ = k;
         dead_ = 0;
-        base_.build(k, [&](std::size_t i) { return entries_[i].box; });
+        base_.build(k, [&](std::size_t i) { return entries_[i].box; }, [&](std::size_t i) { return entries_[i].id; });
         build_delta();
     }
 
