@@ -64,6 +64,7 @@
 #include "boxes.hpp"
 #include "detail/exceptions.hpp"
 #include "detail/extern_templates.hpp"
+#include "detail/large_pages.hpp"
 #include "detail/prefetch.hpp"
 #include "broadphase.hpp"
 #include "detail/scene/engines.hpp"

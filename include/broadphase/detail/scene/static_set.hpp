@@ -41,6 +41,7 @@
 #include "../../broadphase.hpp"
 #include "../../options.hpp"
 #include "../box_rules.hpp"
+#include "../large_pages.hpp"
 #include "../prefetch.hpp"
 
 namespace broadphase {
@@ -74,7 +75,7 @@ public:
         }
         for (std::size_t c = 0; c < cells; ++c) start_[c + 1] += start_[c];
         entries_.resize(n - wide_ids_.size());
-        std::vector<std::uint32_t>& fill = cursor_;
+        LargeVector<std::uint32_t>& fill = cursor_;
         fill.assign(start_.begin(), start_.end() - 1);
         position_.resize(n);
         for (std::size_t w = 0; w < wide_ids_.size(); ++w) {
@@ -193,7 +194,7 @@ private:
     template <class At>
     void derive(std::size_t n, At& at) {
         double h[D], lo[D], hi[D], widest = 0;
-        std::vector<double>& e = scratch_;
+        LargeVector<double>& e = scratch_;
         for (int k = 0; k < D; ++k) {
             e.clear();
             double mn = std::numeric_limits<double>::infinity(), mx = -mn, most = 0;
@@ -266,10 +267,11 @@ private:
 
     double origin_[D] = {}, h_[D] = {}, inv_h_[D] = {}, limit_[D] = {}, small_limit_[D] = {};
     std::size_t stride_[D] = {};
-    std::vector<std::uint32_t> start_;  // per cell: its first entry; one past the last cell: the count
-    std::vector<Entry> entries_;        // grouped by home cell
-    std::vector<std::uint32_t> home_, cursor_, wide_ids_, position_;
-    std::vector<double> scratch_;
+    LargeVector<std::uint32_t> start_;  // per cell: its first entry; one past the last cell: the count
+    LargeVector<Entry> entries_;        // grouped by home cell
+    LargeVector<std::uint32_t> home_, cursor_, position_;
+    std::vector<std::uint32_t> wide_ids_;
+    LargeVector<double> scratch_;
     BasicBoxes<T, D> wide_boxes_;
     BasicIndex<T, D> wide_;
 };
@@ -391,8 +393,8 @@ private:
         build_delta();
     }
 
-    std::vector<Entry> entries_;     // [0, built_): the base's; past it: the delta's
-    std::vector<std::uint32_t> slot_;  // per id: its entry, or none
+    LargeVector<Entry> entries_;       // [0, built_): the base's; past it: the delta's
+    LargeVector<std::uint32_t> slot_;  // per id: its entry, or none
     std::size_t built_ = 0, dead_ = 0, live_ = 0;
     bool delta_dirty_ = false;
     std::uint64_t generation_ = 0;
