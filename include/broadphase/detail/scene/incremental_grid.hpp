@@ -41,6 +41,7 @@
 #include "../parallel.hpp"
 #include "../prefetch.hpp"
 #include "change_marks.hpp"
+#include "home_cells.hpp"
 
 namespace broadphase {
 namespace detail {
@@ -271,73 +272,13 @@ private:
     void derive() {
         derived_ = true;
         derived_count_ = present_;
-        std::vector<double>& e = scratch_;
-        double ext[D] = {}, lo[D], hi[D];
         const std::size_t n = state_.size();
-        for (int k = 0; k < D; ++k) {
-            e.clear();
-            double mn = std::numeric_limits<double>::infinity(), mx = -mn, most = 0;
-            for (Id id = 0; id < n; ++id) {
-                if (!state_[id].present) continue;
-                const double a = static_cast<double>(boxes_[id].min[k]), b = static_cast<double>(boxes_[id].max[k]);
-                const double w = b - a;
-                if (w <= std::numeric_limits<double>::max()) e.push_back(w), most = std::max(most, w);
-                if (a >= -std::numeric_limits<double>::max() && a <= std::numeric_limits<double>::max())
-                    mn = std::min(mn, a), mx = std::max(mx, a);
-            }
-            double q = 0;
-            if (!e.empty()) {
-                const std::size_t at = e.size() - 1 - e.size() / 512;
-                std::nth_element(e.begin(), e.begin() + static_cast<std::ptrdiff_t>(at), e.end());
-                q = e[at];
-            }
-            ext[k] = (most <= 2 * q ? most : q) * (1 + 1e-5);
-            lo[k] = mn <= mx ? mn : 0;
-            hi[k] = mn <= mx ? mx : 0;
-        }
-        double widest = 0;
-        for (int k = 0; k < D; ++k) widest = std::max(widest, ext[k]);
-        if (!(widest > 0)) widest = 1;  // points only: any side works
-        double h[D];
-        for (int k = 0; k < D; ++k) h[k] = std::max(ext[k], widest / 8);
-        // Far outliers: the span of the 1st to 99th percentile of min
-        // corners is enough (the rest clamp into the edge cells).
-        const double budget = std::max(kCellsPerObject * double(present_), 4096.0);
-        auto cells_of = [&](const double* side) {
-            double c = 1;
-            for (int k = 0; k < D; ++k) c *= std::min(std::floor((hi[k] - lo[k]) / side[k]) + 3, 1e30);
-            return c;
+        double lo[D], hi[D], h[D];
+        auto each = [&](auto&& f) {
+            for (Id id = 0; id < n; ++id)
+                if (state_[id].present) f(boxes_[id]);
         };
-        if (cells_of(h) > budget) {
-            for (int k = 0; k < D; ++k) {
-                e.clear();
-                for (Id id = 0; id < n; ++id)
-                    if (state_[id].present) e.push_back(static_cast<double>(boxes_[id].min[k]));
-                if (e.size() < 200) continue;
-                const std::size_t a = e.size() / 100, b = e.size() - 1 - e.size() / 100;
-                std::nth_element(e.begin(), e.begin() + static_cast<std::ptrdiff_t>(a), e.end());
-                const double p1 = e[a];
-                std::nth_element(e.begin(), e.begin() + static_cast<std::ptrdiff_t>(b), e.end());
-                const double p99 = e[b];
-                if (p1 >= -std::numeric_limits<double>::max() && p99 <= std::numeric_limits<double>::max())
-                    lo[k] = std::max(lo[k], p1 - h[k]), hi[k] = std::max(lo[k], std::min(hi[k], p99 + h[k]));
-            }
-        }
-        // Finite arithmetic whatever the coordinates (as the home-cell grid's
-        // plan): a span inside +-DBL_MAX/4, sides in [1e-300, DBL_MAX/4],
-        // where a side reaches any span in a few cells.
-        const double m = std::numeric_limits<double>::max() / 4;
-        for (int k = 0; k < D; ++k) {
-            lo[k] = lo[k] >= -m ? std::min(lo[k], m) : -m;
-            hi[k] = hi[k] >= lo[k] ? std::min(hi[k], m) : lo[k];
-            h[k] = h[k] >= 1e-300 ? std::min(h[k], m) : 1e-300;
-        }
-        for (int iter = 0; iter < 64 && cells_of(h) > budget; ++iter) {
-            const double g = std::max(1.01, std::pow(cells_of(h) / budget, 1.0 / D));
-            for (int k = 0; k < D; ++k) h[k] = std::min(h[k] * g, m);
-        }
-        while (cells_of(h) > budget)  // (at sides of m, 5 cells an axis at most)
-            for (int k = 0; k < D; ++k) h[k] = std::min(h[k] * 2, m);
+        plan_home_cells<D>(each, std::max(kCellsPerObject * double(present_), 4096.0), 2, scratch_, lo, hi, h);
         std::size_t stride = 1;
         for (int k = 0; k < D; ++k) {
             const std::size_t dim = static_cast<std::size_t>(std::floor((hi[k] - lo[k]) / h[k])) + 3;

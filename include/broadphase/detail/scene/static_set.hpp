@@ -43,6 +43,7 @@
 #include "../box_rules.hpp"
 #include "../large_pages.hpp"
 #include "../prefetch.hpp"
+#include "home_cells.hpp"
 
 namespace broadphase {
 namespace detail {
@@ -193,64 +194,12 @@ private:
     /// grid's derivation (incremental_grid.hpp).
     template <class At>
     void derive(std::size_t n, At& at) {
-        double h[D], lo[D], hi[D], widest = 0;
-        LargeVector<double>& e = scratch_;
-        for (int k = 0; k < D; ++k) {
-            e.clear();
-            double mn = std::numeric_limits<double>::infinity(), mx = -mn, most = 0;
-            for (std::size_t i = 0; i < n; ++i) {
-                const box_type b = at(i);
-                const double a = static_cast<double>(b.min[k]), w = static_cast<double>(b.max[k]) - a;
-                if (w <= std::numeric_limits<double>::max()) e.push_back(w), most = std::max(most, w);
-                if (a >= -std::numeric_limits<double>::max() && a <= std::numeric_limits<double>::max())
-                    mn = std::min(mn, a), mx = std::max(mx, a);
-            }
-            double q = 0;
-            if (!e.empty()) {
-                const std::size_t at_q = e.size() - 1 - e.size() / 512;
-                std::nth_element(e.begin(), e.begin() + static_cast<std::ptrdiff_t>(at_q), e.end());
-                q = e[at_q];
-            }
-            h[k] = (most <= 2 * q ? most : q) * (1 + 1e-5);
-            widest = std::max(widest, h[k]);
-            lo[k] = mn <= mx ? mn : 0;
-            hi[k] = mn <= mx ? mx : 0;
-        }
-        if (!(widest > 0)) widest = 1;  // points only: any side works
-        for (int k = 0; k < D; ++k) h[k] = std::max(h[k], widest / 8);
-        const double budget = std::min(std::max(4 * double(n), 4096.0), double(1u << 30));  // (below kWide)
-        auto cells_of = [&](const double* side) {
-            double c = 1;
-            for (int k = 0; k < D; ++k) c *= std::min(std::floor((hi[k] - lo[k]) / side[k]) + 1, 1e30);
-            return c;
+        double lo[D], hi[D], h[D];
+        auto each = [&](auto&& f) {
+            for (std::size_t i = 0; i < n; ++i) f(at(i));
         };
-        if (cells_of(h) > budget && n >= 200) {
-            for (int k = 0; k < D; ++k) {
-                e.clear();
-                for (std::size_t i = 0; i < n; ++i) e.push_back(static_cast<double>(at(i).min[k]));
-                const std::size_t a = n / 100, b = n - 1 - n / 100;
-                std::nth_element(e.begin(), e.begin() + static_cast<std::ptrdiff_t>(a), e.end());
-                const double p1 = e[a];
-                std::nth_element(e.begin(), e.begin() + static_cast<std::ptrdiff_t>(b), e.end());
-                const double p99 = e[b];
-                if (p1 >= -std::numeric_limits<double>::max() && p99 <= std::numeric_limits<double>::max())
-                    lo[k] = std::max(lo[k], p1 - h[k]), hi[k] = std::max(lo[k], std::min(hi[k], p99 + h[k]));
-            }
-        }
-        // Finite arithmetic whatever the coordinates: a span inside
-        // +-DBL_MAX/4, sides in [1e-300, DBL_MAX/4].
-        const double m = std::numeric_limits<double>::max() / 4;
-        for (int k = 0; k < D; ++k) {
-            lo[k] = lo[k] >= -m ? std::min(lo[k], m) : -m;
-            hi[k] = hi[k] >= lo[k] ? std::min(hi[k], m) : lo[k];
-            h[k] = h[k] >= 1e-300 ? std::min(h[k], m) : 1e-300;
-        }
-        for (int iter = 0; iter < 64 && cells_of(h) > budget; ++iter) {
-            const double g = std::max(1.01, std::pow(cells_of(h) / budget, 1.0 / D));
-            for (int k = 0; k < D; ++k) h[k] = std::min(h[k] * g, m);
-        }
-        while (cells_of(h) > budget)
-            for (int k = 0; k < D; ++k) h[k] = std::min(h[k] * 2, m);
+        // (At most 2^30 cells: a cell index stays below kWide.)
+        plan_home_cells<D>(each, std::min(std::max(4 * double(n), 4096.0), double(1u << 30)), 0, scratch_, lo, hi, h);
         std::size_t stride = 1;
         for (int k = 0; k < D; ++k) {
             const std::size_t dim = static_cast<std::size_t>(std::floor((hi[k] - lo[k]) / h[k])) + 1;
@@ -271,7 +220,7 @@ private:
     LargeVector<Entry> entries_;        // grouped by home cell
     LargeVector<std::uint32_t> home_, cursor_, position_;
     std::vector<std::uint32_t> wide_ids_;
-    LargeVector<double> scratch_;
+    std::vector<double> scratch_;
     BasicBoxes<T, D> wide_boxes_;
     BasicIndex<T, D> wide_;
 };
