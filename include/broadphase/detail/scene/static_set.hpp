@@ -25,6 +25,9 @@
 //   eighth of the base (so each static added pays for about 8 entries of a
 //   rebuild: O(1) amortised) or a quarter of the base is dead.
 //
+// The scene drops it whole when an allocation fails in the middle of a
+// change (update() then reports out_of_memory) and fills it again.
+//
 // Cost: a query O(the cells around it + their entries) in the base, and a
 // uniform grid query in the delta and the wide statics when they are not
 // empty; a frame that changed no static costs nothing here.
@@ -35,12 +38,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <new>
 #include <vector>
 
 #include "../../boxes.hpp"
 #include "../../broadphase.hpp"
 #include "../../options.hpp"
 #include "../box_rules.hpp"
+#include "../exceptions.hpp"
 #include "../large_pages.hpp"
 #include "../prefetch.hpp"
 #include "home_cells.hpp"
@@ -92,7 +97,7 @@ public:
             e.id = id_of(i);
             position_[i] = at_entry;
         }
-        wide_.build(wide_boxes_);
+        if (!wide_.build(wide_boxes_).ok()) BROADPHASE_THROW(std::bad_alloc());  // (its only failure)
         home_.clear(), home_.shrink_to_fit();
     }
 
@@ -324,7 +329,7 @@ private:
     void build_delta() {
         boxes_.resize(entries_.size() - built_);
         for (std::size_t i = built_; i < entries_.size(); ++i) boxes_.set(i - built_, entries_[i].box);
-        delta_.build(boxes_);
+        if (!delta_.build(boxes_).ok()) BROADPHASE_THROW(std::bad_alloc());  // (its only failure)
     }
     /// Every live entry into the base, in place; an empty delta.
     void rebuild_base() {
