@@ -558,7 +558,9 @@ void run_open_world(std::uint64_t seed, broadphase::UpdateMode mode, unsigned th
         ASSERT_EQ(scene.pair_count(), now.size());
         ASSERT_TRUE(scene.begun() == (Oracle<float, 3>::minus(now, before)));
         ASSERT_TRUE(scene.ended() == (Oracle<float, 3>::minus(before, now)));
-        if (frame % 4 == 3) ASSERT_TRUE(scene.pairs() == now);
+        if (frame % 4 == 3) {
+            ASSERT_TRUE(scene.pairs() == now);
+        }
         events += scene.begun().size() + scene.ended().size();
         before = now;
     }

@@ -83,5 +83,27 @@ void plan_home_cells(ForEachBox&& for_each_box, double budget, int spare, std::v
         for (int k = 0; k < D; ++k) h[k] = std::min(h[k] * 2, m);
 }
 
+/// The table of a plan (plan_home_cells): per axis the origin, the side and
+/// its inverse, the last cell coordinate of the span (limit: floor(span /
+/// h)), the widest extent a box may have to live in a cell (small_limit: h
+/// less 1e-6 h, against rounding), and the stride of a dense table of
+/// limit + 1 + spare cells an axis. Returns the table's cell count.
+template <int D>
+std::size_t home_cell_table(const double* lo, const double* hi, const double* h, int spare, double* origin,
+                            double* side, double* inv_side, double* limit, double* small_limit, std::size_t* stride) {
+    std::size_t cells = 1;
+    for (int k = 0; k < D; ++k) {
+        const std::size_t dim = static_cast<std::size_t>(std::floor((hi[k] - lo[k]) / h[k])) + 1 + std::size_t(spare);
+        limit[k] = static_cast<double>(dim - 1 - std::size_t(spare));
+        stride[k] = cells;
+        cells *= dim;
+        origin[k] = lo[k];
+        side[k] = h[k];
+        inv_side[k] = 1 / h[k];
+        small_limit[k] = h[k] * (1 - 1e-6);
+    }
+    return cells;
+}
+
 }  // namespace detail
 }  // namespace broadphase

@@ -279,17 +279,7 @@ private:
                 if (state_[id].present) f(boxes_[id]);
         };
         plan_home_cells<D>(each, std::max(kCellsPerObject * double(present_), 4096.0), 2, scratch_, lo, hi, h);
-        std::size_t stride = 1;
-        for (int k = 0; k < D; ++k) {
-            const std::size_t dim = static_cast<std::size_t>(std::floor((hi[k] - lo[k]) / h[k])) + 3;
-            limit_[k] = static_cast<double>(dim - 3);
-            stride_[k] = stride;
-            stride *= dim;
-            origin_[k] = lo[k];
-            h_[k] = h[k];
-            inv_h_[k] = 1 / h[k];
-            small_limit_[k] = h[k] * (1 - 1e-6);
-        }
+        const std::size_t stride = home_cell_table<D>(lo, hi, h, 2, origin_, h_, inv_h_, limit_, small_limit_, stride_);
         for (auto& cell : cells_) cell.clear();
         cells_.resize(stride);
         large_.clear();

@@ -205,17 +205,7 @@ private:
         };
         // (At most 2^30 cells: a cell index stays below kWide.)
         plan_home_cells<D>(each, std::min(std::max(4 * double(n), 4096.0), double(1u << 30)), 0, scratch_, lo, hi, h);
-        std::size_t stride = 1;
-        for (int k = 0; k < D; ++k) {
-            const std::size_t dim = static_cast<std::size_t>(std::floor((hi[k] - lo[k]) / h[k])) + 1;
-            limit_[k] = static_cast<double>(dim - 1);
-            stride_[k] = stride;
-            stride *= dim;
-            origin_[k] = lo[k];
-            h_[k] = h[k];
-            inv_h_[k] = 1 / h[k];
-            small_limit_[k] = h[k] * (1 - 1e-6);
-        }
+        const std::size_t stride = home_cell_table<D>(lo, hi, h, 0, origin_, h_, inv_h_, limit_, small_limit_, stride_);
         start_.assign(stride + 1, 0u);
     }
 
