@@ -17,7 +17,7 @@
 // small delta for statics added since, rebuilt once it holds an eighth of
 // the base); the engines and the update methods below hold and count the
 // dynamic objects only. Each dynamic object keeps the statics around a box
-// enlarged by its motion (kMarginFrames of its speed): while its box stays
+// enlarged by its motion (detail::kStaticReach): while its box stays
 // inside and no static changed, its static pairs are re-tested from that
 // list and the index is not read. A frame costs O(changed dynamic objects +
 // their pairs), whatever the statics; a frame where statics were added,
@@ -39,6 +39,13 @@
 // - sweep_and_prune: sorted endpoints on every axis kept across updates,
 //   pairs flipped by endpoint swaps (detail/scene/incremental_sweep.hpp);
 // - tree: each changed object queried against the dynamic AABB tree;
+// - enlarged: each object keeps its candidates, the objects whose enlarged
+//   boxes (grown by its motion) overlap its own; a changed object still
+//   inside its enlarged box re-tests them and touches no structure, one
+//   that left it is placed again in a grid of enlarged boxes
+//   (detail/scene/enlarged_bounds.hpp). Chosen by the user: it wins where
+//   movers stay inside (1.3-1.6x the grid on sparse boxes moved by small
+//   steps) and loses where they leave it every few frames (docs/scene.md);
 // - rebuild (automatic past 25%): every pair from scratch by the best
 //   one-shot algorithm (PairFinder: the automatic choice, all threads).
 // The grid and multi box pruning follow every change once filled, so
@@ -80,6 +87,7 @@
 #include "detail/large_pages.hpp"
 #include "detail/prefetch.hpp"
 #include "broadphase.hpp"
+#include "detail/scene/enlarged_bounds.hpp"
 #include "detail/scene/engines.hpp"
 #include "detail/scene/incremental_grid.hpp"
 #include "detail/scene/multi_box_pruning.hpp"
@@ -115,6 +123,7 @@ enum class UpdateMode : std::uint8_t {
     multi_box_pruning,  ///< query each changed object in its regions' sorted lists
     sweep_and_prune,    ///< sorted endpoints on every axis kept across updates, fixed by insertion sort
     grid,               ///< each object in the cell of its min corner; each changed one queries the 27 cells around it
+    enlarged,           ///< each object's candidates kept by enlarged boxes; a changed one re-tests them
 };
 
 /// The name of a mode: the enumerator's name ("multi_box_pruning"), spelt as
@@ -128,6 +137,7 @@ inline const char* to_string(UpdateMode m) {
         case UpdateMode::multi_box_pruning: return "multi_box_pruning";
         case UpdateMode::sweep_and_prune: return "sweep_and_prune";
         case UpdateMode::grid: return "grid";
+        case UpdateMode::enlarged: return "enlarged";
     }
     return "?";
 }
@@ -391,11 +401,6 @@ public:
     /// reads and edits the changed objects' lists of partners; past it, it
     /// merges into the sorted array of all pairs (docs/scene.md).
     static constexpr double kPartnerShare = 0.04;
-    /// The enlarged box a dynamic object's statics are found with: its box
-    /// grown on each axis by its speed on that axis (measured between its
-    /// last two searches) times kMarginFrames, at most half its largest side
-    /// (docs/scene.md, "Open worlds").
-    static constexpr double kMarginFrames = 8;
 
 private:
     // How update() finds the pairs; defined, with what each does, in
@@ -558,6 +563,7 @@ private:
     detail::MultiBoxPruning<T, D> pruning_;
     detail::IncrementalGrid<T, D> grid_;
     detail::TreeEngine<T, D> tree_engine_;
+    detail::EnlargedBounds<T, D> enlarged_;
     detail::SweepEngine<T, D> sweep_;
     detail::Rebuild<T, D> rebuild_;
     // Statics apart (detail/scene/static_set.hpp): the engines hold the
@@ -577,8 +583,7 @@ private:
     struct StaticCache {
         box_type fat{};                // the enlarged box the hits were found with
         std::vector<StaticHit> hits;   // every static overlapping it, at generation `generation`
-        T center[D] = {};              // the box's centre when they were found
-        std::uint64_t update = 0;      // ... at this update (0: never)
+        detail::MotionMark<T, D> motion;  // the box's centre when they were found, and the update
         std::uint64_t generation = ~std::uint64_t(0);  // statics_.generation() then
     };
     std::vector<StaticCache> static_cache_;  // per place in dynamic_ids_

@@ -1801,7 +1801,7 @@ TEST_F(Cli, BenchReplaysAMoveFileInEveryMode) {
         EXPECT_EQ(obj["verified"], "true") << line;
         EXPECT_EQ(obj["moved_pairs"], "2") << line;
     }
-    for (const char* m : {"automatic", "multi_box_pruning", "grid", "tree", "sweep_and_prune", "rebuild", "queries"})
+    for (const char* m : {"automatic", "multi_box_pruning", "grid", "tree", "sweep_and_prune", "rebuild", "enlarged", "queries"})
         EXPECT_EQ(modes.count(m), 1u) << m;
 }
 
@@ -1840,7 +1840,7 @@ TEST_F(Cli, BenchSavesASequencesMovesForAReplay) {
         EXPECT_EQ(obj["moved"], "100");
         ++rows;
     }
-    EXPECT_EQ(rows, 7u);  // six modes and the queries' floor
+    EXPECT_EQ(rows, 8u);  // seven modes and the queries' floor
     const RunResult statics = run({"bench", "static-world:500:0.1", "--save-moves", path("city.bin")});
     EXPECT_EQ(statics.status, 2);
     EXPECT_NE(statics.err.find("static objects"), std::string::npos) << statics.err;

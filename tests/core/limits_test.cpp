@@ -68,7 +68,7 @@ const std::vector<Algorithm> kAlgorithms = {Algorithm::automatic,    Algorithm::
                                             Algorithm::sweep_and_prune, Algorithm::uniform_grid,
                                             Algorithm::hybrid_grid,  Algorithm::adaptive_grid};
 constexpr UpdateMode kModes[] = {UpdateMode::automatic, UpdateMode::rebuild, UpdateMode::tree,
-                                 UpdateMode::multi_box_pruning, UpdateMode::sweep_and_prune, UpdateMode::grid};
+                                 UpdateMode::multi_box_pruning, UpdateMode::sweep_and_prune, UpdateMode::grid, UpdateMode::enlarged};
 
 Boxes identical_boxes(std::size_t n) {
     Boxes b;

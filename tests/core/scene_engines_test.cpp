@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <broadphase/detail/scene/engines.hpp>
+#include <broadphase/detail/scene/enlarged_bounds.hpp>
 #include <broadphase/detail/scene/incremental_grid.hpp>
 #include <broadphase/detail/scene/multi_box_pruning.hpp>
 #include <broadphase/dynamic_tree.hpp>
@@ -79,7 +80,8 @@ template <class Engine>
 class EngineContract : public ::testing::Test {};
 
 using Engines = ::testing::Types<broadphase::detail::MultiBoxPruning<float, 3>, broadphase::detail::IncrementalGrid<float, 3>,
-                                 broadphase::detail::TreeEngine<float, 3>, broadphase::detail::SweepEngine<float, 3>>;
+                                 broadphase::detail::TreeEngine<float, 3>, broadphase::detail::SweepEngine<float, 3>,
+                                 broadphase::detail::EnlargedBounds<float, 3>>;
 TYPED_TEST_SUITE(EngineContract, Engines);
 
 TYPED_TEST(EngineContract, ChangedObjectsInTheirPairsOut) {
@@ -158,6 +160,64 @@ TYPED_TEST(EngineContract, ChangedObjectsInTheirPairsOut) {
             for (Id id : changed) frame.refiltered_[id] = 0;
         }
     }
+}
+
+// Enlarged bounds keep their promise: after every frame each present
+// object's box lies in its enlarged box, and its candidates are exactly the
+// present objects whose enlarged boxes overlap its own (both ways); small
+// steps mostly stay inside (the enlarged box is then kept), jumps leave it.
+TEST(EnlargedBounds, CandidatesAreTheOverlappingEnlargedBoxes) {
+    constexpr Id n = 500;
+    std::mt19937 rng(5);
+    broadphase::detail::EnlargedBounds<float, 3> engine;
+    TestFrame frame;
+    World w;
+    w.box.resize(n), w.present.assign(n, 0), w.proxy.assign(n, Tree::null);
+    frame.refiltered_.assign(n, 0);
+    for (Id id = 0; id < n; ++id)
+        if (rng() % 4) w.box[id] = random_box(rng), w.present[id] = 1, engine.set(id, w.box[id]);
+    engine.commit(frame, false, 1);
+    engine.finish();
+    std::size_t kept = 0, moved = 0;
+    std::vector<Box> fat_before(n);
+    for (int f = 0; f < 60; ++f) {
+        for (Id id = 0; id < n; ++id)
+            if (w.present[id]) fat_before[id] = engine.enlarged(id);
+        std::vector<char> changed(n, 0);
+        for (Id id = 0; id < n; ++id) {
+            if (rng() % 100 >= 30) continue;
+            changed[id] = 1;
+            const unsigned what = rng() % 20;
+            if (w.present[id] && what == 0) {
+                w.present[id] = 0, engine.erase(id);
+                continue;
+            }
+            Box b = w.present[id] && what > 1 ? w.box[id] : random_box(rng);
+            std::uniform_real_distribution<float> step(-0.05f, 0.05f);
+            if (w.present[id] && what > 1)
+                for (int k = 0; k < 3; ++k) {
+                    const float s = step(rng) * (b.max[k] - b.min[k] + 0.1f);
+                    b.min[k] += s, b.max[k] += s;
+                }
+            w.box[id] = b, w.present[id] = 1;
+            engine.set(id, b);
+        }
+        for (auto& g : frame.got_) g.clear();
+        engine.commit(frame, true, 1);
+        engine.finish();
+        for (Id id = 0; id < n; ++id) {
+            if (!w.present[id]) continue;
+            const Box& fat = engine.enlarged(id);
+            ASSERT_TRUE(broadphase::contains(fat, w.box[id])) << id;
+            if (changed[id] && f > 0) ++moved, kept += fat.min[0] == fat_before[id].min[0] && fat.max[2] == fat_before[id].max[2];
+            std::vector<Id> want, got = engine.candidates(id);
+            for (Id o = 0; o < n; ++o)
+                if (o != id && w.present[o] && overlap(fat, engine.enlarged(o))) want.push_back(o);
+            std::sort(got.begin(), got.end());
+            ASSERT_EQ(got, want) << "frame " << f << ", object " << id;
+        }
+    }
+    EXPECT_GT(kept, moved / 2);  // most small steps stayed inside
 }
 
 }  // namespace

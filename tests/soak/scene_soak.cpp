@@ -54,7 +54,7 @@ using broadphase_scenes::Random;
 using Id = Scene::Id;
 
 constexpr UpdateMode kModes[] = {UpdateMode::automatic, UpdateMode::rebuild, UpdateMode::tree,
-                                 UpdateMode::multi_box_pruning, UpdateMode::sweep_and_prune, UpdateMode::grid};
+                                 UpdateMode::multi_box_pruning, UpdateMode::sweep_and_prune, UpdateMode::grid, UpdateMode::enlarged};
 constexpr int kModeCount = static_cast<int>(std::size(kModes));
 constexpr int kMixed = kModeCount;        // configuration "mixed": the mode changes as it runs
 constexpr int kConfigs = 2 * (kModeCount + 1);  // x exact / fat pairs

@@ -41,6 +41,7 @@ const SceneModeName scene_modes[] = {
     {"tree", UpdateMode::tree},
     {"sweep_and_prune", UpdateMode::sweep_and_prune},
     {"grid", UpdateMode::grid},
+    {"enlarged", UpdateMode::enlarged},
     {"automatic", UpdateMode::automatic},
     {"fat-pairs", UpdateMode::automatic, true},
 };

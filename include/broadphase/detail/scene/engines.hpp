@@ -38,6 +38,8 @@
 //   follows.
 // - TreeEngine (below): each changed object queried against the queries'
 //   tree, which the scene keeps anyway; holds nothing else.
+// - EnlargedBounds (enlarged_bounds.hpp): each object's candidates, kept
+//   by enlarged boxes in a grid of their own; follows.
 // - SweepEngine (below): sorted endpoints on every axis (incremental_sweep.hpp),
 //   pairs flipped by endpoint swaps; cleared when another engine runs
 //   (following every move through frames where most objects move costs

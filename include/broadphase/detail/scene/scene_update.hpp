@@ -23,6 +23,7 @@
 #include "../exceptions.hpp"
 #include "../parallel.hpp"
 #include "incremental_sweep.hpp"
+#include "enlarged_bounds.hpp"
 #include "incremental_grid.hpp"
 #include "multi_box_pruning.hpp"
 #include "static_set.hpp"
@@ -62,6 +63,7 @@ inline void BasicScene<T, D>::for_each_engine(F&& f) {
     f(pruning_);
     f(grid_);
     f(tree_engine_);
+    f(enlarged_);
     f(sweep_);
 }
 
@@ -107,7 +109,7 @@ inline Report BasicScene<T, D>::update_or_throw() {
     if (fat_pairs_ && (method == UpdateMode::tree || method == UpdateMode::sweep_and_prune))
         method = UpdateMode::multi_box_pruning;  // their searches use the tree's tight boxes
     if (objects_.size() >= std::min({detail::SweepEngine<T, D>::max_id, detail::MultiBoxPruning<T, D>::max_id,
-                                     detail::IncrementalGrid<T, D>::max_id})) {
+                                     detail::IncrementalGrid<T, D>::max_id, detail::EnlargedBounds<T, D>::max_id})) {
         // Ids beyond what the sweep, the regions and the grid can tag (2^31 objects).
         if (method != UpdateMode::tree) method = UpdateMode::rebuild;
         for_each_engine([](auto& engine) { engine.clear(); });
@@ -129,6 +131,7 @@ inline Report BasicScene<T, D>::update_or_throw() {
     sync_engine(pruning_, method == UpdateMode::multi_box_pruning, method == UpdateMode::multi_box_pruning, frame);
     sync_engine(grid_, method == UpdateMode::grid, method == UpdateMode::grid, frame);
     sync_engine(tree_engine_, method == UpdateMode::tree, method == UpdateMode::tree, frame);
+    sync_engine(enlarged_, method == UpdateMode::enlarged, method == UpdateMode::enlarged, frame);
     if (mode_ == UpdateMode::automatic && method == UpdateMode::grid && grid_.crowding() > kGridCrowding) {
         // Right this time; multi box pruning from the next update on, and
         // the grid's memory freed.
@@ -460,7 +463,7 @@ inline Report BasicScene<T, D>::rebuilt_pairs() {
 /// statics around it while its box stays inside the enlarged box they were
 /// found with and no static changed since: O(those statics), in memory of
 /// its own, the index untouched. Else they are found again, with a box
-/// enlarged by its motion (kMarginFrames): O(an index query). Different
+/// enlarged by its motion (detail::enlarged_box): O(an index query). Different
 /// objects may run on different threads.
 template <class T, int D>
 template <class Emit>
@@ -468,27 +471,7 @@ inline void BasicScene<T, D>::static_pairs_of(std::uint32_t place, Id id, Emit&&
     StaticCache& cache = static_cache_[place];
     const box_type& b = objects_[id].pair_box;
     if (cache.generation != statics_.generation() || !broadphase::contains(cache.fat, b)) {
-        T center[D], margin[D];
-        double largest = 0;
-        for (int k = 0; k < D; ++k) {
-            center[k] = b.min[k] / 2 + b.max[k] / 2;
-            largest = std::max(largest, static_cast<double>(b.max[k]) - static_cast<double>(b.min[k]));
-        }
-        const double frames = cache.update != 0 && updates_ > cache.update ? double(updates_ - cache.update) : 0;
-        for (int k = 0; k < D; ++k) {
-            double m = 0;
-            if (frames > 0) {
-                const double speed = std::abs(static_cast<double>(center[k]) - static_cast<double>(cache.center[k])) / frames;
-                m = std::min(kMarginFrames * speed, largest / 2);
-            }
-            margin[k] = m >= 0 && m <= 1e30 ? static_cast<T>(m) : T(0);  // (NaN, inf: none)
-        }
-        cache.fat = b;
-        for (int k = 0; k < D; ++k) {
-            cache.fat.min[k] -= margin[k], cache.fat.max[k] += margin[k], cache.center[k] = center[k];
-            if (!(cache.fat.min[k] <= b.min[k]) || !(b.max[k] <= cache.fat.max[k])) cache.fat = b;  // (rounding)
-        }
-        cache.update = updates_;
+        cache.fat = detail::enlarged_box(b, cache.motion, updates_, detail::kStaticReach);
         cache.generation = statics_.generation();
         cache.hits.clear();
         statics_.for_each_overlap(cache.fat, [&](Id s, const box_type& box, bool filtered) {
