@@ -53,7 +53,7 @@ double median(std::vector<double> v) {
 
 bool parse_mode(const char* s, bp::UpdateMode& m) {
     for (bp::UpdateMode c : {bp::UpdateMode::automatic, bp::UpdateMode::grid, bp::UpdateMode::multi_box_pruning,
-                             bp::UpdateMode::tree, bp::UpdateMode::sweep_and_prune, bp::UpdateMode::rebuild,
+                             bp::UpdateMode::rebuild,
                              bp::UpdateMode::enlarged})
         if (std::strcmp(s, bp::to_string(c)) == 0) return m = c, true;
     return false;

@@ -36,9 +36,6 @@
 //   the cells around it (detail/scene/incremental_grid.hpp);
 // - multi_box_pruning (automatic up to 25%): regions with sorted entries
 //   (detail/scene/multi_box_pruning.hpp);
-// - sweep_and_prune: sorted endpoints on every axis kept across updates,
-//   pairs flipped by endpoint swaps (detail/scene/incremental_sweep.hpp);
-// - tree: each changed object queried against the dynamic AABB tree;
 // - enlarged: each object keeps its candidates, the objects whose enlarged
 //   boxes (grown by its motion) overlap its own; a changed object still
 //   inside its enlarged box re-tests them and touches no structure, one
@@ -48,11 +45,12 @@
 //   steps) and loses where they leave it every few frames (docs/scene.md);
 // - rebuild (automatic past 25%): every pair from scratch by the best
 //   one-shot algorithm (PairFinder: the automatic choice, all threads).
-// The grid and multi box pruning follow every change once filled, so
-// automatic moves between them without filling one again, until one has
-// followed changes of a quarter of the objects without running (it is then
-// dropped: following had cost about a fill); the sweep is filled by a
-// rebuild the first time it runs and dropped when another method runs.
+// The grid, multi box pruning and enlarged bounds follow every change once
+// filled, so automatic moves between them without filling one again, until
+// one has followed changes of a quarter of the objects without running (it
+// is then dropped: following had cost about a fill). (A tree engine and an
+// incremental sweep and prune were removed: 3-15x slower than the grid on
+// every replay, docs/scene.md.)
 // All end with the events: while few objects changed (kPartnerShare), the
 // changed objects' pairs now against their pairs before, read from each
 // object's list of partners, so an update costs what changed, not the K
@@ -119,9 +117,7 @@ struct Filter {
 enum class UpdateMode : std::uint8_t {
     automatic,          ///< grid, multi_box_pruning or rebuild by the share changed (kGridShare, kIncrementalShare)
     rebuild,            ///< every pair from scratch, by the best one-shot algorithm
-    tree,               ///< query each changed object against the dynamic AABB tree
     multi_box_pruning,  ///< query each changed object in its regions' sorted lists
-    sweep_and_prune,    ///< sorted endpoints on every axis kept across updates, fixed by insertion sort
     grid,               ///< each object in the cell of its min corner; each changed one queries the 27 cells around it
     enlarged,           ///< each object's candidates kept by enlarged boxes; a changed one re-tests them
 };
@@ -133,9 +129,7 @@ inline const char* to_string(UpdateMode m) {
     switch (m) {
         case UpdateMode::automatic: return "automatic";
         case UpdateMode::rebuild: return "rebuild";
-        case UpdateMode::tree: return "tree";
         case UpdateMode::multi_box_pruning: return "multi_box_pruning";
-        case UpdateMode::sweep_and_prune: return "sweep_and_prune";
         case UpdateMode::grid: return "grid";
         case UpdateMode::enlarged: return "enlarged";
     }
@@ -235,10 +229,10 @@ public:
     }
 
     bool set_type(Id id, ObjectType type) {
-        return contains(id) && (touch(id), objects_[id].type = type, set_meet(id), refilter(id), true);
+        return contains(id) && (touch(id), objects_[id].type = type, set_meet(id), true);
     }
     bool set_filter(Id id, const Filter& f) {
-        return contains(id) && (touch(id), objects_[id].filter = f, set_meet(id), refilter(id), true);
+        return contains(id) && (touch(id), objects_[id].filter = f, set_meet(id), true);
     }
     bool set_user_value(Id id, std::uint64_t v) { return contains(id) && (objects_[id].user_value = v, true); }
 
@@ -412,8 +406,6 @@ private:
     template <class F>
     void for_each_engine(F&& f);
     bool may_pair(Id a, Id b) const;
-    const std::vector<Pair>& stale_pairs(bool by_partners);
-    void collect_stale();
     void diff_by_partners();
     void edit_partners();
     void list_partners();
@@ -456,7 +448,7 @@ private:
         objects_.reserve(n);
         dirty_.reserve(n);
         for (auto* v : {&adds_, &mark_}) v->reserve(n);
-        for (auto* v : {&meet_, &requery_flag_, &dirty_flag_, &tree_stale_}) v->reserve(n);
+        for (auto* v : {&meet_, &dirty_flag_, &tree_stale_}) v->reserve(n);
         partners_.reserve(n);
         proxy_.reserve(n);
         tree_pending_.reserve(n);
@@ -470,7 +462,7 @@ private:
         mark_tree_stale(id);
         if (id >= dirty_flag_.size()) {
             partners_.resize(objects_.size()), adds_.resize(objects_.size(), 0), mark_.resize(objects_.size(), 0);
-            meet_.resize(objects_.size(), 0), requery_flag_.resize(objects_.size(), 0);
+            meet_.resize(objects_.size(), 0);
             dirty_flag_.resize(objects_.size(), 0);  // last: its size stands for the three
         }
         if (!dirty_flag_[id]) dirty_.push_back(id), dirty_flag_[id] = 1;
@@ -497,10 +489,6 @@ private:
     /// sync. Safe from concurrent const calls: one of them syncs under the lock
     /// (detail/scene/scene_queries.hpp).
     const Tree& synced_tree() const;
-
-    /// Marks an object whose type or filter changed: the sweep cannot tell
-    /// its pairs from its moves.
-    void refilter(Id id) { requery_flag_[id] = 1; }
 
     struct Object {
         box_type box{};       // the tight box
@@ -538,7 +526,6 @@ private:
     std::size_t live_ = 0;
     Options options_;
     std::vector<Pair> found_, begun_, ended_, fresh_, stale_, kept_;
-    bool stale_made_ = false;  // stale_ (and kept_, unless by partners) made this update
     // The current pairs, two ways (detail/scene/scene_update.hpp): each
     // object's partners (both ways, unordered), up to date when
     // partners_valid_; the sorted array current_, up to date unless
@@ -562,9 +549,7 @@ private:
     // The engines (detail/scene/engines.hpp): changed objects in, their pairs out.
     detail::MultiBoxPruning<T, D> pruning_;
     detail::IncrementalGrid<T, D> grid_;
-    detail::TreeEngine<T, D> tree_engine_;
     detail::EnlargedBounds<T, D> enlarged_;
-    detail::SweepEngine<T, D> sweep_;
     detail::Rebuild<T, D> rebuild_;
     // Statics apart (detail/scene/static_set.hpp): the engines hold the
     // dynamic objects only, listed densely so that a fill or a rebuild
@@ -599,7 +584,6 @@ private:
     BasicBoxes<T, D> static_side_, dynamic_side_;
     std::vector<Id> static_side_ids_, dynamic_side_ids_, changed_dynamic_;
     std::vector<Pair> cross_;
-    std::vector<std::uint8_t> requery_flag_;  // type or filter changed: the sweep asks the tree
     // The tree is synced lazily, by the first query (or tree update) after changes.
     mutable Tree tree_;
     mutable std::vector<std::uint32_t> proxy_;      // each object's leaf in the tree

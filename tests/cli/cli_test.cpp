@@ -1148,7 +1148,7 @@ TEST_F(Cli, BenchMotionSequencesVerifyEveryMode) {
         ASSERT_GE(modes.size(), 2u) << r.out;
         EXPECT_EQ(modes[0], "multi_box_pruning");
         EXPECT_EQ(modes[1], "rebuild");
-        for (const char* m : {"tree", "sweep_and_prune", "automatic", "fat-pairs"})
+        for (const char* m : {"grid", "enlarged", "automatic", "fat-pairs"})
             EXPECT_NE(std::find(modes.begin(), modes.end(), m), modes.end()) << m;
     }
 }
@@ -1164,9 +1164,9 @@ TEST_F(Cli, BenchMotionDefaultModesAndTable) {
     EXPECT_EQ(obj["verified"], "null");
     EXPECT_EQ(obj["moved"], "500.0");
 
-    const RunResult t = run({"bench", "static-world:1000:0.5", "--frames", "2", "--verify", "--mode", "tree,rebuild"});
+    const RunResult t = run({"bench", "static-world:1000:0.5", "--frames", "2", "--verify", "--mode", "enlarged,rebuild"});
     ASSERT_EQ(t.status, 0) << t.err;
-    EXPECT_NE(t.out.find("tree"), std::string::npos) << t.out;
+    EXPECT_NE(t.out.find("enlarged"), std::string::npos) << t.out;
     EXPECT_NE(t.out.find("yes"), std::string::npos) << t.out;
     EXPECT_EQ(t.out.find("NO"), std::string::npos) << t.out;
     EXPECT_EQ(t.out.find("multi_box_pruning"), std::string::npos) << t.out;
@@ -1175,17 +1175,17 @@ TEST_F(Cli, BenchMotionDefaultModesAndTable) {
     for (const char* name : {"fall:N", "brownian:N:F", "static-world:N:F", "game:N:F"})
         EXPECT_NE(l.out.find(name), std::string::npos);
 
-    // Update modes are named as in C++ and Python (sweep_and_prune); the
+    // Update modes are named as in C++ and Python (multi_box_pruning); the
     // hyphen spelling is the same mode, asked for once.
     const RunResult h = run({"bench", "brownian:300:0.5", "--frames", "1", "--json", "--mode",
-                             "sweep-and-prune,multi-box-pruning,sweep_and_prune"});
+                             "grid,multi-box-pruning,multi_box_pruning"});
     ASSERT_EQ(h.status, 0) << h.err;
     const std::vector<std::string> hl = lines_of(h.out);
     ASSERT_EQ(hl.size(), 2u) << h.out;
     std::map<std::string, std::string> first, second;
     ASSERT_TRUE(parse_flat_json(hl[0], first)) << hl[0];
     ASSERT_TRUE(parse_flat_json(hl[1], second)) << hl[1];
-    EXPECT_EQ(first["mode"], "sweep_and_prune");
+    EXPECT_EQ(first["mode"], "grid");
     EXPECT_EQ(second["mode"], "multi_box_pruning");
 }
 
@@ -1801,7 +1801,7 @@ TEST_F(Cli, BenchReplaysAMoveFileInEveryMode) {
         EXPECT_EQ(obj["verified"], "true") << line;
         EXPECT_EQ(obj["moved_pairs"], "2") << line;
     }
-    for (const char* m : {"automatic", "multi_box_pruning", "grid", "tree", "sweep_and_prune", "rebuild", "enlarged", "queries"})
+    for (const char* m : {"automatic", "multi_box_pruning", "grid", "rebuild", "enlarged", "queries"})
         EXPECT_EQ(modes.count(m), 1u) << m;
 }
 
@@ -1840,7 +1840,7 @@ TEST_F(Cli, BenchSavesASequencesMovesForAReplay) {
         EXPECT_EQ(obj["moved"], "100");
         ++rows;
     }
-    EXPECT_EQ(rows, 8u);  // seven modes and the queries' floor
+    EXPECT_EQ(rows, 6u);  // five modes and the queries' floor
     const RunResult statics = run({"bench", "static-world:500:0.1", "--save-moves", path("city.bin")});
     EXPECT_EQ(statics.status, 2);
     EXPECT_NE(statics.err.find("static objects"), std::string::npos) << statics.err;

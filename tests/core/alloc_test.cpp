@@ -771,8 +771,8 @@ TEST_P(SceneOutOfMemoryTest, ChangesFailThenRecover) {
 }
 
 INSTANTIATE_TEST_SUITE_P(OutOfMemory, SceneOutOfMemoryTest,
-                         ::testing::Values(UpdateMode::automatic, UpdateMode::rebuild, UpdateMode::tree,
-                                           UpdateMode::multi_box_pruning, UpdateMode::sweep_and_prune, UpdateMode::grid, UpdateMode::enlarged),
+                         ::testing::Values(UpdateMode::automatic, UpdateMode::rebuild,
+                                           UpdateMode::multi_box_pruning, UpdateMode::grid, UpdateMode::enlarged),
                          [](const ::testing::TestParamInfo<UpdateMode>& info) {
                              std::string n = broadphase::to_string(info.param);
                              std::replace(n.begin(), n.end(), '-', '_');

@@ -67,8 +67,8 @@ constexpr std::uint64_t k2To32 = std::uint64_t(1) << 32;
 const std::vector<Algorithm> kAlgorithms = {Algorithm::automatic,    Algorithm::brute_force,
                                             Algorithm::sweep_and_prune, Algorithm::uniform_grid,
                                             Algorithm::hybrid_grid,  Algorithm::adaptive_grid};
-constexpr UpdateMode kModes[] = {UpdateMode::automatic, UpdateMode::rebuild, UpdateMode::tree,
-                                 UpdateMode::multi_box_pruning, UpdateMode::sweep_and_prune, UpdateMode::grid, UpdateMode::enlarged};
+constexpr UpdateMode kModes[] = {UpdateMode::automatic, UpdateMode::rebuild,
+                                 UpdateMode::multi_box_pruning, UpdateMode::grid, UpdateMode::enlarged};
 
 Boxes identical_boxes(std::size_t n) {
     Boxes b;

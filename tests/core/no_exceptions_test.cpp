@@ -261,8 +261,8 @@ void index_queries() {
 
 void scene_events() {
     bp::Boxes boxes = random_boxes(400, 60, 5, 8, false);
-    for (bp::UpdateMode mode : {bp::UpdateMode::automatic, bp::UpdateMode::rebuild, bp::UpdateMode::tree,
-                                bp::UpdateMode::multi_box_pruning, bp::UpdateMode::sweep_and_prune, bp::UpdateMode::grid, bp::UpdateMode::enlarged}) {
+    for (bp::UpdateMode mode : {bp::UpdateMode::automatic, bp::UpdateMode::rebuild,
+                                bp::UpdateMode::multi_box_pruning, bp::UpdateMode::grid, bp::UpdateMode::enlarged}) {
         bp::Scene scene;
         scene.set_update_mode(mode);
         std::vector<bp::Scene::Id> ids;

@@ -80,7 +80,6 @@ template <class Engine>
 class EngineContract : public ::testing::Test {};
 
 using Engines = ::testing::Types<broadphase::detail::MultiBoxPruning<float, 3>, broadphase::detail::IncrementalGrid<float, 3>,
-                                 broadphase::detail::TreeEngine<float, 3>, broadphase::detail::SweepEngine<float, 3>,
                                  broadphase::detail::EnlargedBounds<float, 3>>;
 TYPED_TEST_SUITE(EngineContract, Engines);
 

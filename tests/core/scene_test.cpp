@@ -192,10 +192,9 @@ void run_sequence(std::uint64_t seed, int steps, double offset, unsigned threads
         if (mode == broadphase::UpdateMode::rebuild) {
             ASSERT_FALSE(scene.last_update_incremental());
         }
-        if (!fat && (mode == broadphase::UpdateMode::tree || mode == broadphase::UpdateMode::multi_box_pruning ||
-                     mode == broadphase::UpdateMode::grid || mode == broadphase::UpdateMode::enlarged ||
-                     (mode == broadphase::UpdateMode::sweep_and_prune && step > 0))) {
-            ASSERT_EQ(scene.last_method(), mode);  // the sweep's first update is a rebuild that fills it
+        if (!fat && (mode == broadphase::UpdateMode::multi_box_pruning || mode == broadphase::UpdateMode::grid ||
+                     mode == broadphase::UpdateMode::enlarged)) {
+            ASSERT_EQ(scene.last_method(), mode);
         }
         ASSERT_EQ(scene.tree().validate(), "");
         check_queries<T, D>(scene, live, r, offset);
@@ -286,7 +285,6 @@ void run_shares(std::uint64_t seed, broadphase::UpdateMode mode,
 
 TEST(Scene, FewManyAndAllChangedKeepPairsAndEvents) {
     for (auto mode : {broadphase::UpdateMode::automatic, broadphase::UpdateMode::multi_box_pruning,
-                      broadphase::UpdateMode::sweep_and_prune, broadphase::UpdateMode::tree,
                       broadphase::UpdateMode::rebuild, broadphase::UpdateMode::grid, broadphase::UpdateMode::enlarged}) {
         SCOPED_TRACE(broadphase::to_string(mode));
         run_shares(11, mode);
@@ -304,8 +302,8 @@ TEST(Scene, AutomaticDropsAnIdleFollowerAndFillsItAgain) {
 }
 
 constexpr broadphase::UpdateMode kModes[] = {broadphase::UpdateMode::automatic, broadphase::UpdateMode::rebuild,
-                                             broadphase::UpdateMode::tree, broadphase::UpdateMode::multi_box_pruning,
-                                             broadphase::UpdateMode::sweep_and_prune, broadphase::UpdateMode::grid, broadphase::UpdateMode::enlarged};
+                                             broadphase::UpdateMode::multi_box_pruning,
+                                             broadphase::UpdateMode::grid, broadphase::UpdateMode::enlarged};
 
 TEST(Scene, RandomSequencesFloat3D) {
     for (auto mode : kModes)
@@ -450,8 +448,7 @@ void run_crowd(std::uint64_t seed, broadphase::UpdateMode mode, int frames) {
 }
 
 TEST(Scene, CrowdAcrossRegions) {
-    for (auto mode : {broadphase::UpdateMode::multi_box_pruning, broadphase::UpdateMode::tree,
-                      broadphase::UpdateMode::sweep_and_prune, broadphase::UpdateMode::enlarged,
+    for (auto mode : {broadphase::UpdateMode::multi_box_pruning, broadphase::UpdateMode::enlarged,
                       broadphase::UpdateMode::automatic}) {
         SCOPED_TRACE(broadphase::to_string(mode));
         run_crowd<float, 3>(31, mode, 24);
@@ -571,8 +568,7 @@ void run_open_world(std::uint64_t seed, broadphase::UpdateMode mode, unsigned th
 
 TEST(Scene, OpenWorldStaticsApart) {
     for (auto mode : {broadphase::UpdateMode::automatic, broadphase::UpdateMode::grid,
-                      broadphase::UpdateMode::multi_box_pruning, broadphase::UpdateMode::tree,
-                      broadphase::UpdateMode::sweep_and_prune, broadphase::UpdateMode::rebuild,
+                      broadphase::UpdateMode::multi_box_pruning, broadphase::UpdateMode::rebuild,
                       broadphase::UpdateMode::enlarged}) {
         SCOPED_TRACE(broadphase::to_string(mode));
         run_open_world(41, mode, 1);

@@ -122,8 +122,8 @@ void run(FuzzedDataProvider& in) {
                 break;
             }
             case 8: {
-                static const UpdateMode modes[] = {UpdateMode::automatic, UpdateMode::rebuild, UpdateMode::tree,
-                                                   UpdateMode::multi_box_pruning, UpdateMode::sweep_and_prune, UpdateMode::grid, UpdateMode::enlarged};
+                static const UpdateMode modes[] = {UpdateMode::automatic, UpdateMode::rebuild,
+                                                   UpdateMode::multi_box_pruning, UpdateMode::grid, UpdateMode::enlarged};
                 scene.set_update_mode(modes[in.ConsumeIntegral<std::uint8_t>() % std::size(modes)]);
                 break;
             }

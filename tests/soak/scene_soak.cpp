@@ -53,8 +53,8 @@ using broadphase::UpdateMode;
 using broadphase_scenes::Random;
 using Id = Scene::Id;
 
-constexpr UpdateMode kModes[] = {UpdateMode::automatic, UpdateMode::rebuild, UpdateMode::tree,
-                                 UpdateMode::multi_box_pruning, UpdateMode::sweep_and_prune, UpdateMode::grid, UpdateMode::enlarged};
+constexpr UpdateMode kModes[] = {UpdateMode::automatic, UpdateMode::rebuild,
+                                 UpdateMode::multi_box_pruning, UpdateMode::grid, UpdateMode::enlarged};
 constexpr int kModeCount = static_cast<int>(std::size(kModes));
 constexpr int kMixed = kModeCount;        // configuration "mixed": the mode changes as it runs
 constexpr int kConfigs = 2 * (kModeCount + 1);  // x exact / fat pairs
@@ -479,9 +479,10 @@ int main(int argc, char** argv) {
     for (int c = 0; c < kConfigs; ++c)
         std::printf(" %s %llu%s", config_name(c).c_str(), static_cast<unsigned long long>(t.updates_by_config[c]),
                     c + 1 < kConfigs ? "," : "\n");
-    std::printf("methods run: rebuild %llu, tree %llu, multi-box-pruning %llu, sweep-and-prune %llu\n",
-                static_cast<unsigned long long>(t.methods[1]), static_cast<unsigned long long>(t.methods[2]),
-                static_cast<unsigned long long>(t.methods[3]), static_cast<unsigned long long>(t.methods[4]));
+    std::printf("methods run:");
+    for (int m = 0; m < kModeCount; ++m)
+        std::printf(" %s %llu%s", broadphase::to_string(kModes[m]), static_cast<unsigned long long>(t.methods[m]),
+                    m + 1 < kModeCount ? "," : "\n");
     std::printf("ops: %llu adds, %llu removes, %llu moves, %llu type, %llu filter, %llu user value, %llu batch calls, "
                 "%llu margin and %llu fat-pair switches, %llu mode switches\n",
                 static_cast<unsigned long long>(t.adds), static_cast<unsigned long long>(t.removes),

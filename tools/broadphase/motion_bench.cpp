@@ -38,8 +38,6 @@ struct SceneModeName {
 const SceneModeName scene_modes[] = {
     {"multi_box_pruning", UpdateMode::multi_box_pruning},
     {"rebuild", UpdateMode::rebuild},
-    {"tree", UpdateMode::tree},
-    {"sweep_and_prune", UpdateMode::sweep_and_prune},
     {"grid", UpdateMode::grid},
     {"enlarged", UpdateMode::enlarged},
     {"automatic", UpdateMode::automatic},

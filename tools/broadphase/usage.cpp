@@ -103,8 +103,8 @@ bench   Times full frames (build + find) on one kept finder: one untimed
         the begin/end events; for Bullet, setAabb per move +
         calculateOverlappingPairs.
           --mode M,M            Scene update modes: multi_box_pruning,
-                                rebuild, tree, sweep_and_prune, grid ('-' for
-                                '_' also works), automatic,
+                                rebuild, grid, enlarged ('-' for '_' also
+                                works), automatic,
                                 fat-pairs (automatic with fat-box pairs: a
                                 superset, checked like Bullet's); with
                                 Bullet built in: bullet-dbvt, bullet-sap

@@ -22,7 +22,6 @@
 #include "../../scene.hpp"
 #include "../exceptions.hpp"
 #include "../parallel.hpp"
-#include "incremental_sweep.hpp"
 #include "enlarged_bounds.hpp"
 #include "incremental_grid.hpp"
 #include "multi_box_pruning.hpp"
@@ -38,19 +37,15 @@ namespace broadphase {
 // functions either way with the extern templates, 541 header-only.)
 
 /// What an engine sees of the update that runs it (engines.hpp): the pair
-/// sink, the queries' tree, the pairs before, the refiltered objects.
+/// sink and which objects are static.
 template <class T, int D>
 struct BasicScene<T, D>::Frame {
     BasicScene& scene;
-    bool by_partners;
 
     /// A pair with a changed object, from thread `me`: kept when the two may meet.
     void operator()(unsigned me, Id a, Id b) {
         if (scene.may_pair(a, b)) scene.parts_[me].push_back(ordered(a, b));
     }
-    const Tree& tree() const { return scene.synced_tree(); }
-    const std::vector<Pair>& stale() const { return scene.stale_pairs(by_partners); }
-    bool requery(Id id) const { return scene.requery_flag_[id] != 0; }
     /// Whether an object is static: the engines hold none, and the tree's
     /// queries skip them (the scene pairs them: static_pairs()).
     bool is_static(Id id) const { return (scene.meet_[id] & kStatic) != 0; }
@@ -62,9 +57,7 @@ template <class F>
 inline void BasicScene<T, D>::for_each_engine(F&& f) {
     f(pruning_);
     f(grid_);
-    f(tree_engine_);
     f(enlarged_);
-    f(sweep_);
 }
 
 template <class T, int D>
@@ -106,31 +99,22 @@ inline Report BasicScene<T, D>::update_or_throw() {
         else if (double(changed) <= kIncrementalShare * double(live)) method = UpdateMode::multi_box_pruning;
         else method = UpdateMode::rebuild;
     }
-    if (fat_pairs_ && (method == UpdateMode::tree || method == UpdateMode::sweep_and_prune))
-        method = UpdateMode::multi_box_pruning;  // their searches use the tree's tight boxes
-    if (objects_.size() >= std::min({detail::SweepEngine<T, D>::max_id, detail::MultiBoxPruning<T, D>::max_id,
+    if (objects_.size() >= std::min({detail::MultiBoxPruning<T, D>::max_id,
                                      detail::IncrementalGrid<T, D>::max_id, detail::EnlargedBounds<T, D>::max_id})) {
-        // Ids beyond what the sweep, the regions and the grid can tag (2^31 objects).
-        if (method != UpdateMode::tree) method = UpdateMode::rebuild;
+        // Ids beyond what the regions and the grids can tag (2^31 objects).
+        method = UpdateMode::rebuild;
         for_each_engine([](auto& engine) { engine.clear(); });
     }
-    // The sweep's first frame is a rebuild, after which it is filled with
-    // the boxes (its own one-shot search is slow on large sets).
-    const bool fill_sweep = method == UpdateMode::sweep_and_prune && !sweep_.filled();
-    if (fill_sweep) method = UpdateMode::rebuild;
-
     // The changed objects' pairs before, from their partners while few
     // objects changed, else from the sorted array.
     const bool by_partners = double(dirty_.size()) <= kPartnerShare * double(std::max<std::size_t>(live_, 1));
     if (method != UpdateMode::rebuild && by_partners && !partners_valid_) list_partners();
     fresh_.clear();
-    stale_made_ = false;
-    Frame frame{*this, by_partners};
+    Frame frame{*this};
     // Every engine learns the changes (those that follow), the one that
     // runs finds the changed objects' pairs (fresh_).
     sync_engine(pruning_, method == UpdateMode::multi_box_pruning, method == UpdateMode::multi_box_pruning, frame);
     sync_engine(grid_, method == UpdateMode::grid, method == UpdateMode::grid, frame);
-    sync_engine(tree_engine_, method == UpdateMode::tree, method == UpdateMode::tree, frame);
     sync_engine(enlarged_, method == UpdateMode::enlarged, method == UpdateMode::enlarged, frame);
     if (mode_ == UpdateMode::automatic && method == UpdateMode::grid && grid_.crowding() > kGridCrowding) {
         // Right this time; multi box pruning from the next update on, and
@@ -146,9 +130,6 @@ inline Report BasicScene<T, D>::update_or_throw() {
         const std::vector<Pair>& before = pairs();
         difference(found_, before, begun_);
         difference(before, found_, ended_);
-        // (After the rebuild: a sweep filled while it failed would hold the
-        // new boxes against the old pairs.)
-        sync_engine(sweep_, fill_sweep, false, frame);
         // The partners follow the events while these are few against the
         // set (a frame of coherent motion), so that the next incremental
         // update need not list them all again: O(n + K).
@@ -156,17 +137,16 @@ inline Report BasicScene<T, D>::update_or_throw() {
         if (edit) edit_partners();
         take_found(edit);
     } else {
-        sync_engine(sweep_, method == UpdateMode::sweep_and_prune, method == UpdateMode::sweep_and_prune, frame);
         static_pairs(frame);
         if (by_partners) {
             diff_by_partners();
         } else {
             sort_pairs(fresh_);
-            stale_pairs(false);
+            split_current();
             merge_changed_pairs();
         }
     }
-    for (Id id : dirty_) dirty_flag_[id] = 0, requery_flag_[id] = 0;
+    for (Id id : dirty_) dirty_flag_[id] = 0;
     dirty_.clear();
     for_each_engine([](auto& engine) {
         if (engine.filled()) engine.finish();
@@ -246,31 +226,6 @@ inline bool BasicScene<T, D>::may_pair(Id a, Id b) const {
 // the sorted array current_, which rebuilds and updates with many changed
 // objects replace (O(K) merges, cheaper there than K scattered list edits;
 // see kPartnerShare), and which pairs() makes from the partners on demand.
-
-/// stale_ = the last set's pairs with a changed (or removed) object,
-/// sorted, from the changed objects' partners: O(their pairs), not O(K); a
-/// pair of two changed objects is taken from the lower id.
-template <class T, int D>
-inline void BasicScene<T, D>::collect_stale() {
-    stale_.clear();
-    for (Id id : dirty_)
-        for (Id other : partners_[id])
-            if (!dirty_flag_[other] || id < other) stale_.push_back(ordered(id, other));
-    sort_pairs(stale_);
-}
-
-/// The last set's pairs with a changed (or removed) object, sorted
-/// (Frame::stale): from the changed objects' partners, or by splitting the
-/// sorted array (which also gives kept_). Made once an update.
-template <class T, int D>
-inline const std::vector<Pair>& BasicScene<T, D>::stale_pairs(bool by_partners) {
-    if (!stale_made_) {
-        if (by_partners) collect_stale();
-        else split_current();
-        stale_made_ = true;
-    }
-    return stale_;
-}
 
 /// The events from fresh_ (every pair with a changed object now, each
 /// once, in any order) against the changed objects' partners, one object at
