@@ -1,7 +1,8 @@
 """broadphase.neighbor_list against ASE's own ase.neighborlist.neighbor_list.
 
 Every comparison is exact: the same entries (i, j, S), the same D and d to
-the last bit, the same dtypes and shapes. ASE's rows are sorted by i only;
+the last bit, the same dtypes and shapes; every test runs on both paths
+(the direct one for small systems and the library's list). ASE's rows are sorted by i only;
 ours by (i, j, S), so ASE's output is sorted by (i, j, S) before comparing.
 Skipped when ASE is not installed (Debian: python3-ase).
 """
@@ -20,6 +21,18 @@ from ase.neighborlist import natural_cutoffs  # noqa: E402
 from ase.neighborlist import neighbor_list as ase_neighbor_list  # noqa: E402
 
 Q = "ijdDS"
+
+
+@pytest.fixture(autouse=True, params=["direct", "library"])
+def path(request):
+    """Every test twice: as neighbor_list chooses (small systems by the direct
+    path of bind_ase.cpp, nearly all here) and by the library's list alone
+    (the direct path's limit 0). test_ase_direct_path.py compares the two."""
+    before = bp._core._ase_small_limit()
+    if request.param == "library":
+        bp._core._ase_small_limit(0)
+    yield request.param
+    bp._core._ase_small_limit(before)
 
 
 def sort_ase(out):
