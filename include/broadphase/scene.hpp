@@ -31,20 +31,25 @@
 // (detail/scene/engines.hpp): the changed objects in (added, moved, removed,
 // type or filter changed since the last update), every pair with a changed
 // object out; the pairs between unchanged objects are kept from before.
-// - grid (what automatic runs while at most 1.5% of the objects changed):
-//   each object in the cell of its min corner, each changed one querying
-//   the cells around it (detail/scene/incremental_grid.hpp);
-// - multi_box_pruning (automatic up to 25%): regions with sorted entries
-//   (detail/scene/multi_box_pruning.hpp);
+// - grid: each object in the cell of its min corner, each changed one
+//   querying the cells around it (detail/scene/incremental_grid.hpp);
+// - multi_box_pruning: regions with sorted entries
+//   (detail/scene/multi_box_pruning.hpp); slower than the grid up to 10%
+//   changed, up to 1.2x faster past it, and it does not mind crowds;
 // - enlarged: each object keeps its candidates, the objects whose enlarged
 //   boxes (grown by its motion) overlap its own; a changed object still
 //   inside its enlarged box re-tests them and touches no structure, one
 //   that left it is placed again in a grid of enlarged boxes
 //   (detail/scene/enlarged_bounds.hpp). Chosen by the user: it wins where
-//   movers stay inside (1.3-1.6x the grid on sparse boxes moved by small
+//   movers stay inside (1.2-1.5x the grid on sparse boxes moved by small
 //   steps) and loses where they leave it every few frames (docs/scene.md);
-// - rebuild (automatic past 25%): every pair from scratch by the best
-//   one-shot algorithm (PairFinder: the automatic choice, all threads).
+// - rebuild: every pair from scratch by the best one-shot algorithm
+//   (PairFinder: the automatic choice, all threads).
+// automatic is two rules: (1) follow the changes while that is expected to
+// cost less than a rebuild (the changed share of the dynamic objects at
+// most rebuild_share(), 11-21% by the pairs an object holds), else
+// rebuild; (2) follow them by the grid, or by multi box pruning where the
+// grid's cells hold crowds (kGridCrowding).
 // The grid, multi box pruning and enlarged bounds follow every change once
 // filled, so automatic moves between them without filling one again, until
 // one has followed changes of a quarter of the objects without running (it
@@ -115,7 +120,7 @@ struct Filter {
 
 /// How update() finds the pairs (see the top of this file).
 enum class UpdateMode : std::uint8_t {
-    automatic,          ///< grid, multi_box_pruning or rebuild by the share changed (kGridShare, kIncrementalShare)
+    automatic,          ///< grid (multi_box_pruning where crowded), or rebuild past rebuild_share()
     rebuild,            ///< every pair from scratch, by the best one-shot algorithm
     multi_box_pruning,  ///< query each changed object in its regions' sorted lists
     grid,               ///< each object in the cell of its min corner; each changed one queries the 27 cells around it
@@ -378,18 +383,17 @@ public:
     template <class F, class Q = AcceptAll>
     CastResult box_cast_clipped(const box_type& moving, const vec_type& displacement, F&& f, Q&& filter = Q{}) const;
 
-    /// Share of live objects changed up to which UpdateMode::automatic stays
-    /// incremental: measured crossover of multi box pruning against a
-    /// rebuild (docs/scene.md).
-    static constexpr double kIncrementalShare = 0.25;
-    /// Share of live objects changed up to which UpdateMode::automatic runs
-    /// the grid rather than multi box pruning: the measured crossover
-    /// (1-3% on a pile and on uniform boxes, docs/scene.md), unless the
-    /// grid's cells hold crowds (kGridCrowding).
-    static constexpr double kGridShare = 0.015;
+    /// Share of the dynamic objects changed past which UpdateMode::automatic
+    /// rebuilds rather than following the changes, for objects holding
+    /// `partners` pairs each on average (2 x pairs / dynamic objects).
+    /// From two costs fitted on the replays of docs/scene.md (one thread):
+    /// the grid spends about 0.22 + 0.14 x partners us a changed object, a
+    /// rebuild about 0.046 + 0.013 x partners us an object; the share where
+    /// they meet is 21% with no partners, 14% at 2, 11% at 8 (a pile).
+    static double rebuild_share(double partners) { return (1 + 0.28 * partners) / (4.8 + 3 * partners); }
     /// Crowding (detail::IncrementalGrid::crowding) past which automatic
-    /// leaves the grid for multi box pruning, until the object count
-    /// doubles or halves.
+    /// follows the changes by multi box pruning instead of the grid, until
+    /// the object count doubles or halves.
     static constexpr double kGridCrowding = 16;
     /// Share of live objects changed up to which an incremental update
     /// reads and edits the changed objects' lists of partners; past it, it

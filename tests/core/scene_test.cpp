@@ -291,14 +291,64 @@ TEST(Scene, FewManyAndAllChangedKeepPairsAndEvents) {
     }
 }
 
-// automatic: multi box pruning runs (20% changed), then the grid for 100
-// updates of 1.5%, while multi box pruning follows until it has followed
-// more changes than a quarter of the objects (+1,024) and is dropped; then
-// 20% again fills it anew. Pairs and events exact throughout.
+// automatic: the grid runs (1.5% changed), then 12 rebuilds of 30% while
+// the grid follows until it has followed more changes than a quarter of
+// the objects (+1,024) and is dropped; then 1.5% again fills it anew.
+// Pairs and events exact throughout.
 TEST(Scene, AutomaticDropsAnIdleFollowerAndFillsItAgain) {
-    std::vector<double> shares(102, 0.015);
-    shares[0] = shares[101] = 0.2;
-    run_shares(23, broadphase::UpdateMode::automatic, shares, 106);
+    std::vector<double> shares(14, 0.3);
+    shares[0] = shares[13] = 0.015;
+    run_shares(23, broadphase::UpdateMode::automatic, shares, 16);
+}
+
+// automatic's two rules (scene.hpp): follow the changes while cheaper than
+// a rebuild (rebuild_share), by the grid unless its cells hold crowds.
+TEST(Scene, AutomaticFollowsTheTwoRules) {
+    using broadphase::UpdateMode;
+    using Scene = broadphase::Scene;
+    using Id = Scene::Id;
+    using Box = broadphase::Box;
+    EXPECT_NEAR(Scene::rebuild_share(0), 0.21, 0.01);
+    EXPECT_NEAR(Scene::rebuild_share(8), 0.11, 0.01);
+    for (double p = 0; p < 64; p += 0.5) EXPECT_GE(Scene::rebuild_share(p), Scene::rebuild_share(p + 0.5));
+    broadphase_scenes::Random r(5);
+    auto moved_share = [&](Scene& scene, const std::vector<Id>& ids, double share) {
+        for (std::size_t i = 0; i < ids.size(); ++i) {
+            if (r.uniform(0, 1) >= share) continue;
+            Box b = scene.box(ids[i]);
+            for (int a = 0; a < 3; ++a) b.min[a] += 0.01f, b.max[a] += 0.01f;
+            scene.move(ids[i], b);
+        }
+        EXPECT_TRUE(scene.update().ok());
+        return scene.last_method();
+    };
+    {  // spread boxes of one size: grid while few change, a rebuild when most do
+        Scene scene;
+        std::vector<Id> ids;
+        for (int i = 0; i < 4000; ++i) {
+            const float x = float(r.uniform(0, 40)), y = float(r.uniform(0, 40)), z = float(r.uniform(0, 40));
+            ids.push_back(scene.add(Box{{x, y, z}, {x + 1, y + 1, z + 1}}));
+        }
+        EXPECT_EQ(moved_share(scene, ids, 1), UpdateMode::rebuild);
+        EXPECT_EQ(moved_share(scene, ids, 0.02), UpdateMode::grid);
+        EXPECT_EQ(moved_share(scene, ids, 0.1), UpdateMode::grid);
+        EXPECT_EQ(moved_share(scene, ids, 0.6), UpdateMode::rebuild);
+    }
+    {  // a dense crowd in a far larger world: the grid's cells hold crowds
+        Scene scene;
+        std::vector<Id> ids;
+        for (int i = 0; i < 4000; ++i) {
+            const float x = float(r.uniform(0, 1)), y = float(r.uniform(0, 1)), z = float(r.uniform(0, 1));
+            ids.push_back(scene.add(Box{{x, y, z}, {x + 0.01f, y + 0.01f, z + 0.01f}}));
+        }
+        for (int i = 0; i < 40; ++i) {
+            const float x = float(r.uniform(0, 1e5)), y = float(r.uniform(0, 1e5)), z = float(r.uniform(0, 1e5));
+            ids.push_back(scene.add(Box{{x, y, z}, {x + 0.01f, y + 0.01f, z + 0.01f}}));
+        }
+        EXPECT_EQ(moved_share(scene, ids, 1), UpdateMode::rebuild);
+        moved_share(scene, ids, 0.01);  // the grid, found crowded
+        EXPECT_EQ(moved_share(scene, ids, 0.01), UpdateMode::multi_box_pruning);
+    }
 }
 
 constexpr broadphase::UpdateMode kModes[] = {broadphase::UpdateMode::automatic, broadphase::UpdateMode::rebuild,

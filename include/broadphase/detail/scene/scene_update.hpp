@@ -95,9 +95,11 @@ inline Report BasicScene<T, D>::update_or_throw() {
     UpdateMode method = mode_;
     if (method == UpdateMode::automatic) {
         const bool crowded = grid_crowded_at_ != 0 && live < 2 * grid_crowded_at_ && 2 * live > grid_crowded_at_;
-        if (double(changed) <= kGridShare * double(live) && !crowded) method = UpdateMode::grid;
-        else if (double(changed) <= kIncrementalShare * double(live)) method = UpdateMode::multi_box_pruning;
-        else method = UpdateMode::rebuild;
+        // The two rules of the top of scene.hpp: follow the changes while
+        // that costs less than a rebuild, by the grid unless it is crowded.
+        const double partners = 2.0 * double(pair_count_) / double(std::max<std::size_t>(live, 1));
+        if (double(changed) > rebuild_share(partners) * double(live)) method = UpdateMode::rebuild;
+        else method = crowded ? UpdateMode::multi_box_pruning : UpdateMode::grid;
     }
     if (objects_.size() >= std::min({detail::MultiBoxPruning<T, D>::max_id,
                                      detail::IncrementalGrid<T, D>::max_id, detail::EnlargedBounds<T, D>::max_id})) {
