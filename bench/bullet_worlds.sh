@@ -27,7 +27,7 @@ csv="${bp_results}-bullet-worlds.csv"
 build="${BUILD_DIR:-build/release}"
 bp_ensure_deps libbullet-dev
 bp_log "release build ($build)"
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DBROADPHASE_BUILD_TOOLS=ON >/dev/null
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DBROADPHASE_BUILD_TOOLS=ON -DBROADPHASE_BULLET=ON >/dev/null
 cmake --build "$build" --parallel "$bp_jobs" --target broadphase_bullet_worlds
 exe="$build/bench/bullet/broadphase_bullet_worlds"
 [ -x "$exe" ] || { echo "broadphase_bullet_worlds was not built: is Bullet (libbullet-dev) found?" >&2; exit 1; }
