@@ -216,7 +216,7 @@ private:
 
 
 // Out of the class body, so not inline: where BROADPHASE_EXTERN_TEMPLATES
-// declares the specialisation extern (broadphase::compiled), a translation
+// declares the specialisation extern (the compiled library), a translation
 // unit that calls them compiles a call, not the five algorithms behind it
 // (the quickstart, g++ 12 -O2: 7.0 -> 3.8 s of CPU). Header-only, they are
 // instantiated where used, as before.

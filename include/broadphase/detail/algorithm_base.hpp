@@ -219,8 +219,8 @@ private:
 };
 
 // The calls that store pairs, out of the class body, so not inline: where
-// BROADPHASE_EXTERN_TEMPLATES declares a specialisation extern
-// (broadphase::compiled), a translation unit that calls one compiles a call,
+// BROADPHASE_EXTERN_TEMPLATES declares a specialisation extern (the
+// compiled library, broadphase::broadphase), a translation unit that calls one compiles a call,
 // not the algorithm (see BasicPairFinder::find_pairs). Header-only they are
 // instantiated where used, as before.
 

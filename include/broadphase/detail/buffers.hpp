@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <new>
+#include <stdexcept>
 
 #include "../pairs.hpp"
 #include "exceptions.hpp"
@@ -35,7 +36,8 @@ inline bool require_indices(std::uint64_t n) {
 }
 
 /// The status boundary, written once: runs body() and turns what escapes
-/// it into r.status, std::bad_alloc into Status::out_of_memory and an index
+/// it into r.status, std::bad_alloc (and std::length_error: a vector asked
+/// for more than max_size) into Status::out_of_memory and an index
 /// overflow (TooManyIndices; without exceptions, the flag require_indices
 /// sets) into Status::too_many_boxes. True when body ran to its end with
 /// neither. The public calls that run an algorithm (algorithm_base.hpp),
@@ -46,6 +48,9 @@ bool guarded(Report& r, Body&& body) {
     BROADPHASE_TRY {
         body();
     } BROADPHASE_CATCH(const std::bad_alloc&) {
+        r.status = Status::out_of_memory;
+        return false;
+    } BROADPHASE_CATCH(const std::length_error&) {
         r.status = Status::out_of_memory;
         return false;
     } BROADPHASE_CATCH(const TooManyIndices&) {

@@ -58,7 +58,7 @@ public:
                 const T lo = in.min(k, i), hi = in.max(k, i);
                 compact_.min(k)[m] = lo;
                 compact_.max(k)[m] = hi;
-                ok = ok && (lo <= hi);
+                ok = ok && valid_interval(lo, hi);
             }
             if (ok) {
                 map_.push_back(static_cast<std::uint32_t>(i));

@@ -51,6 +51,7 @@
 #include <vector>
 
 #include <broadphase/broadphase.hpp>
+#include <broadphase/detail/buffers.hpp>
 #include <broadphase/detail/exceptions.hpp>
 #include "partition.hpp"
 
@@ -175,17 +176,18 @@ private:
 
 inline int status_code(Status s) { return static_cast<int>(s); }
 
+// The library's status boundary (detail::guarded) for a body that returns
+// nothing: Status::ok, or what escaped it (out_of_memory, too_many_boxes).
+template <class Body>
+Status guarded_status(Body&& body) {
+    Report r;
+    return detail::guarded(r, std::forward<Body>(body)) ? Status::ok : r.status;
+}
+
 // Grows a vector without throwing: false (and the vector unchanged) on failure.
 template <class V>
 bool try_resize(V& v, std::size_t n) {
-    BROADPHASE_TRY {
-        v.resize(n);
-        return true;
-    } BROADPHASE_CATCH(const std::bad_alloc&) {
-        return false;
-    } BROADPHASE_CATCH(const std::length_error&) {
-        return false;
-    }
+    return guarded_status([&] { v.resize(n); }) == Status::ok;
 }
 
 }  // namespace detail_mpi
@@ -373,10 +375,14 @@ private:
 
     // The one-rank path's validity check: counts the valid boxes and lists the invalid ones.
     Status scan_valid(const Input* inputs, int n_inputs, FrameStats& st) {
-        BROADPHASE_TRY {
+        Status status = Status::ok;
+        const Status escaped = detail_mpi::guarded_status([&] {
             for (int s = 0; s < n_inputs; ++s) {
                 const boxes_type& bx = *inputs[s].boxes;
-                if (!fits_indices(bx.size())) return Status::too_many_boxes;
+                if (!fits_indices(bx.size())) {
+                    status = Status::too_many_boxes;
+                    return;
+                }
                 for (std::size_t i = 0; i < bx.size(); ++i) {
                     if (valid_box(bx, i))
                         ++st.boxes_in;
@@ -384,10 +390,8 @@ private:
                         inputs[s].invalid->push_back(id_of(inputs[s], i));
                 }
             }
-        } BROADPHASE_CATCH(const std::bad_alloc&) {
-            return Status::out_of_memory;
-        }
-        return Status::ok;
+        });
+        return escaped != Status::ok ? escaped : status;
     }
 
     // The options every rank must agree on (delivery, root, rebalance,
@@ -443,7 +447,7 @@ private:
         const std::size_t cap = std::size_t(1) << 18;
         if (per_rank * static_cast<std::size_t>(size_) > cap) per_rank = std::max<std::size_t>(16, cap / size_);
         std::vector<Sample<D>> mine;
-        BROADPHASE_TRY {
+        const Status escaped = detail_mpi::guarded_status([&] {
             for (int si = 0; si < n_inputs; ++si) {
                 // Evenly spaced, deterministic. A sample stands for n/m boxes;
                 // one that lands on an invalid box (or an infinite slab) is
@@ -460,8 +464,9 @@ private:
                     mine.push_back(smp);
                 }
             }
-        } BROADPHASE_CATCH(const std::bad_alloc&) {
-            s = Status::out_of_memory;
+        });
+        if (escaped != Status::ok) {
+            s = escaped;
             mine.clear();
         }
         const detail_mpi::ByteType sample_type(sizeof(Sample<D>));
@@ -494,14 +499,18 @@ private:
         for (auto& o : outbox_) o.clear();
         send_counts_.assign(2 * static_cast<std::size_t>(size_), 0);
         recv_counts_.assign(2 * static_cast<std::size_t>(size_), 0);
-        BROADPHASE_TRY {
+        Status status = Status::ok;
+        const Status escaped = detail_mpi::guarded_status([&] {
             int dest[256];
             for (int si = 0; si < n_inputs; ++si) {
                 const Input& in = inputs[si];
                 in.invalid->clear();
                 const boxes_type& bx = *in.boxes;
                 const std::size_t n = bx.size();
-                if (!fits_indices(n)) return Status::too_many_boxes;
+                if (!fits_indices(n)) {
+                    status = Status::too_many_boxes;
+                    return;
+                }
                 boxes_type& held = held_[si];
                 held.resize(n);
                 ids_[si].resize(n);
@@ -513,7 +522,7 @@ private:
                     for (int k = 0; k < D; ++k) {
                         rec.lo[k] = bx.min(k)[i];
                         rec.hi[k] = bx.max(k)[i];
-                        ok = ok && rec.lo[k] <= rec.hi[k];
+                        ok = ok && detail::valid_interval(rec.lo[k], rec.hi[k]);
                     }
                     rec.id = id_of(in, i);
                     if (!ok) {
@@ -560,10 +569,8 @@ private:
                 }
                 self_n_[si] = self;
             }
-        } BROADPHASE_CATCH(const std::bad_alloc&) {
-            return Status::out_of_memory;
-        }
-        return Status::ok;
+        });
+        return escaped != Status::ok ? escaped : status;
     }
 
     // Moves the outboxes to their ranks (point to point: each peer's set-A
@@ -585,18 +592,14 @@ private:
         }
         if (!fits_indices(grown[0]) || !fits_indices(grown[1])) s = Status::too_many_boxes;
         if (s == Status::ok) {
-            BROADPHASE_TRY {
+            s = guarded_status([&] {
                 for (int h = 0; h < 2; ++h) {
                     held_[h].resize(static_cast<std::size_t>(grown[h]));
                     ids_[h].resize(static_cast<std::size_t>(grown[h]));
                     interior_[h].resize(static_cast<std::size_t>(grown[h]));
                 }
                 recv_.resize(static_cast<std::size_t>(recv_total));
-            } BROADPHASE_CATCH(const std::bad_alloc&) {
-                s = Status::out_of_memory;
-            } BROADPHASE_CATCH(const std::length_error&) {
-                s = Status::out_of_memory;
-            }
+            });
         }
         st.boxes_held = grown[0] + grown[1];
         // Every rank learns whether all can go on before any message moves.
@@ -707,7 +710,7 @@ private:
         Status s = Status::ok;
         const bool holders = opt.delivery == Delivery::to_holders;
         holders_.clear();
-        BROADPHASE_TRY {
+        const Status escaped = detail_mpi::guarded_status([&] {
             out.reserve(std::min<std::uint64_t>(local_.size(), opt.local.max_pairs));
             if (holders) holders_.reserve(out.capacity());
             for (const Pair& p : local_) {
@@ -728,10 +731,8 @@ private:
                 if (holders) holders_.emplace_back(source_of(0, p.a), source_of(sb, p.b));
                 ++st.pairs_owned;
             }
-        } BROADPHASE_CATCH(const std::bad_alloc&) {
-            return Status::out_of_memory;
-        }
-        return s;
+        });
+        return escaped != Status::ok ? escaped : s;
     }
 
     // Sends each pair to the ranks that passed its boxes.

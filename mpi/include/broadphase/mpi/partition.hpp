@@ -238,7 +238,7 @@ template <class T, int D>
 bool sample_point(const BasicBoxes<T, D>& boxes, std::size_t i, double* out) {
     for (int k = 0; k < D; ++k) {
         const double lo = boxes.min(k)[i], hi = boxes.max(k)[i];
-        if (!(lo <= hi)) return false;
+        if (!detail::valid_interval(lo, hi)) return false;
         const double c = lo * 0.5 + hi * 0.5;
         if (!std::isfinite(c)) return false;
         out[k] = c;
