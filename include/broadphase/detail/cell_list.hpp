@@ -55,6 +55,7 @@
 
 #include "../pairs.hpp"
 #include "../simd.hpp"
+#include "cell_cluster.hpp"
 #include "cell_frame.hpp"
 #include "cell_scan.hpp"
 #include "large_pages.hpp"
@@ -134,6 +135,10 @@ public:
     /// runs a third as long): LJ liquid, 32,000 atoms, half list, 23.6 ms
     /// against 25.7 (AVX2, 2-core EPYC).
     int bins_per_reach = 1;
+
+    /// The cluster kernels (cell_cluster.hpp) at AVX2 and AVX-512; false:
+    /// the per-particle scans at every level (the same rows and pairs).
+    bool clusters = true;
 
     /// What wrap and sort found.
     struct Summary {
@@ -337,8 +342,21 @@ private:
 
     struct Scratch {
         std::vector<Run> runs;
-        std::vector<std::uint32_t> cols;
+        std::vector<std::uint32_t> cols, codes;
     };
+
+    /// The cluster kernels' tasks (cell_cluster.hpp): the same rows and
+    /// pairs as task_rows and task_pairs, a cluster of up to four
+    /// particles of a bin against each run at once.
+    template <bool One>
+    void cluster_args(ClusterArgs& a, std::size_t g, int n) const;
+    template <int L, bool One>
+    void cluster_scan(ClusterArgs& a, int n, std::size_t e, bool half, const std::vector<Run>& runs,
+                      std::uint32_t** rows, std::uint32_t** codes) const;
+    template <int L, bool One>
+    void cluster_rows(std::size_t t, Scratch& sc, bool half, bool images, std::uint64_t budget);
+    template <int L, bool One>
+    void cluster_pairs(std::size_t t, Scratch& sc, PairDest& dest, std::uint64_t budget);
 
     template <int L, bool One>
     void task_pairs(std::size_t t, Scratch& sc, PairDest& dest, std::uint64_t budget);

@@ -154,6 +154,9 @@ inline void CellList::PairDest::grow(std::size_t need) {
 
 template <int L, bool One>
 inline void CellList::task_pairs(std::size_t t, Scratch& sc, PairDest& dest, std::uint64_t budget) {
+    if constexpr (L >= 2) {
+        if (clusters) return cluster_pairs<L, One>(t, sc, dest, budget);
+    }
     dest.size = 0;
     for (std::size_t s = cut_[t]; s < cut_[t + 1];) {
         const std::uint32_t key = keys_[s];
@@ -188,6 +191,9 @@ inline void CellList::task_pairs(std::size_t t, Scratch& sc, PairDest& dest, std
 
 template <int L, bool One>
 inline void CellList::task_rows(std::size_t t, Scratch& sc, bool half, bool images, std::uint64_t budget) {
+    if constexpr (L >= 2) {
+        if (clusters) return cluster_rows<L, One>(t, sc, half, images, budget);
+    }
     Out& o = outs_[t];
     o.size = 0;
     const std::uint32_t own_code = pack_image(zero_image);
@@ -232,6 +238,131 @@ inline void CellList::task_rows(std::size_t t, Scratch& sc, bool half, bool imag
             for (std::size_t i = s; i < cut_[t + 1]; ++i) count_[i] = 0;
             break;
         }
+    }
+}
+
+// ---- the cluster tasks (AVX2, AVX-512) --------------------------------------
+
+template <bool One>
+inline void CellList::cluster_args(ClusterArgs& a, std::size_t g, int n) const {
+    a.X = pos_[0].data(), a.Y = pos_[1].data(), a.Z = pos_[2].data();
+    a.R = One ? nullptr : rad_.data();
+    a.ids = ids_.data();
+    const double reach1 = (radius_ + radius_) + extra_;
+    a.rr_one = reach1 * reach1;
+    a.extra = extra_;
+    a.sh[0] = a.sh[1] = a.sh[2] = 0;
+    for (int q = 0; q < 4; ++q) {
+        const std::size_t i = g + static_cast<std::size_t>(q < n ? q : 0);
+        a.pos[q] = i;
+        a.xi[q] = pos_[0][i], a.yi[q] = pos_[1][i], a.zi[q] = pos_[2][i];
+        a.ri[q] = One ? radius_ : rad_[i];
+    }
+}
+
+/// A cluster's rows: its n particles' hits of the own bin after each (half
+/// lists) and of every run, each row in the order the scans give it (the
+/// own bin, then the runs in order, candidates in sorted order), so the
+/// rows are the scans' rows. rows[q] has room for `room` entries; codes
+/// (null without images) gets each entry's packed image.
+template <int L, bool One>
+inline void CellList::cluster_scan(ClusterArgs& a, int n, std::size_t e, bool half, const std::vector<Run>& runs,
+                                   std::uint32_t** rows, std::uint32_t** codes) const {
+    std::uint32_t* w[4] = {rows[0], rows[1], rows[2], rows[3]};
+    if (half) {
+        cell_cluster::run<L, One, cell_cluster::after>(a, n, false, a.pos[0] + 1, e, w);
+        if (codes) {
+            const std::uint32_t own = pack_image(zero_image);
+            for (int q = 0; q < n; ++q) std::fill(codes[q], codes[q] + (w[q] - rows[q]), own);
+        }
+    }
+    for (const Run& run : runs) {
+        std::uint32_t* before[4] = {w[0], w[1], w[2], w[3]};
+        a.sh[0] = run.sh[0], a.sh[1] = run.sh[1], a.sh[2] = run.sh[2];
+        if (!half && !run.shifted) cell_cluster::run<L, One, cell_cluster::not_self>(a, n, false, run.b, run.e, w);
+        else cell_cluster::run<L, One, cell_cluster::all>(a, n, run.shifted, run.b, run.e, w);
+        if (codes)
+            for (int q = 0; q < n; ++q)
+                std::fill(codes[q] + (before[q] - rows[q]), codes[q] + (w[q] - rows[q]), run.code);
+    }
+    for (int q = 0; q < n; ++q) rows[q] = w[q];
+}
+
+template <int L, bool One>
+inline void CellList::cluster_rows(std::size_t t, Scratch& sc, bool half, bool images, std::uint64_t budget) {
+    Out& o = outs_[t];
+    o.size = 0;
+    for (std::size_t s = cut_[t]; s < cut_[t + 1];) {
+        const std::uint32_t key = keys_[s];
+        const std::size_t e = start_[key + 1];
+        stencil_runs(key, half, sc.runs);
+        std::size_t room = (half ? (e - s) : 0) + 8;  // whole vectors are stored past the hits
+        for (const Run& r : sc.runs) room += (r.e - r.b) + 8;
+        if (sc.cols.size() < 4 * room) sc.cols.resize(4 * room);
+        if (images && sc.codes.size() < 4 * room) sc.codes.resize(4 * room);
+        ClusterArgs a;
+        for (std::size_t g = s; g < e; g += 4) {
+            const int n = static_cast<int>(std::min<std::size_t>(4, e - g));
+            cluster_args<One>(a, g, n);
+            std::uint32_t* rows[4];
+            std::uint32_t* codes[4];
+            for (int q = 0; q < 4; ++q) {
+                rows[q] = sc.cols.data() + q * room;
+                codes[q] = images ? sc.codes.data() + q * room : nullptr;
+            }
+            cluster_scan<L, One>(a, n, e, half, sc.runs, rows, images ? codes : nullptr);
+            for (int q = 0; q < n; ++q) {
+                const std::uint32_t* first = sc.cols.data() + q * room;
+                const std::size_t got = static_cast<std::size_t>(rows[q] - first);
+                if (o.cols.size() < o.size + got) {
+                    o.cols.resize(std::max(o.cols.size() * 2, o.size + got + 1024));
+                    if (images) o.codes.resize(o.cols.size());
+                }
+                std::memcpy(o.cols.data() + o.size, first, got * sizeof(std::uint32_t));
+                if (images) std::memcpy(o.codes.data() + o.size, sc.codes.data() + q * room, got * sizeof(std::uint32_t));
+                count_[g + static_cast<std::size_t>(q)] = static_cast<std::uint32_t>(got);
+                o.size += got;
+            }
+        }
+        s = e;
+        if (o.size > budget) {
+            for (std::size_t i = s; i < cut_[t + 1]; ++i) count_[i] = 0;
+            break;
+        }
+    }
+}
+
+template <int L, bool One>
+inline void CellList::cluster_pairs(std::size_t t, Scratch& sc, PairDest& dest, std::uint64_t budget) {
+    dest.size = 0;
+    for (std::size_t s = cut_[t]; s < cut_[t + 1];) {
+        const std::uint32_t key = keys_[s];
+        const std::size_t e = start_[key + 1];
+        stencil_runs(key, true, sc.runs);
+        std::size_t room = (e - s) + 8;
+        for (const Run& r : sc.runs) room += (r.e - r.b) + 8;
+        if (sc.cols.size() < 4 * room) sc.cols.resize(4 * room);
+        ClusterArgs a;
+        for (std::size_t g = s; g < e; g += 4) {
+            const int n = static_cast<int>(std::min<std::size_t>(4, e - g));
+            cluster_args<One>(a, g, n);
+            std::uint32_t* rows[4];
+            for (int q = 0; q < 4; ++q) rows[q] = sc.cols.data() + q * room;
+            cluster_scan<L, One>(a, n, e, true, sc.runs, rows, nullptr);
+            for (int q = 0; q < n; ++q) {
+                const std::uint32_t* first = sc.cols.data() + q * room;
+                const std::size_t got = static_cast<std::size_t>(rows[q] - first);
+                const std::uint32_t id = ids_[g + static_cast<std::size_t>(q)];
+                Pair* p = dest.room(got);
+                for (std::size_t k = 0; k < got; ++k) {
+                    const std::uint32_t b = first[k];
+                    p[k] = id < b ? Pair{id, b} : Pair{b, id};
+                }
+                dest.size += got;
+            }
+        }
+        if (dest.size > budget) break;
+        s = e;
     }
 }
 
