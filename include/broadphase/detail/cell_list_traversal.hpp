@@ -298,28 +298,36 @@ inline void CellList::cluster_rows(std::size_t t, Scratch& sc, bool half, bool i
         stencil_runs(key, half, sc.runs);
         std::size_t room = (half ? (e - s) : 0) + 8;  // whole vectors are stored past the hits
         for (const Run& r : sc.runs) room += (r.e - r.b) + 8;
-        if (sc.cols.size() < 4 * room) sc.cols.resize(4 * room);
-        if (images && sc.codes.size() < 4 * room) sc.codes.resize(4 * room);
+        if (sc.cols.size() < 3 * room) sc.cols.resize(3 * room);
+        if (images && sc.codes.size() < 3 * room) sc.codes.resize(3 * room);
         ClusterArgs a;
         for (std::size_t g = s; g < e; g += 4) {
             const int n = static_cast<int>(std::min<std::size_t>(4, e - g));
             cluster_args<One>(a, g, n);
+            // The first particle's row straight into the task's output,
+            // the others' into scratch, copied after it.
+            if (o.cols.size() < o.size + 4 * room) {
+                o.cols.resize(std::max(o.cols.size() * 2, o.size + 4 * room + 1024));
+                if (images) o.codes.resize(o.cols.size());
+            }
             std::uint32_t* rows[4];
             std::uint32_t* codes[4];
-            for (int q = 0; q < 4; ++q) {
-                rows[q] = sc.cols.data() + q * room;
-                codes[q] = images ? sc.codes.data() + q * room : nullptr;
+            rows[0] = o.cols.data() + o.size;
+            codes[0] = images ? o.codes.data() + o.size : nullptr;
+            for (int q = 1; q < 4; ++q) {
+                rows[q] = sc.cols.data() + (q - 1) * room;
+                codes[q] = images ? sc.codes.data() + (q - 1) * room : nullptr;
             }
             cluster_scan<L, One>(a, n, e, half, sc.runs, rows, images ? codes : nullptr);
-            for (int q = 0; q < n; ++q) {
-                const std::uint32_t* first = sc.cols.data() + q * room;
+            const std::size_t got0 = static_cast<std::size_t>(rows[0] - (o.cols.data() + o.size));
+            count_[g] = static_cast<std::uint32_t>(got0);
+            o.size += got0;
+            for (int q = 1; q < n; ++q) {
+                const std::uint32_t* first = sc.cols.data() + (q - 1) * room;
                 const std::size_t got = static_cast<std::size_t>(rows[q] - first);
-                if (o.cols.size() < o.size + got) {
-                    o.cols.resize(std::max(o.cols.size() * 2, o.size + got + 1024));
-                    if (images) o.codes.resize(o.cols.size());
-                }
                 std::memcpy(o.cols.data() + o.size, first, got * sizeof(std::uint32_t));
-                if (images) std::memcpy(o.codes.data() + o.size, sc.codes.data() + q * room, got * sizeof(std::uint32_t));
+                if (images)
+                    std::memcpy(o.codes.data() + o.size, sc.codes.data() + (q - 1) * room, got * sizeof(std::uint32_t));
                 count_[g + static_cast<std::size_t>(q)] = static_cast<std::uint32_t>(got);
                 o.size += got;
             }
