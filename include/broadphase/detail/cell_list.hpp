@@ -354,6 +354,11 @@ private:
     void cluster_scan(ClusterArgs& a, int n, std::size_t e, bool half, const std::vector<Run>& runs,
                       std::uint32_t** rows, std::uint32_t** codes) const;
     template <int L, bool One>
+    void cluster_scan_across(ClusterArgs& a, int n, const std::uint32_t* key, bool half, std::uint32_t** rows,
+                             std::uint32_t** codes) const;
+    template <int L, bool One, class F>
+    void for_each_cluster(std::size_t t, Scratch& sc, bool half, F&& f);
+    template <int L, bool One>
     void cluster_rows(std::size_t t, Scratch& sc, bool half, bool images, std::uint64_t budget);
     template <int L, bool One>
     void cluster_pairs(std::size_t t, Scratch& sc, PairDest& dest, std::uint64_t budget);

@@ -288,90 +288,165 @@ inline void CellList::cluster_scan(ClusterArgs& a, int n, std::size_t e, bool ha
     for (int q = 0; q < n; ++q) rows[q] = w[q];
 }
 
+/// A cluster across bins of one x row, every bin interior (the precomputed
+/// rows): particle q's stencil row r is [start_[key_q + r.lo],
+/// start_[key_q + r.hi + 1]), all through image 0; the kernel runs over
+/// the rows' union, each particle taking its own row (ranged kernels), so
+/// its row is the scans' row.
+template <int L, bool One>
+inline void CellList::cluster_scan_across(ClusterArgs& a, int n, const std::uint32_t* key, bool half,
+                                          std::uint32_t** rows, std::uint32_t** codes) const {
+    std::uint32_t* w[4] = {rows[0], rows[1], rows[2], rows[3]};
+    if (half) {
+        for (int q = 0; q < n; ++q) a.lo[q] = a.pos[q] + 1, a.hi[q] = start_[key[q] + 1];
+        cell_cluster::run<L, One, cell_cluster::all, true>(a, n, false, a.lo[0], a.hi[n - 1], w);
+    }
+    for (const Row& r : half ? half_rows_ : full_rows_) {
+        for (int q = 0; q < n; ++q)
+            a.lo[q] = start_[static_cast<std::int64_t>(key[q]) + r.lo],
+            a.hi[q] = start_[static_cast<std::int64_t>(key[q]) + r.hi + 1];
+        if (half) cell_cluster::run<L, One, cell_cluster::all, true>(a, n, false, a.lo[0], a.hi[n - 1], w);
+        else cell_cluster::run<L, One, cell_cluster::not_self, true>(a, n, false, a.lo[0], a.hi[n - 1], w);
+    }
+    if (codes) {
+        const std::uint32_t own = pack_image(zero_image);
+        for (int q = 0; q < n; ++q) std::fill(codes[q], codes[q] + (w[q] - rows[q]), own);
+    }
+    for (int q = 0; q < n; ++q) rows[q] = w[q];
+}
+
+/// The clusters of task t in order: up to four consecutive particles of a
+/// bin (a dense bin, or one whose stencil wraps or leaves the grid: the
+/// runs of stencil_runs), or of up to three consecutive bins of one x row
+/// when the bin holds fewer than four from there on and every bin is
+/// interior (cluster_scan_across). f(g, n, room, scan) is called per
+/// cluster, where scan(rows, codes) writes the n rows (room entries each,
+/// whole vectors stored past the hits); f returns false to stop.
+template <int L, bool One, class F>
+inline void CellList::for_each_cluster(std::size_t t, Scratch& sc, bool half, F&& f) {
+    const std::size_t end = cut_[t + 1];
+    const std::uint32_t nx = static_cast<std::uint32_t>(bins_[0]), ny = static_cast<std::uint32_t>(bins_[1]);
+    std::uint32_t runs_key = ~std::uint32_t(0);
+    std::size_t runs_room = 0;
+    ClusterArgs a;
+    for (std::size_t g = cut_[t]; g < end;) {
+        const std::uint32_t key = keys_[g];
+        const std::size_t e = start_[key + 1];
+        // Interior: the stencil neither wraps nor leaves the grid.
+        const std::uint32_t c[3] = {key % nx, (key / nx) % ny, key / nx / ny};
+        bool interior = true;
+        for (int k = 0; k < 3; ++k)
+            interior = interior && c[k] >= static_cast<std::uint32_t>(m_[k]) &&
+                       static_cast<std::uint64_t>(c[k]) + static_cast<std::uint64_t>(m_[k]) < bins_[k];
+        if (interior && e - g < 4) {
+            // Later bins of the row while interior: x + d <= nx - 1 - m.
+            const std::uint32_t span =
+                std::min<std::uint32_t>(2, nx - 1 - static_cast<std::uint32_t>(m_[0]) - c[0]);
+            int n = 1;
+            while (n < 4 && g + static_cast<std::size_t>(n) < end && keys_[g + static_cast<std::size_t>(n)] - key <= span) ++n;
+            if (keys_[g + static_cast<std::size_t>(n) - 1] != key) {
+                std::uint32_t ks[4];
+                for (int q = 0; q < n; ++q) ks[q] = keys_[g + static_cast<std::size_t>(q)];
+                cluster_args<One>(a, g, n);
+                const std::uint32_t last = ks[n - 1];
+                std::size_t room = half ? (start_[last + 1] - g) + 8 : 8;
+                for (const Row& r : half ? half_rows_ : full_rows_)
+                    room += (start_[static_cast<std::int64_t>(last) + r.hi + 1] - start_[static_cast<std::int64_t>(key) + r.lo]) + 8;
+                if (!f(g, n, room, [&](std::uint32_t** rows, std::uint32_t** codes) {
+                        cluster_scan_across<L, One>(a, n, ks, half, rows, codes);
+                    }))
+                    return;
+                g += static_cast<std::size_t>(n);
+                continue;
+            }
+        }
+        if (key != runs_key) {
+            stencil_runs(key, half, sc.runs);
+            runs_key = key;
+            runs_room = (half ? (e - start_[key]) : 0) + 8;
+            for (const Run& r : sc.runs) runs_room += (r.e - r.b) + 8;
+        }
+        const int n = static_cast<int>(std::min<std::size_t>(4, e - g));
+        cluster_args<One>(a, g, n);
+        if (!f(g, n, runs_room, [&](std::uint32_t** rows, std::uint32_t** codes) {
+                cluster_scan<L, One>(a, n, e, half, sc.runs, rows, codes);
+            }))
+            return;
+        g += static_cast<std::size_t>(n);
+    }
+}
+
+/// Copies n entries in steps of eight (to and from may be written and read
+/// up to seven entries past n).
+inline void copy_row(std::uint32_t* to, const std::uint32_t* from, std::size_t n) {
+    for (std::size_t k = 0; k < n; k += 8) std::memcpy(to + k, from + k, 8 * sizeof(std::uint32_t));
+}
+
 template <int L, bool One>
 inline void CellList::cluster_rows(std::size_t t, Scratch& sc, bool half, bool images, std::uint64_t budget) {
     Out& o = outs_[t];
     o.size = 0;
-    for (std::size_t s = cut_[t]; s < cut_[t + 1];) {
-        const std::uint32_t key = keys_[s];
-        const std::size_t e = start_[key + 1];
-        stencil_runs(key, half, sc.runs);
-        std::size_t room = (half ? (e - s) : 0) + 8;  // whole vectors are stored past the hits
-        for (const Run& r : sc.runs) room += (r.e - r.b) + 8;
+    for_each_cluster<L, One>(t, sc, half, [&](std::size_t g, int n, std::size_t room, auto&& scan) {
         if (sc.cols.size() < 3 * room) sc.cols.resize(3 * room);
         if (images && sc.codes.size() < 3 * room) sc.codes.resize(3 * room);
-        ClusterArgs a;
-        for (std::size_t g = s; g < e; g += 4) {
-            const int n = static_cast<int>(std::min<std::size_t>(4, e - g));
-            cluster_args<One>(a, g, n);
-            // The first particle's row straight into the task's output,
-            // the others' into scratch, copied after it.
-            if (o.cols.size() < o.size + 4 * room) {
-                o.cols.resize(std::max(o.cols.size() * 2, o.size + 4 * room + 1024));
-                if (images) o.codes.resize(o.cols.size());
-            }
-            std::uint32_t* rows[4];
-            std::uint32_t* codes[4];
-            rows[0] = o.cols.data() + o.size;
-            codes[0] = images ? o.codes.data() + o.size : nullptr;
-            for (int q = 1; q < 4; ++q) {
-                rows[q] = sc.cols.data() + (q - 1) * room;
-                codes[q] = images ? sc.codes.data() + (q - 1) * room : nullptr;
-            }
-            cluster_scan<L, One>(a, n, e, half, sc.runs, rows, images ? codes : nullptr);
-            const std::size_t got0 = static_cast<std::size_t>(rows[0] - (o.cols.data() + o.size));
-            count_[g] = static_cast<std::uint32_t>(got0);
-            o.size += got0;
-            for (int q = 1; q < n; ++q) {
-                const std::uint32_t* first = sc.cols.data() + (q - 1) * room;
-                const std::size_t got = static_cast<std::size_t>(rows[q] - first);
-                std::memcpy(o.cols.data() + o.size, first, got * sizeof(std::uint32_t));
-                if (images)
-                    std::memcpy(o.codes.data() + o.size, sc.codes.data() + (q - 1) * room, got * sizeof(std::uint32_t));
-                count_[g + static_cast<std::size_t>(q)] = static_cast<std::uint32_t>(got);
-                o.size += got;
-            }
+        // The first particle's row straight into the task's output, the
+        // others' into scratch, copied after it.
+        if (o.cols.size() < o.size + 4 * room) {
+            o.cols.resize(std::max(o.cols.size() * 2, o.size + 4 * room + 1024));
+            if (images) o.codes.resize(o.cols.size());
         }
-        s = e;
-        if (o.size > budget) {
-            for (std::size_t i = s; i < cut_[t + 1]; ++i) count_[i] = 0;
-            break;
+        std::uint32_t* rows[4];
+        std::uint32_t* codes[4];
+        rows[0] = o.cols.data() + o.size;
+        codes[0] = images ? o.codes.data() + o.size : nullptr;
+        for (int q = 1; q < 4; ++q) {
+            rows[q] = sc.cols.data() + (q - 1) * room;
+            codes[q] = images ? sc.codes.data() + (q - 1) * room : nullptr;
         }
-    }
+        scan(rows, images ? codes : nullptr);
+        const std::size_t got0 = static_cast<std::size_t>(rows[0] - (o.cols.data() + o.size));
+        count_[g] = static_cast<std::uint32_t>(got0);
+        o.size += got0;
+        for (int q = 1; q < n; ++q) {
+            const std::uint32_t* first = sc.cols.data() + (q - 1) * room;
+            const std::size_t got = static_cast<std::size_t>(rows[q] - first);
+            // Eight entries a step (rows are short on sparse input, where a
+            // memcpy call cost more than the copy): both sides have room
+            // for whole steps past the row.
+            copy_row(o.cols.data() + o.size, first, got);
+            if (images) copy_row(o.codes.data() + o.size, sc.codes.data() + (q - 1) * room, got);
+            count_[g + static_cast<std::size_t>(q)] = static_cast<std::uint32_t>(got);
+            o.size += got;
+        }
+        if (o.size > budget) {  // the rest of the task: no rows
+            for (std::size_t i = g + static_cast<std::size_t>(n); i < cut_[t + 1]; ++i) count_[i] = 0;
+            return false;
+        }
+        return true;
+    });
 }
 
 template <int L, bool One>
 inline void CellList::cluster_pairs(std::size_t t, Scratch& sc, PairDest& dest, std::uint64_t budget) {
     dest.size = 0;
-    for (std::size_t s = cut_[t]; s < cut_[t + 1];) {
-        const std::uint32_t key = keys_[s];
-        const std::size_t e = start_[key + 1];
-        stencil_runs(key, true, sc.runs);
-        std::size_t room = (e - s) + 8;
-        for (const Run& r : sc.runs) room += (r.e - r.b) + 8;
+    for_each_cluster<L, One>(t, sc, true, [&](std::size_t g, int n, std::size_t room, auto&& scan) {
         if (sc.cols.size() < 4 * room) sc.cols.resize(4 * room);
-        ClusterArgs a;
-        for (std::size_t g = s; g < e; g += 4) {
-            const int n = static_cast<int>(std::min<std::size_t>(4, e - g));
-            cluster_args<One>(a, g, n);
-            std::uint32_t* rows[4];
-            for (int q = 0; q < 4; ++q) rows[q] = sc.cols.data() + q * room;
-            cluster_scan<L, One>(a, n, e, true, sc.runs, rows, nullptr);
-            for (int q = 0; q < n; ++q) {
-                const std::uint32_t* first = sc.cols.data() + q * room;
-                const std::size_t got = static_cast<std::size_t>(rows[q] - first);
-                const std::uint32_t id = ids_[g + static_cast<std::size_t>(q)];
-                Pair* p = dest.room(got);
-                for (std::size_t k = 0; k < got; ++k) {
-                    const std::uint32_t b = first[k];
-                    p[k] = id < b ? Pair{id, b} : Pair{b, id};
-                }
-                dest.size += got;
+        std::uint32_t* rows[4];
+        for (int q = 0; q < 4; ++q) rows[q] = sc.cols.data() + q * room;
+        scan(rows, nullptr);
+        for (int q = 0; q < n; ++q) {
+            const std::uint32_t* first = sc.cols.data() + q * room;
+            const std::size_t got = static_cast<std::size_t>(rows[q] - first);
+            const std::uint32_t id = ids_[g + static_cast<std::size_t>(q)];
+            Pair* p = dest.room(got);
+            for (std::size_t k = 0; k < got; ++k) {
+                const std::uint32_t b = first[k];
+                p[k] = id < b ? Pair{id, b} : Pair{b, id};
             }
+            dest.size += got;
         }
-        if (dest.size > budget) break;
-        s = e;
-    }
+        return dest.size <= budget;
+    });
 }
 
 // ---- the traversals ---------------------------------------------------------
