@@ -33,8 +33,14 @@
 // stencil, for full rows) or about half of them (the half stencil, for
 // half rows and pairs). Bins are a reach wide (m = 1) unless the cell is
 // too small or the bins too many. The sorted arrays are struct of arrays
-// in double; the distance test runs 4 candidates an instruction with AVX2
-// (2 with SSE2), chosen at run time as the box kernels are (simd.hpp).
+// in double. With AVX2 and AVX-512 (chosen at run time as the box kernels
+// are, simd.hpp) the candidates are tested by cluster (cell_cluster.hpp,
+// issue 46): up to four consecutive particles of a bin, or of up to three
+// consecutive interior bins of an x row when the bin holds fewer than four
+// from there on, against each run of the stencil at once (8 candidates a
+// vector with AVX-512, 4 with AVX2), each particle's hits compressed into
+// its own row; the rows and pairs are the per-particle scans' (cell_scan.hpp,
+// which SSE2 and the portable loop run), order included.
 //
 // This file holds the class: its members' contracts, the small ones'
 // bodies, the per-instruction-set entry points of the traversal (defined
