@@ -36,10 +36,6 @@ struct ClusterArgs {
     double rr_one, extra;
     double sh[3];
     std::size_t pos[4];
-    /// Ranged kernels: particle q takes only candidates in [lo[q], hi[q])
-    /// (a cluster across bins: each particle's own stencil row within the
-    /// rows' union).
-    std::size_t lo[4], hi[4];
 };
 
 namespace cell_cluster {
@@ -62,21 +58,10 @@ inline unsigned mode_mask(std::size_t p, std::size_t j) {
     return full;
 }
 
-/// Lanes [j, j + width) within [lo, hi).
-template <int Width>
-inline unsigned range_mask(std::size_t lo, std::size_t hi, std::size_t j) {
-    constexpr unsigned full = (1u << Width) - 1;
-    constexpr std::size_t w = static_cast<std::size_t>(Width);
-    unsigned m = full;
-    if (lo > j) m = lo - j >= w ? 0u : (full << (lo - j)) & full;
-    if (hi < j + w) m &= hi <= j ? 0u : (1u << (hi - j)) - 1;
-    return m;
-}
-
 #if defined(BROADPHASE_SIMD_HAS_AVX512)
 /// G particles against [jb, je), eight candidates a vector; w[q] is row q's
 /// next free entry (room for (je - jb) + 8 more: whole vectors are stored).
-template <int G, bool One, bool Shifted, int Mode, bool Ranged>
+template <int G, bool One, bool Shifted, int Mode>
 BROADPHASE_CELL_AVX512 inline void avx512(const ClusterArgs& a, std::size_t jb, std::size_t je,
                                            std::uint32_t** w) {
     __m512d xi[G], yi[G], zi[G], ri[G];
@@ -88,13 +73,7 @@ BROADPHASE_CELL_AVX512 inline void avx512(const ClusterArgs& a, std::size_t jb, 
     }
     const __m512d sx = _mm512_set1_pd(a.sh[0]), sy = _mm512_set1_pd(a.sh[1]), sz = _mm512_set1_pd(a.sh[2]);
     const __m512d rr1 = _mm512_set1_pd(a.rr_one), ex = _mm512_set1_pd(a.extra);
-    __m512i lo[G], hi[G];
-    if (Ranged)
-        for (int q = 0; q < G; ++q)
-            lo[q] = _mm512_set1_epi64(static_cast<long long>(a.lo[q])), hi[q] = _mm512_set1_epi64(static_cast<long long>(a.hi[q]));
-    const __m512i iota = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
     for (std::size_t j = jb; j < je; j += 8) {
-        const __m512i jv = _mm512_add_epi64(_mm512_set1_epi64(static_cast<long long>(j)), iota);
         const __m512d xj = _mm512_loadu_pd(a.X + j), yj = _mm512_loadu_pd(a.Y + j), zj = _mm512_loadu_pd(a.Z + j);
         __m512d rj = rr1;
         if (!One) rj = _mm512_loadu_pd(a.R + j);
@@ -112,9 +91,6 @@ BROADPHASE_CELL_AVX512 inline void avx512(const ClusterArgs& a, std::size_t jb, 
             }
             unsigned bits = _mm512_cmp_pd_mask(d2, rr, _CMP_LE_OQ) & valid;
             if (Mode != all) bits &= mode_mask<Mode, 8>(a.pos[q], j);
-            if (Ranged)
-                bits &= static_cast<unsigned>(_mm512_cmp_epu64_mask(jv, lo[q], _MM_CMPINT_NLT) &
-                                              _mm512_cmp_epu64_mask(jv, hi[q], _MM_CMPINT_LT));
             _mm256_storeu_si256(reinterpret_cast<__m256i*>(o[q]),
                                 _mm256_maskz_compress_epi32(static_cast<__mmask8>(bits), id));
             o[q] += __builtin_popcount(bits);
@@ -126,7 +102,7 @@ BROADPHASE_CELL_AVX512 inline void avx512(const ClusterArgs& a, std::size_t jb, 
 
 #if defined(BROADPHASE_SIMD_HAS_AVX2)
 /// As avx512, four candidates a vector, the hits packed by pack_table.
-template <int G, bool One, bool Shifted, int Mode, bool Ranged>
+template <int G, bool One, bool Shifted, int Mode>
 BROADPHASE_CELL_AVX2 inline void avx2(const ClusterArgs& a, std::size_t jb, std::size_t je, std::uint32_t** w) {
     __m256d xi[G], yi[G], zi[G], ri[G];
     std::uint32_t* o[G];
@@ -155,7 +131,6 @@ BROADPHASE_CELL_AVX2 inline void avx2(const ClusterArgs& a, std::size_t jb, std:
             }
             unsigned bits = static_cast<unsigned>(_mm256_movemask_pd(_mm256_cmp_pd(d2, rr, _CMP_LE_OQ))) & valid;
             if (Mode != all) bits &= mode_mask<Mode, 4>(a.pos[q], j);
-            if (Ranged) bits &= range_mask<4>(a.lo[q], a.hi[q], j);
             const __m128i packed =
                 _mm_shuffle_epi8(id, _mm_load_si128(reinterpret_cast<const __m128i*>(cell_scan::pack_table.v[bits])));
             _mm_storeu_si128(reinterpret_cast<__m128i*>(o[q]), packed);
@@ -167,14 +142,14 @@ BROADPHASE_CELL_AVX2 inline void avx2(const ClusterArgs& a, std::size_t jb, std:
 #endif
 
 /// The kernel at level L (2 AVX2, 3 AVX-512) for a cluster of g particles.
-template <int L, bool One, int Mode, bool Ranged = false>
+template <int L, bool One, int Mode>
 inline void run(const ClusterArgs& a, int g, bool shifted, std::size_t jb, std::size_t je, std::uint32_t** w) {
 #define BROADPHASE_CLUSTER_CASES(K)                                                            \
     switch (g) {                                                                               \
-    case 1: return shifted ? K<1, One, true, Mode, Ranged>(a, jb, je, w) : K<1, One, false, Mode, Ranged>(a, jb, je, w); \
-    case 2: return shifted ? K<2, One, true, Mode, Ranged>(a, jb, je, w) : K<2, One, false, Mode, Ranged>(a, jb, je, w); \
-    case 3: return shifted ? K<3, One, true, Mode, Ranged>(a, jb, je, w) : K<3, One, false, Mode, Ranged>(a, jb, je, w); \
-    default: return shifted ? K<4, One, true, Mode, Ranged>(a, jb, je, w) : K<4, One, false, Mode, Ranged>(a, jb, je, w); \
+    case 1: return shifted ? K<1, One, true, Mode>(a, jb, je, w) : K<1, One, false, Mode>(a, jb, je, w); \
+    case 2: return shifted ? K<2, One, true, Mode>(a, jb, je, w) : K<2, One, false, Mode>(a, jb, je, w); \
+    case 3: return shifted ? K<3, One, true, Mode>(a, jb, je, w) : K<3, One, false, Mode>(a, jb, je, w); \
+    default: return shifted ? K<4, One, true, Mode>(a, jb, je, w) : K<4, One, false, Mode>(a, jb, je, w); \
     }
 #if defined(BROADPHASE_SIMD_HAS_AVX512)
     if constexpr (L >= 3) {

@@ -35,12 +35,11 @@
 // too small or the bins too many. The sorted arrays are struct of arrays
 // in double. With AVX2 and AVX-512 (chosen at run time as the box kernels
 // are, simd.hpp) the candidates are tested by cluster (cell_cluster.hpp,
-// issue 46): up to four consecutive particles of a bin, or of up to three
-// consecutive interior bins of an x row when the bin holds fewer than four
-// from there on, against each run of the stencil at once (8 candidates a
-// vector with AVX-512, 4 with AVX2), each particle's hits compressed into
-// its own row; the rows and pairs are the per-particle scans' (cell_scan.hpp,
-// which SSE2 and the portable loop run), order included.
+// issue 46): up to four consecutive particles of a bin against each run of
+// the stencil at once (8 candidates a vector with AVX-512, 4 with AVX2),
+// each particle's hits compressed into its own row; the rows and pairs are
+// the per-particle scans' (cell_scan.hpp, which SSE2 and the portable loop
+// run), order included.
 //
 // This file holds the class: its members' contracts, the small ones'
 // bodies, the per-instruction-set entry points of the traversal (defined
@@ -359,9 +358,6 @@ private:
     template <int L, bool One>
     void cluster_scan(ClusterArgs& a, int n, std::size_t e, bool half, const std::vector<Run>& runs,
                       std::uint32_t** rows, std::uint32_t** codes) const;
-    template <int L, bool One>
-    void cluster_scan_across(ClusterArgs& a, int n, const std::uint32_t* key, bool half, std::uint32_t** rows,
-                             std::uint32_t** codes) const;
     template <int L, bool One, class F>
     void for_each_cluster(std::size_t t, Scratch& sc, bool half, F&& f);
     template <int L, bool One>
