@@ -293,8 +293,8 @@ TEST(SphereReuse, StepsAllocateNothing) {
 
 // A kept NeighborList rebuilt every step (the cluster kernels' scratch and
 // the rows' buffers are kept): after the first builds of a size, none
-// allocates. Dense (LJ-like: clusters within bins) and sparse (clusters
-// across bins), half and full, with images, two threads.
+// allocates. Dense (LJ-like: clusters of four) and sparse (clusters of one
+// or two), half and full, with images, two threads.
 TEST(NeighborListReuse, BuildsAllocateNothing) {
     BPTEST_SKIP_UNDER_ASAN();
     Random r(22);

@@ -1030,8 +1030,8 @@ TEST(NeighborList, SimdLevelsAgainstTheOracle) {
 // ---- the cluster kernels --------------------------------------------------------
 
 // AVX2 and AVX-512 run the cluster kernels (detail/cell_cluster.hpp: up to
-// four particles of a bin, or of consecutive bins of an x row, against each
-// run at once); SSE2 and the portable loop run the per-particle scans. The
+// four particles of a bin against each run at once); SSE2 and the portable
+// loop run the per-particle scans. The
 // lists must be the same, order included, and the oracle's: each scene
 // below at every level this CPU has, half and full, with images, against
 // the scalar build, and at the best level against the oracle.
@@ -1070,8 +1070,10 @@ Scene clumps(std::string name, const bp::PeriodicCell& cell, int spots, int k, s
     return s;
 }
 
-// Bins of 0 to about 12 particles: clusters across bins (sparse), clusters
-// cut at a bin's end (tails of 1 to 3), a cluster against its own bin.
+// Bins of 0 to about 12 particles: clusters of one particle (sparse),
+// clusters cut at a bin's end (tails of 1 to 3), a cluster against its own
+// bin (the half list's own bin after each particle, the full list's without
+// the particle itself).
 TEST(NeighborList, ClusterKernelsSparseToDense) {
     const bp::PeriodicCell cell = bp::PeriodicCell::orthorhombic(9, 9.5, 8.5);
     for (std::size_t n : {60u, 400u, 2500u}) check_clusters<double>(uniform_scene("uniform " + std::to_string(n), cell, n, 1.4, 0.1, 120 + n));
