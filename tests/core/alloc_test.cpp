@@ -17,6 +17,7 @@
 #include <broadphase/scene.hpp>
 #include <broadphase_scenes/scenes.hpp>
 #include <broadphase/spheres.hpp>
+#include <broadphase/neighbor_list.hpp>
 
 #include "differential.hpp"
 #include "test_scenes.hpp"
@@ -288,6 +289,33 @@ TEST(SphereReuse, StepsAllocateNothing) {
         });
         expect_no_allocations(broadphase::to_string(a), count, "SpherePairFinder steps 4..8");
     }
+}
+
+// A kept NeighborList rebuilt every step (the cluster kernels' scratch and
+// the rows' buffers are kept): after the first builds of a size, none
+// allocates. Dense (LJ-like: clusters of four) and sparse (clusters of one
+// or two), half and full, with images, two threads.
+TEST(NeighborListReuse, BuildsAllocateNothing) {
+    BPTEST_SKIP_UNDER_ASAN();
+    Random r(22);
+    const std::size_t n = 20000;
+    std::vector<double> xyz(3 * n);
+    for (double& v : xyz) v = r.uniform(0, 24);
+    for (double cutoff : {2.5, 0.6})
+        for (bool full : {false, true}) {
+            broadphase::NeighborListOptions o;
+            o.cutoff = cutoff, o.skin = 0.3, o.full = full, o.shifts = true, o.threads = 2;
+            broadphase::NeighborList list(o, broadphase::PeriodicCell::orthorhombic(24, 24, 24));
+            auto step = [&](int s) {
+                for (std::size_t i = 0; i < 3 * n; ++i) xyz[i] += ((i + s) % 3 == 0 ? 1e-3 : -5e-4);
+                EXPECT_TRUE(list.build(xyz.data(), n).ok());
+            };
+            for (int s = 0; s < 3; ++s) step(s);
+            const long count = count_allocations([&] {
+                for (int s = 3; s < 6; ++s) step(s);
+            });
+            expect_no_allocations(full ? "full" : "half", count, "NeighborList builds 4..6");
+        }
 }
 
 /// Periodic domains (periodic.hpp): a kept PeriodicPairFinder, with every

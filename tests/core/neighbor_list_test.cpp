@@ -1000,7 +1000,8 @@ void check_threads_and_simd(const Scene& s, std::vector<unsigned> threads_list, 
 }
 
 TEST(NeighborList, ThreadsAndSimdLevelsGiveTheSameLists) {
-    const std::vector<bp::SimdLevel> all{bp::SimdLevel::scalar, bp::SimdLevel::sse2, bp::SimdLevel::avx2};
+    const std::vector<bp::SimdLevel> all{bp::SimdLevel::scalar, bp::SimdLevel::sse2, bp::SimdLevel::avx2,
+                                         bp::SimdLevel::avx512};
     check_threads_and_simd<double>(big_scene(false, false), {2u, 3u, 8u}, all, true, false);
     // Radii (the other kernels), a triclinic cell, rows sorted in parallel.
     check_threads_and_simd<float>(big_scene(true, true), {2u, 3u, 8u}, {bp::SimdLevel::scalar}, false, true);
@@ -1008,7 +1009,8 @@ TEST(NeighborList, ThreadsAndSimdLevelsGiveTheSameLists) {
 
 TEST(NeighborList, SimdLevelsAgainstTheOracle) {
     SimdGuard guard;
-    for (bp::SimdLevel level : {bp::SimdLevel::scalar, bp::SimdLevel::sse2, bp::SimdLevel::avx2}) {
+    for (bp::SimdLevel level :
+         {bp::SimdLevel::scalar, bp::SimdLevel::sse2, bp::SimdLevel::avx2, bp::SimdLevel::avx512}) {
         if (bp::set_simd_level(level) != level) continue;
         SCOPED_TRACE(bp::simd_level_name(level));
         Scene s = uniform_scene("polydisperse triclinic", bp::PeriodicCell::triclinic(8, 8, 8, 2, -1, 3), 200, 0.4, 0.1, 110);
@@ -1023,6 +1025,98 @@ TEST(NeighborList, SimdLevelsAgainstTheOracle) {
         EXPECT_EQ(check_scene<float>(f), 108u * 18);
         check_scene<double>(uniform_scene("small cell", bp::PeriodicCell::orthorhombic(1.0, 1.3, 0.9), 12, 2.3, 0.2, 40));
     }
+}
+
+// ---- the cluster kernels --------------------------------------------------------
+
+// AVX2 and AVX-512 run the cluster kernels (detail/cell_cluster.hpp: up to
+// four particles of a bin against each run at once); SSE2 and the portable
+// loop run the per-particle scans. The
+// lists must be the same, order included, and the oracle's: each scene
+// below at every level this CPU has, half and full, with images, against
+// the scalar build, and at the best level against the oracle.
+template <class T>
+void check_clusters(const Scene& s) {
+    SCOPED_TRACE(s.name + " (" + type_name<T>() + ", " + std::to_string(s.n()) + " particles)");
+    const Cloud<T> c = cloud_of<T>(s);
+    SimdGuard guard;
+    for (bool full : {false, true}) {
+        SCOPED_TRACE(full ? "full" : "half");
+        bp::set_simd_level(bp::SimdLevel::scalar);
+        auto base_list = make_list<T>(s, full, true, false, 1);
+        ASSERT_TRUE(build(base_list, c).ok());
+        const Snapshot base = snap(base_list);
+        for (bp::SimdLevel level : {bp::SimdLevel::sse2, bp::SimdLevel::avx2, bp::SimdLevel::avx512}) {
+            if (bp::set_simd_level(level) != level) continue;
+            for (unsigned threads : {1u, 3u}) {
+                auto l = make_list<T>(s, full, true, false, threads);
+                ASSERT_TRUE(build(l, c).ok());
+                EXPECT_TRUE(snap(l) == base) << bp::simd_level_name(level) << " at " << threads
+                                             << " threads differs from the scalar scans";
+            }
+        }
+    }
+    bp::set_simd_level(guard.saved);
+    check_scene<T>(s);
+}
+
+/// k particles at each of `spots` random points, plus `loose` uniform ones.
+Scene clumps(std::string name, const bp::PeriodicCell& cell, int spots, int k, std::size_t loose, double cutoff,
+             std::uint64_t seed) {
+    Scene s = uniform_scene(std::move(name), cell, loose, cutoff, 0.1, seed);
+    const std::vector<double> at = random_in_cell(static_cast<std::size_t>(spots), cell, seed + 1);
+    for (int p = 0; p < spots; ++p)
+        for (int q = 0; q < k; ++q) s.add(at[3 * p], at[3 * p + 1], at[3 * p + 2]);
+    return s;
+}
+
+// Bins of 0 to about 12 particles: clusters of one particle (sparse),
+// clusters cut at a bin's end (tails of 1 to 3), a cluster against its own
+// bin (the half list's own bin after each particle, the full list's without
+// the particle itself).
+TEST(NeighborList, ClusterKernelsSparseToDense) {
+    const bp::PeriodicCell cell = bp::PeriodicCell::orthorhombic(9, 9.5, 8.5);
+    for (std::size_t n : {60u, 400u, 2500u}) check_clusters<double>(uniform_scene("uniform " + std::to_string(n), cell, n, 1.4, 0.1, 120 + n));
+    Scene poly = uniform_scene("polydisperse 1500", cell, 1500, 0.2, 0.1, 130);
+    Random rnd(131);
+    for (std::size_t i = 0; i < poly.n(); ++i) poly.r.push_back(rnd.uniform(0.1, 0.6));
+    check_clusters<double>(poly);
+    check_clusters<float>(poly);
+    // An open domain large enough for interior bins, and a mixed one.
+    check_clusters<double>(uniform_scene("open 3000", bp::PeriodicCell{}, 3000, 1.0, 0.2, 132, 14));
+    bp::PeriodicCell mixed = bp::PeriodicCell::orthorhombic(8, 0, 9);
+    check_clusters<double>(uniform_scene("mixed 1200", mixed, 1200, 1.1, 0.1, 133, 8));
+}
+
+// Images: a cell smaller than the cutoff (a particle's own images, pairs
+// through several images, no interior bins), a cutoff just over half the
+// cell, a triclinic cell.
+TEST(NeighborList, ClusterKernelsImages) {
+    check_clusters<double>(uniform_scene("small cell", bp::PeriodicCell::orthorhombic(1.0, 1.3, 0.9), 14, 2.3, 0.2, 140));
+    check_clusters<double>(uniform_scene("over half", bp::PeriodicCell::orthorhombic(4, 4.5, 5), 300, 2.2, 0.1, 141));
+    check_clusters<double>(
+        uniform_scene("triclinic", bp::PeriodicCell::triclinic(9, 8, 10, 2.5, -1.5, 3), 1800, 1.3, 0.2, 142));
+    check_clusters<float>(
+        uniform_scene("triclinic float", bp::PeriodicCell::triclinic(6, 6, 6, 1, 2, -1), 500, 1.1, 0.1, 143));
+}
+
+// Ties exactly at the cutoff (fcc: second neighbours at 1.0), identical
+// positions (whole clusters of them), and coordinates near 1e7 (an open
+// domain, and a periodic cell whose particles are 1e6 periods away).
+TEST(NeighborList, ClusterKernelsTiesCoincidentAndOffsets) {
+    Scene f;
+    f.name = "fcc ties";
+    f.xyz = fcc(4, 1.0);
+    f.cell = bp::PeriodicCell::orthorhombic(4, 4, 4);
+    f.cutoff = 1.0;
+    check_clusters<double>(f);
+    check_clusters<double>(clumps("coincident", bp::PeriodicCell::orthorhombic(7, 7, 7), 20, 9, 300, 1.2, 150));
+    Scene far = uniform_scene("1e7 open", bp::PeriodicCell{}, 1500, 1.0, 0.1, 151, 12);
+    for (double& x : far.xyz) x += 1e7;
+    check_clusters<double>(far);
+    Scene away = uniform_scene("1e6 periods away", bp::PeriodicCell::orthorhombic(10, 10, 10), 1200, 1.2, 0.1, 152);
+    for (std::size_t i = 0; i < away.n(); ++i) away.xyz[3 * i] += 1e7 * (i % 2 ? 1 : -1);
+    check_clusters<double>(away);
 }
 
 // ---- the skin -----------------------------------------------------------------

@@ -33,8 +33,13 @@
 // stencil, for full rows) or about half of them (the half stencil, for
 // half rows and pairs). Bins are a reach wide (m = 1) unless the cell is
 // too small or the bins too many. The sorted arrays are struct of arrays
-// in double; the distance test runs 4 candidates an instruction with AVX2
-// (2 with SSE2), chosen at run time as the box kernels are (simd.hpp).
+// in double. With AVX2 and AVX-512 (chosen at run time as the box kernels
+// are, simd.hpp) the candidates are tested by cluster (cell_cluster.hpp,
+// issue 46): up to four consecutive particles of a bin against each run of
+// the stencil at once (8 candidates a vector with AVX-512, 4 with AVX2),
+// each particle's hits compressed into its own row; the rows and pairs are
+// the per-particle scans' (cell_scan.hpp, which SSE2 and the portable loop
+// run), order included.
 //
 // This file holds the class: its members' contracts, the small ones'
 // bodies, the per-instruction-set entry points of the traversal (defined
@@ -55,6 +60,7 @@
 
 #include "../pairs.hpp"
 #include "../simd.hpp"
+#include "cell_cluster.hpp"
 #include "cell_frame.hpp"
 #include "cell_scan.hpp"
 #include "large_pages.hpp"
@@ -134,6 +140,10 @@ public:
     /// runs a third as long): LJ liquid, 32,000 atoms, half list, 23.6 ms
     /// against 25.7 (AVX2, 2-core EPYC).
     int bins_per_reach = 1;
+
+    /// The cluster kernels (cell_cluster.hpp) at AVX2 and AVX-512; false:
+    /// the per-particle scans at every level (the same rows and pairs).
+    bool clusters = true;
 
     /// What wrap and sort found.
     struct Summary {
@@ -337,8 +347,23 @@ private:
 
     struct Scratch {
         std::vector<Run> runs;
-        std::vector<std::uint32_t> cols;
+        std::vector<std::uint32_t> cols, codes;
     };
+
+    /// The cluster kernels' tasks (cell_cluster.hpp): the same rows and
+    /// pairs as task_rows and task_pairs, a cluster of up to four
+    /// particles of a bin against each run at once.
+    template <bool One>
+    void cluster_args(ClusterArgs& a, std::size_t g, int n) const;
+    template <int L, bool One>
+    void cluster_scan(ClusterArgs& a, int n, std::size_t e, bool half, const std::vector<Run>& runs,
+                      std::uint32_t** rows, std::uint32_t** codes) const;
+    template <int L, bool One, class F>
+    void for_each_cluster(std::size_t t, Scratch& sc, bool half, F&& f);
+    template <int L, bool One>
+    void cluster_rows(std::size_t t, Scratch& sc, bool half, bool images, std::uint64_t budget);
+    template <int L, bool One>
+    void cluster_pairs(std::size_t t, Scratch& sc, PairDest& dest, std::uint64_t budget);
 
     template <int L, bool One>
     void task_pairs(std::size_t t, Scratch& sc, PairDest& dest, std::uint64_t budget);
