@@ -21,6 +21,7 @@
 #include "adaptive_grid.hpp"
 #include "boxes.hpp"
 #include "brute_force.hpp"
+#include "cluster_pairs.hpp"
 #include "hybrid_grid.hpp"
 #include "options.hpp"
 #include "pairs.hpp"
@@ -131,6 +132,7 @@ struct AlgorithmSet {
     BasicUniformGrid<T, D> uniform_grid;
     BasicHybridGrid<T, D> hybrid_grid;
     BasicAdaptiveGrid<T, D> adaptive_grid;
+    BasicClusterPairs<T, D> cluster_pairs;
 
     /// f(the algorithm a names), const or not as `set` is. O(1).
     template <class Set, class F>
@@ -140,6 +142,7 @@ struct AlgorithmSet {
             case Algorithm::sweep_and_prune: return f(set.sweep_and_prune);
             case Algorithm::uniform_grid: return f(set.uniform_grid);
             case Algorithm::adaptive_grid: return f(set.adaptive_grid);
+            case Algorithm::cluster_pairs: return f(set.cluster_pairs);
             case Algorithm::hybrid_grid:
             case Algorithm::automatic: break;
         }
