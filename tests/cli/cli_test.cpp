@@ -333,7 +333,7 @@ protected:
 };
 
 const char* const all_algorithms[] = {"automatic", "brute_force", "sweep_and_prune", "uniform_grid", "hybrid_grid",
-                                      "adaptive_grid"};
+                                      "adaptive_grid", "cluster_pairs"};
 
 // ---------------------------------------------------------------- pairs
 
@@ -804,7 +804,7 @@ TEST_F(Cli, BenchAllAlgorithmsJson) {
         EXPECT_EQ(std::stoull(obj["pairs"]), expected_pairs) << line;
     }
     EXPECT_EQ(seen, (std::vector<std::string>{"brute_force", "sweep_and_prune", "uniform_grid", "hybrid_grid",
-                                              "adaptive_grid", "automatic"}));
+                                              "adaptive_grid", "cluster_pairs", "automatic"}));
 }
 
 TEST_F(Cli, BenchWithoutVerifyReportsNull) {
