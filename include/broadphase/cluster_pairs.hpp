@@ -75,16 +75,35 @@ private:
     void cluster_list(const Tree& ta, const Tree& tb, int mode) {
         list_.clear();
         list_.push_back({0, 0});
+        std::size_t longest = 1;
         const int m = ta.group_size();
         for (int l = ta.height() - 1; l >= 1; --l) {
             next_.clear();
             kernel(m, ta.side(l), tb.side(l), list_.data(), list_.size(), mode,
                    [&](const Pair* p, std::size_t k) { next_.insert(next_.end(), p, p + k); });
-            detail::keep_headroom(next_);
             list_.swap(next_);
+            longest = std::max(longest, list_.size());
         }
-        detail::keep_headroom(list_);
+        // Both lists hold any level next frame (the levels swap them), with room to grow.
+        for (std::vector<Pair>* v : {&list_, &next_})
+            if (v->capacity() < longest + longest / 8 + 64) v->reserve(longest + longest / 4 + 256);
         cluster_pairs_ = list_.size();
+        by_first_cluster(ta.level(1).n);
+    }
+
+    /// Orders list_ by its pairs' first cluster (stable: a counting sort),
+    /// and keeps where each cluster's pairs start (starts_): threads take
+    /// runs of clusters, the same boxes from frame to frame, so each task's
+    /// pairs, and the memory they need, change little when the boxes move.
+    void by_first_cluster(std::size_t clusters) {
+        starts_.assign(clusters + 1, 0);
+        for (const Pair& p : list_) ++starts_[p.a + 1];
+        for (std::size_t c = 0; c < clusters; ++c) starts_[c + 1] += starts_[c];
+        next_.resize(list_.size());
+        for (const Pair& p : list_) next_[starts_[p.a]++] = p;  // starts_[c] becomes c's end
+        for (std::size_t c = clusters; c > 0; --c) starts_[c] = starts_[c - 1];
+        starts_[0] = 0;
+        list_.swap(next_);
     }
 
     /// The pairs of boxes of the listed cluster pairs [begin, end) into
@@ -99,18 +118,20 @@ private:
             kernel(ta.group_size(), sa, sb, list_.data() + t, std::min(chunk, end - t), mode, to_sink);
     }
 
-    /// The pairs of boxes of every listed cluster pair, in list order: in
-    /// contiguous stretches of the list on `threads` threads.
+    /// The pairs of boxes of every listed cluster pair, in list order: on
+    /// `threads` threads, each task the pairs of a run of first clusters.
     template <class Sink>
     void run_leaves(const Tree& ta, const Tree& tb, int mode, unsigned threads, Sink& sink) {
-        const std::size_t n = list_.size();
+        const std::size_t n = list_.size(), clusters = starts_.size() - 1;
         if (threads <= 1 || n < 2 * chunk) {
             leaf_pairs(ta, tb, mode, 0, n, sink);
             return;
         }
-        const std::size_t nt = detail::task_count(threads, n, chunk);
+        const std::size_t nt = detail::task_count(threads, clusters, 16);
         tasks_.run(threads, nt, sink, [&](std::size_t t, PairSink& s, unsigned) {
-            leaf_pairs(ta, tb, mode, detail::even_bound(n, nt, t), detail::even_bound(n, nt, t + 1), s);
+            const std::size_t begin = starts_[detail::even_bound(clusters, nt, t)];
+            const std::size_t end = starts_[detail::even_bound(clusters, nt, t + 1)];
+            leaf_pairs(ta, tb, mode, begin, end, s);
         });
     }
 
@@ -148,6 +169,7 @@ private:
 
     Tree a_, b_, built_;
     std::vector<Pair> list_, next_;
+    std::vector<std::uint32_t> starts_;  // per first cluster, where its pairs start in list_ (clusters + 1)
     detail::StatsScratch stats_;
     detail::TaskPairs tasks_;
     std::size_t cluster_pairs_ = 0;

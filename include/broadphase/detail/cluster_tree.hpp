@@ -270,12 +270,5 @@ private:
     RadixScratch radix_;
 };
 
-/// Reserves headroom in a list that was just filled, so that the next
-/// frame, a few entries longer, allocates nothing (as TaskPairs does).
-template <class V>
-inline void keep_headroom(V& v) {
-    if (v.capacity() < v.size() + v.size() / 8 + 64) v.reserve(v.size() + v.size() / 4 + 256);
-}
-
 }  // namespace detail
 }  // namespace broadphase
