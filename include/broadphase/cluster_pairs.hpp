@@ -3,9 +3,9 @@
 // clusters (the idea of GROMACS's nbnxm pair search, for boxes).
 //
 // The boxes are sorted by the Morton code of their centres and copied in
-// that order, struct of arrays; every M consecutive boxes are a cluster
-// (M = 16 where the AVX-512 kernel runs over float boxes, else 8), with
-// its bounding box. The clusters' boxes are grouped by M again, and so on
+// that order, struct of arrays; every M = 16 consecutive boxes are a
+// cluster (an AVX-512 register of floats; two AVX2 batches), with its
+// bounding box. The clusters' boxes are grouped by M again, and so on
 // up to one root box: a tree of fan-out M (detail/cluster_tree.hpp). The
 // pairs of clusters whose boxes overlap are found from the root down, a
 // level at a time, with the same kernel as the boxes: for a pair of groups,
@@ -47,8 +47,8 @@ class BasicClusterPairs : public detail::AlgorithmBase<BasicClusterPairs<T, D>, 
     using Side = detail::ClusterSide<T, D>;
 
 public:
-    /// Boxes a cluster: 8 or 16; 0 (the default) picks by SIMD level (16
-    /// for float boxes under AVX-512, else 8). The pairs are the same
+    /// Boxes a cluster: 8 or 16; 0 (the default) means 16 (see
+    /// detail::ClusterTree::default_group_size). The pairs are the same
     /// either way; their order is not.
     void set_cluster_size(int m) { forced_m_ = (m == 8 || m == 16) ? m : 0; }
 
@@ -60,7 +60,7 @@ private:
     /// Cluster pairs given to one kernel call: the stop test runs between calls.
     static constexpr std::size_t chunk = 256;
 
-    int cluster_size() const { return forced_m_ ? forced_m_ : Tree::default_group_size(); }
+    int cluster_size() const { return forced_m_ ? forced_m_ : Tree::default_group_size; }
 
     /// cluster_pair_hits for the tree's group size m.
     template <class Flush>
