@@ -190,19 +190,24 @@ private:
         while (bits_total < 32 && (std::size_t(1) << bits_total) < n * 8) ++bits_total;
         const int bits = std::max(1, std::min(D == 3 ? 10 : D == 2 ? 16 : 32 / D, bits_total / D + 1));
         const double cells = std::ldexp(1.0, bits);
-        double origin[D], scale[D];
+        // Cubic cells (one scale on every axis, the widest span's): with a
+        // scale per axis a flat or long scene (terrain, stretched40k) gets
+        // cells thin across its short axis, and clusters long across the
+        // others.
+        double origin[D], widest = 0;
         for (int k = 0; k < D; ++k) {
             const double span = s.center_hi[k] - s.center_lo[k];
-            origin[k] = s.center_lo[k] - 0.01 * span;
-            scale[k] = span > 0 && std::isfinite(span) ? cells / (1.02 * span) : 0.0;
+            if (std::isfinite(span)) widest = std::max(widest, span);
         }
+        const double scale = widest > 0 ? cells / (1.04 * widest) : 0.0;
+        for (int k = 0; k < D; ++k) origin[k] = s.center_lo[k] - 0.02 * widest;
         const double top = cells - 1;
         run_parts(n >= 65536 ? threads : 1u, n, [&](std::size_t, std::size_t first, std::size_t last) {
             for (std::size_t i = first; i < last; ++i) {
                 std::uint32_t key = 0;
                 for (int k = 0; k < D; ++k) {
                     const double c = 0.5 * static_cast<double>(v.lo[k][i]) + 0.5 * static_cast<double>(v.hi[k][i]);
-                    const auto q = clamped_cell<std::uint32_t>(c, origin[k], scale[k], 0.0, top);
+                    const auto q = clamped_cell<std::uint32_t>(c, origin[k], scale, 0.0, top);
                     key |= morton_spread<D>(q, bits) << k;
                 }
                 keys_[i] = key;
