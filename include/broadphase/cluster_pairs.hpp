@@ -112,7 +112,14 @@ private:
     void leaf_pairs(const Tree& ta, const Tree& tb, int mode, std::size_t begin, std::size_t end, S& sink) const {
         const Side sa = ta.side(0), sb = tb.side(0);
         auto to_sink = [&](const Pair* p, std::size_t k) {
-            for (std::size_t i = 0; i < k; ++i) sink(p[i].a, p[i].b);
+            if (sink.streams()) {
+                for (std::size_t i = 0; i < k; ++i) sink(p[i].a, p[i].b);
+                return;
+            }
+            // Into the vector as a block: room made once, no test a pair.
+            std::size_t granted = 0;
+            Pair* out = sink.extend(k, granted);
+            std::copy(p, p + granted, out);
         };
         for (std::size_t t = begin; t < end && !sink.stopped(); t += chunk)
             kernel(ta.group_size(), sa, sb, list_.data() + t, std::min(chunk, end - t), mode, to_sink);

@@ -1,7 +1,8 @@
-// The cluster-pair kernel (detail/cluster_tree.hpp), one copy per
-// instruction set: included by simd_kernels.ipp inside each copy's
-// namespace, where Batch, Mask, load, splat, le, operator&, bits, width and
-// BROADPHASE_SIMD_TARGET are that set's. No include guard, as there.
+// The cluster-pair kernel (detail/cluster_kernel.hpp says what it reports),
+// one copy per instruction set: included by simd_kernels.ipp inside each
+// copy's namespace, where Batch, Mask, load, splat, le, operator&, bits,
+// width, append_pairs and BROADPHASE_SIMD_TARGET are that set's. No include
+// guard, as there.
 //
 // A group is M consecutive entries of one level of a cluster tree (boxes, or
 // bounding boxes of the level below); for a pair of groups every entry of

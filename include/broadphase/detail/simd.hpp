@@ -129,42 +129,14 @@ inline std::int32_t scale_clamp_trunc(T x, T o, T s, T lim) {
     return clamped_cell<std::int32_t>(x, o, s, -lim, lim);
 }
 
-/// One side of a cluster-pair search (detail/cluster_tree.hpp): the entries
-/// of one level of a cluster tree (boxes, or the bounding boxes of the level
-/// below), cut into groups of M consecutive entries, and those groups'
-/// bounding boxes (the level above: its entry g bounds group g here). The
-/// arrays are readable to a multiple of M plus simd::width; lanes past
-/// entries.n are masked, whatever they hold.
-template <class T, int D>
-struct ClusterSide {
-    SoaView<T, D> entries;
-    SoaView<T, D> groups;
-    /// What an entry is reported as: ids[i] (readable to a multiple of M
-    /// plus 16), or, null, i itself.
-    const std::uint32_t* ids = nullptr;
-};
+}  // namespace detail
+}  // namespace broadphase
 
-/// Pairs a cluster kernel gathers before handing them on; its buffer holds
-/// this many plus a row's.
-constexpr std::size_t cluster_block = 256;
+// The cluster-pair kernel's types and scalar loops (they need SoaView and box_at).
+#include "cluster_kernel.hpp"
 
-/// cluster_pair_hits' modes: groups of two sets (every entry of one against
-/// every entry of the other); groups of one set, where a group with itself
-/// reports entry j after entry i only (j > i), or j >= i (the diagonal too:
-/// the upper levels of a tree, where entry i with itself is the pair of
-/// groups i, i below).
-constexpr int cluster_two_sets = 0, cluster_after_only = 1, cluster_diagonal = 2;
-
-/// The low n bits (n <= 32).
-BROADPHASE_SIMD_INLINE std::uint32_t cluster_lanes(std::size_t n) {
-    return n >= 32 ? ~0u : (1u << n) - 1u;
-}
-
-/// The lanes a group with itself keeps in row r: after r, or from r on.
-BROADPHASE_SIMD_INLINE std::uint32_t cluster_after(unsigned r, int mode) {
-    const std::uint32_t from_r = ~0u << r;
-    return mode == cluster_diagonal ? from_r : from_r << 1;
-}
+namespace broadphase {
+namespace detail {
 
 namespace simd {
 /// The most boxes any compiled kernel reads at once. Arrays that kernels
@@ -204,19 +176,6 @@ constexpr int width = 1;
 constexpr bool has_compress = false;
 BROADPHASE_SIMD_INLINE void append_hits(std::uint32_t m, std::size_t base, std::uint32_t* out, std::size_t& count) {
     for (; m; m &= m - 1) out[count++] = static_cast<std::uint32_t>(base + static_cast<std::size_t>(count_trailing_zeros(m)));
-}
-
-/// Appends the pair (a, b_l) for every set bit l of m to out[count...],
-/// lowest l first, b_l = b_ids[l] (or b_base + l when b_ids is null); with
-/// `ordered`, each as (min, max). The AVX-512 copy declares its own, a
-/// compress and no branch per pair.
-BROADPHASE_SIMD_INLINE void append_pairs(std::uint32_t m, std::uint32_t a, const std::uint32_t* b_ids,
-                                         std::uint32_t b_base, bool ordered, Pair* out, std::size_t& count) {
-    for (; m; m &= m - 1) {
-        const auto l = static_cast<std::uint32_t>(count_trailing_zeros(m));
-        const std::uint32_t b = b_ids ? b_ids[l] : b_base + l;
-        out[count++] = ordered && b < a ? Pair{b, a} : Pair{a, b};
-    }
 }
 
 #if defined(BROADPHASE_SIMD_HAS_SSE2)
@@ -324,12 +283,12 @@ BROADPHASE_SIMD_OP void append_pairs(std::uint32_t m, std::uint32_t a, const std
     // (lo[k], hi[k]) for k = 0..7, then 8..15: Pair's a and b in memory order.
     const __m512i first = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
     const __m512i second = _mm512_add_epi32(first, _mm512_set1_epi32(8));
-    const __m512i p0 = _mm512_permutex2var_epi32(lo, first, hi);
-    const __m512i p1 = _mm512_permutex2var_epi32(lo, second, hi);
     const auto m0 = static_cast<__mmask8>(m & 0xffu), m1 = static_cast<__mmask8>((m >> 8) & 0xffu);
-    _mm512_storeu_si512(static_cast<void*>(out + count), _mm512_maskz_compress_epi64(m0, p0));
+    _mm512_storeu_si512(static_cast<void*>(out + count),
+                        _mm512_maskz_compress_epi64(m0, _mm512_permutex2var_epi32(lo, first, hi)));
     count += static_cast<std::size_t>(__builtin_popcount(m0));
-    _mm512_storeu_si512(static_cast<void*>(out + count), _mm512_maskz_compress_epi64(m1, p1));
+    _mm512_storeu_si512(static_cast<void*>(out + count),
+                        _mm512_maskz_compress_epi64(m1, _mm512_permutex2var_epi32(lo, second, hi)));
     count += static_cast<std::size_t>(__builtin_popcount(m1));
 }
 #define BROADPHASE_SIMD_SCAN BROADPHASE_SIMD_TARGET inline
@@ -392,35 +351,6 @@ inline void sweep_pairs(const SoaView<T, D>& v, int axis, std::size_t first_end,
 template <class T>
 inline void scale_clamp_trunc(const T* x, std::size_t n, T o, T s, T lim, std::int32_t* out) {
     for (std::size_t i = 0; i < n; ++i) out[i] = detail::scale_clamp_trunc(x[i], o, s, lim);
-}
-
-template <int M, class T, int D, class Flush>
-inline void cluster_pair_hits(const ClusterSide<T, D>& side_a, const ClusterSide<T, D>& side_b, const Pair* pairs,
-                              std::size_t count, int mode, Flush& flush) {
-    const SoaView<T, D> ea = side_a.entries, eb = side_b.entries;
-    const bool ordered = mode != cluster_two_sets;
-    Pair buf[cluster_block + 32];
-    std::size_t held = 0;
-    for (std::size_t t = 0; t < count; ++t) {
-        const std::size_t g = pairs[t].a, h = pairs[t].b;
-        const std::size_t a0 = g * M, b0 = h * M;
-        const std::size_t na = std::min<std::size_t>(M, ea.n - a0), nb = std::min<std::size_t>(M, eb.n - b0);
-        const bool triangle = mode != cluster_two_sets && g == h;
-        const BasicBox<T, D> box_b = box_at(side_b.groups, h);
-        const std::uint32_t* b_ids = side_b.ids ? side_b.ids + b0 : nullptr;
-        for (std::size_t r = 0; r < na; ++r) {
-            const std::size_t i = a0 + r;
-            if (!triangle && !ea.overlaps(i, box_b)) continue;
-            const BasicBox<T, D> a = box_at(ea, i);
-            std::uint32_t m = 0;
-            for (std::size_t l = triangle ? (mode == cluster_diagonal ? r : r + 1) : 0; l < nb; ++l)
-                if (eb.overlaps(b0 + l, a)) m |= 1u << l;
-            const auto id = static_cast<std::uint32_t>(side_a.ids ? side_a.ids[i] : i);
-            append_pairs(m, id, b_ids, static_cast<std::uint32_t>(b0), ordered, buf, held);
-            if (held >= cluster_block) flush(static_cast<const Pair*>(buf), held), held = 0;
-        }
-    }
-    if (held) flush(static_cast<const Pair*>(buf), held);
 }
 
 template <class T, int D>
@@ -569,15 +499,9 @@ inline bool all_valid(const SoaView<T, D>& v, std::size_t begin, std::size_t end
 }
 
 /// Every pair of entries, one from each of two groups, whose boxes overlap,
-/// for each listed pair of groups (pairs[t].a of side_a, pairs[t].b of
-/// side_b; group g holds entries [g*M, g*M + M) that are below entries.n),
-/// reported as (side_a's id, side_b's id), or (min, max) of the two for a
-/// side with itself, through flush(const Pair*, count), a block of up to
-/// cluster_block + M at a time: pair by pair, then in increasing entry of
-/// side_a, then of side_b. `mode`: cluster_two_sets, or for a side with
-/// itself (side_a == side_b) cluster_after_only or cluster_diagonal for a
-/// group with itself. M x M tests a pair at most, a SIMD batch (or M / width)
-/// at a time.
+/// for each listed pair of groups (detail/cluster_kernel.hpp has the
+/// details and the row records they come in). M x M tests a pair at most,
+/// a SIMD batch (or M / width) at a time.
 template <int M, class T, int D, class Flush>
 BROADPHASE_SIMD_INLINE void cluster_pair_hits(const ClusterSide<T, D>& side_a, const ClusterSide<T, D>& side_b,
                                               const Pair* pairs, std::size_t count, int mode, Flush&& flush) {
