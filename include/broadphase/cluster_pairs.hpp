@@ -109,14 +109,18 @@ private:
     /// The pairs of boxes of the listed cluster pairs [begin, end) into
     /// `sink`, checking it between chunks.
     template <class S>
-    void leaf_pairs(const Tree& ta, const Tree& tb, int mode, std::size_t begin, std::size_t end, S& sink) const {
+    void leaf_pairs(const Tree& ta, const Tree& tb, int mode, std::size_t begin, std::size_t end, S& sink,
+                    bool blocks) const {
         const Side sa = ta.side(0), sb = tb.side(0);
         auto to_sink = [&](const Pair* p, std::size_t k) {
-            if (sink.streams()) {
+            if (!blocks || sink.streams()) {
                 for (std::size_t i = 0; i < k; ++i) sink(p[i].a, p[i].b);
                 return;
             }
-            // Into the vector as a block: room made once, no test a pair.
+            // Into the caller's vector as a block: room made once, no test
+            // a pair. (Not into a task's buffer: TaskPairs sizes those for
+            // the sink's own growth, in chunks, and the exact growth of
+            // extend() left too little headroom for the next frame.)
             std::size_t granted = 0;
             Pair* out = sink.extend(k, granted);
             std::copy(p, p + granted, out);
@@ -131,14 +135,14 @@ private:
     void run_leaves(const Tree& ta, const Tree& tb, int mode, unsigned threads, Sink& sink) {
         const std::size_t n = list_.size(), clusters = starts_.size() - 1;
         if (threads <= 1 || n < 2 * chunk) {
-            leaf_pairs(ta, tb, mode, 0, n, sink);
+            leaf_pairs(ta, tb, mode, 0, n, sink, true);
             return;
         }
         const std::size_t nt = detail::task_count(threads, clusters, 16);
         tasks_.run(threads, nt, sink, [&](std::size_t t, PairSink& s, unsigned) {
             const std::size_t begin = starts_[detail::even_bound(clusters, nt, t)];
             const std::size_t end = starts_[detail::even_bound(clusters, nt, t + 1)];
-            leaf_pairs(ta, tb, mode, begin, end, s);
+            leaf_pairs(ta, tb, mode, begin, end, s, false);
         });
     }
 
