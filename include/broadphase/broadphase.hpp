@@ -40,7 +40,7 @@ namespace broadphase {
 /// docs/choosing.md):
 /// - fewer than 192 boxes: brute force (no structure pays for its build);
 /// - fewer than 4,096: sweep and prune (a sort and a sweep, no tuning);
-/// - float boxes on a CPU with AVX2 or AVX-512, from 30,000 boxes, sizes
+/// - float boxes on a CPU with AVX2 or AVX-512, from 45,000 boxes, sizes
 ///   within 8x (99th percentile extent over the median on every axis),
 ///   spread evenly enough that the home-cell grid's fill is at least 0.5,
 ///   and boxes filling 0.3% to 25% of the volume their centres span
@@ -72,7 +72,7 @@ Algorithm choose_algorithm(const BasicBoxesView<T, D>& boxes, detail::StatsScrat
         within_8x = within_8x && s.extent_p99[k] <= 8 * s.extent_median[k];
     }
     const double fill = detail::HomeCellGrid<T, D>::estimated_plan(s).fill();
-    if (std::is_same_v<T, float> && n >= 30000 && within_8x && fill >= 0.5 && simd_level() >= SimdLevel::avx2) {
+    if (std::is_same_v<T, float> && n >= 45000 && within_8x && fill >= 0.5 && simd_level() >= SimdLevel::avx2) {
         const double solid = detail::volume_fraction(s);
         if (solid >= 0.003 && solid <= 0.25) return Algorithm::cluster_pairs;
     }
