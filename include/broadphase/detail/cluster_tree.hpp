@@ -203,15 +203,25 @@ private:
         for (int k = 0; k < D; ++k) origin[k] = s.center_lo[k] - 0.02 * widest;
         const double top = cells - 1;
         run_parts(n >= 65536 ? threads : 1u, n, [&](std::size_t, std::size_t first, std::size_t last) {
+            std::uint32_t* const keys = keys_.data();
             for (std::size_t i = first; i < last; ++i) {
-                std::uint32_t key = 0;
-                for (int k = 0; k < D; ++k) {
-                    const double c = 0.5 * static_cast<double>(v.lo[k][i]) + 0.5 * static_cast<double>(v.hi[k][i]);
-                    const auto q = clamped_cell<std::uint32_t>(c, origin[k], scale, 0.0, top);
-                    key |= morton_spread<D>(q, bits) << k;
-                }
-                keys_[i] = key;
+                keys[i] = 0;
                 ids_[i] = static_cast<std::uint32_t>(i);
+            }
+            // An axis at a time, plain loops the compiler vectorises:
+            // clamped_cell's rule (NaN to 0) spelt out, cell < 2^10.
+            for (int k = 0; k < D; ++k) {
+                const T* const lo = v.lo[k];
+                const T* const hi = v.hi[k];
+                const double o = origin[k];
+                for (std::size_t i = first; i < last; ++i) {
+                    const double c = 0.5 * static_cast<double>(lo[i]) + 0.5 * static_cast<double>(hi[i]);
+                    double t = (c - o) * scale;
+                    t = t > 0.0 ? t : 0.0;
+                    t = t < top ? t : top;
+                    const auto q = static_cast<std::uint32_t>(static_cast<std::int32_t>(t));
+                    keys[i] |= morton_spread<D>(q, bits) << k;
+                }
             }
         });
         radix_sort(keys_, ids_, radix_, threads);
