@@ -401,7 +401,8 @@ void register_all() {
         {"refined-mesh:100000", false}, {"spread-clusters:100000", false}, {"stadium:100000", false},
     };
     const Algorithm algorithms[] = {Algorithm::brute_force, Algorithm::sweep_and_prune, Algorithm::uniform_grid,
-                                    Algorithm::hybrid_grid, Algorithm::adaptive_grid, Algorithm::automatic};
+                                    Algorithm::hybrid_grid, Algorithm::adaptive_grid, Algorithm::cluster_pairs,
+                                    Algorithm::automatic};
 
     for (const SceneSpec& s : scene_list) {
         for (Algorithm a : algorithms) {

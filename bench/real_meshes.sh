@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Real triangle meshes through the CLI's mesh reader: the example meshes of
-# CGAL that Debian's libcgal-dev ships (data.tar.gz, not in this repository),
+# CGAL that Debian's libcgal-demo ships (data.tar.gz, found through
+# libcgal-dev's doc folder, a link to libcgal-demo's; not in this repository),
 # unpacked into build/cgal-data/, then either
 #   bench/choosing_bench.sh on them (default): each of our algorithms and
 #     automatic, writing docs/benchmarks/<machine>-automatic.csv; or
@@ -19,9 +20,10 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../scripts/common.sh"
 cd "$bp_repo_root"
 
-bp_ensure_deps libcgal-dev
+# libcgal-demo holds the archive: libcgal-dev alone leaves no data.tar.gz.
+bp_ensure_deps libcgal-dev libcgal-demo
 archive=/usr/share/doc/libcgal-dev/data.tar.gz
-[ -f "$archive" ] || { echo "error: $archive not found (libcgal-dev's example data)" >&2; exit 1; }
+[ -f "$archive" ] || { echo "error: $archive not found (libcgal-demo's example data)" >&2; exit 1; }
 data="build/cgal-data"
 if [ ! -d "$data/data/meshes" ]; then
     mkdir -p "$data"

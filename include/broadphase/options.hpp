@@ -19,12 +19,13 @@ enum class Algorithm {
     uniform_grid,
     hybrid_grid,
     adaptive_grid,
+    cluster_pairs,
 };
 
 /// Every concrete algorithm (all but `automatic`), in the order the docs list them.
 inline constexpr Algorithm concrete_algorithms[] = {Algorithm::brute_force, Algorithm::sweep_and_prune,
                                                     Algorithm::uniform_grid, Algorithm::hybrid_grid,
-                                                    Algorithm::adaptive_grid};
+                                                    Algorithm::adaptive_grid, Algorithm::cluster_pairs};
 
 /// The name of an algorithm: the enumerator's name ("automatic",
 /// "brute_force", ...), as the CLI, Python and the docs spell it.
@@ -36,6 +37,7 @@ inline const char* to_string(Algorithm a) {
         case Algorithm::uniform_grid: return "uniform_grid";
         case Algorithm::hybrid_grid: return "hybrid_grid";
         case Algorithm::adaptive_grid: return "adaptive_grid";
+        case Algorithm::cluster_pairs: return "cluster_pairs";
     }
     return "unknown";
 }

@@ -11,7 +11,7 @@ ArrayLike = npt.ArrayLike
 Pairs = npt.NDArray[np.uint32]
 Ids = npt.NDArray[np.uint32]
 OnInvalid = Literal["warn", "skip", "raise"]
-Algorithm = Literal["automatic", "brute_force", "sweep_and_prune", "uniform_grid", "hybrid_grid", "adaptive_grid"]
+Algorithm = Literal["automatic", "brute_force", "sweep_and_prune", "uniform_grid", "hybrid_grid", "adaptive_grid", "cluster_pairs"]
 ObjectType = Literal["dynamic", "static"]
 
 class InvalidBoxError(ValueError):

@@ -14,7 +14,7 @@ ALGORITHMS = ["automatic"] + broadphase.algorithms()
 
 
 def test_algorithm_names():
-    assert set(broadphase.algorithms()) == {"brute_force", "sweep_and_prune", "uniform_grid", "hybrid_grid", "adaptive_grid"}
+    assert set(broadphase.algorithms()) == {"brute_force", "sweep_and_prune", "uniform_grid", "hybrid_grid", "adaptive_grid", "cluster_pairs"}
     assert broadphase.default_threads() >= 1
 
 

@@ -333,7 +333,7 @@ protected:
 };
 
 const char* const all_algorithms[] = {"automatic", "brute_force", "sweep_and_prune", "uniform_grid", "hybrid_grid",
-                                      "adaptive_grid"};
+                                      "adaptive_grid", "cluster_pairs"};
 
 // ---------------------------------------------------------------- pairs
 
@@ -804,7 +804,7 @@ TEST_F(Cli, BenchAllAlgorithmsJson) {
         EXPECT_EQ(std::stoull(obj["pairs"]), expected_pairs) << line;
     }
     EXPECT_EQ(seen, (std::vector<std::string>{"brute_force", "sweep_and_prune", "uniform_grid", "hybrid_grid",
-                                              "adaptive_grid", "automatic"}));
+                                              "adaptive_grid", "cluster_pairs", "automatic"}));
 }
 
 TEST_F(Cli, BenchWithoutVerifyReportsNull) {
@@ -820,7 +820,7 @@ TEST_F(Cli, BenchWithoutVerifyReportsNull) {
 TEST_F(Cli, BenchAllSkipsBruteForceOnBigScenes) {
     const RunResult r = run({"bench", "uniform:50001", "--algorithm", "ours", "--frames", "1", "--json"});
     ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_EQ(lines_of(r.out).size(), 5u) << r.out;  // every algorithm but brute force, and automatic
+    EXPECT_EQ(lines_of(r.out).size(), 6u) << r.out;  // every algorithm but brute force, and automatic
     EXPECT_EQ(r.out.find("brute_force"), std::string::npos) << r.out;
     EXPECT_NE(r.err.find("brute_force skipped"), std::string::npos) << r.err;
 }
@@ -831,7 +831,7 @@ TEST_F(Cli, BenchHumanTableOnAFile) {
     const RunResult r = run({"bench", path("a.csv"), "--algorithm", "ours", "--frames", "3", "--verify"});
     ASSERT_EQ(r.status, 0) << r.err;
     const std::vector<std::string> lines = lines_of(r.out);
-    ASSERT_EQ(lines.size(), 8u) << r.out;  // title, column header, six rows
+    ASSERT_EQ(lines.size(), 9u) << r.out;  // title, column header, seven rows
     EXPECT_NE(lines[0].find("300 boxes"), std::string::npos) << r.out;
     EXPECT_NE(lines[1].find("median"), std::string::npos) << r.out;
     const std::string count = std::to_string(brute(boxes_of(rows)).size());
@@ -852,15 +852,15 @@ TEST_F(Cli, BenchAllRunsThePeersAfterOurs) {
     const RunResult r = run({"bench", "uniform:3000", "--algorithm", "all", "--frames", "1", "--verify", "--json"});
     ASSERT_EQ(r.status, 0) << r.err;
     const std::vector<std::string> lines = lines_of(r.out);
-    ASSERT_GE(lines.size(), 6u) << r.out;
-    ASSERT_LE(lines.size(), 9u) << r.out;
+    ASSERT_GE(lines.size(), 7u) << r.out;
+    ASSERT_LE(lines.size(), 10u) << r.out;
     for (std::size_t i = 0; i < lines.size(); ++i) {
         std::map<std::string, std::string> obj;
         ASSERT_TRUE(parse_flat_json(lines[i], obj)) << lines[i];
         EXPECT_EQ(obj["pairs"], expected_pairs) << lines[i];
         EXPECT_EQ(obj["verified"], "true") << lines[i];
-        EXPECT_EQ(obj.count("peer"), i < 6 ? 0u : 1u) << lines[i];
-        if (i < 6) continue;
+        EXPECT_EQ(obj.count("peer"), i < 7 ? 0u : 1u) << lines[i];
+        if (i < 7) continue;
         EXPECT_TRUE(obj["algorithm"] == "cgal" || obj["algorithm"] == "fcl" || obj["algorithm"] == "bullet-dbvt")
             << lines[i];
         EXPECT_EQ(obj["relation"], "equal") << lines[i];

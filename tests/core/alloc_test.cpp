@@ -114,7 +114,8 @@ void expect_no_allocations(const std::string& name, long count, const char* what
 
 const std::vector<Algorithm> kAllWithAuto = {Algorithm::automatic, Algorithm::brute_force,
                                              Algorithm::sweep_and_prune, Algorithm::uniform_grid,
-                                             Algorithm::hybrid_grid, Algorithm::adaptive_grid};
+                                             Algorithm::hybrid_grid, Algorithm::adaptive_grid,
+                                             Algorithm::cluster_pairs};
 
 /// dense20k with every box moved by up to `amount` on each axis.
 Boxes jittered(const Boxes& base, std::uint64_t seed, float amount) {

@@ -216,7 +216,8 @@ TEST(BoxesView, AlgorithmClassesTakeViews) {
 
 INSTANTIATE_TEST_SUITE_P(Views, BoxesViewTest,
                          ::testing::Values(Algorithm::automatic, Algorithm::brute_force, Algorithm::sweep_and_prune,
-                                           Algorithm::uniform_grid, Algorithm::hybrid_grid, Algorithm::adaptive_grid),
+                                           Algorithm::uniform_grid, Algorithm::hybrid_grid, Algorithm::adaptive_grid,
+                                           Algorithm::cluster_pairs),
                          ParamName());
 
 }  // namespace

@@ -57,6 +57,7 @@ TEST_P(BuiltinSceneTest, SelfPairsMatchBruteForce) {
     check_self_against<DirectOps<broadphase::UniformGrid>>("uniform_grid", boxes, want);
     check_self_against<DirectOps<broadphase::HybridGrid>>("hybrid_grid", boxes, want);
     check_self_against<DirectOps<broadphase::AdaptiveGrid>>("adaptive_grid", boxes, want);
+    check_self_against<DirectOps<broadphase::ClusterPairs>>("cluster_pairs", boxes, want);
     check_self_against<FinderOps<float, 3>>("PairFinder with Algorithm::automatic", boxes, want);
 }
 

@@ -86,7 +86,8 @@ TEST(QueryContract, Index) {
     bp::Boxes boxes;
     for (const bp::Box& b : kBoxes) boxes.push_back(b);
     for (bp::Algorithm a : {bp::Algorithm::brute_force, bp::Algorithm::sweep_and_prune, bp::Algorithm::uniform_grid,
-                            bp::Algorithm::hybrid_grid, bp::Algorithm::adaptive_grid, bp::Algorithm::automatic}) {
+                            bp::Algorithm::hybrid_grid, bp::Algorithm::adaptive_grid, bp::Algorithm::cluster_pairs,
+                            bp::Algorithm::automatic}) {
         SCOPED_TRACE(bp::to_string(a));
         bp::Index index;
         ASSERT_TRUE(index.build(boxes, a).ok());

@@ -107,7 +107,7 @@ TEST_P(FinderTest, StreamStopsAndBudgetsAtBlockEdges) {
 INSTANTIATE_TEST_SUITE_P(Differential, FinderTest,
                          ::testing::Values(Algorithm::automatic, Algorithm::brute_force, Algorithm::sweep_and_prune,
                                            Algorithm::uniform_grid, Algorithm::hybrid_grid,
-                                           Algorithm::adaptive_grid),
+                                           Algorithm::adaptive_grid, Algorithm::cluster_pairs),
                          ParamName());
 
 // ---------------------------------------------------------------------------

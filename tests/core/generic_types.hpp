@@ -180,7 +180,8 @@ void front_door_every_algorithm() {
     spoil(a, 2, 31);
     const Boxes_<T, D> b = slabs<T, D>(4);
     for (Algorithm algo : {Algorithm::automatic, Algorithm::brute_force, Algorithm::sweep_and_prune,
-                           Algorithm::uniform_grid, Algorithm::hybrid_grid, Algorithm::adaptive_grid}) {
+                           Algorithm::uniform_grid, Algorithm::hybrid_grid, Algorithm::adaptive_grid,
+                           Algorithm::cluster_pairs}) {
         SCOPED_TRACE(broadphase::to_string(algo));
         FrontDoorOps<T, D> front;
         front.algorithm = algo;
@@ -215,6 +216,7 @@ TypeCases type_cases(bool with_algorithms = true) {
             generic_case<broadphase::BasicUniformGrid<T, D>>("uniform_grid"),
             generic_case<broadphase::BasicHybridGrid<T, D>>("hybrid_grid"),
             generic_case<broadphase::BasicAdaptiveGrid<T, D>>("adaptive_grid"),
+            generic_case<broadphase::BasicClusterPairs<T, D>>("cluster_pairs"),
         };
     }
     out.front_door = {type_suffix<T, D>(), &front_door_every_algorithm<T, D>};

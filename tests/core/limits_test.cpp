@@ -66,7 +66,8 @@ constexpr std::uint64_t k2To32 = std::uint64_t(1) << 32;
 
 const std::vector<Algorithm> kAlgorithms = {Algorithm::automatic,    Algorithm::brute_force,
                                             Algorithm::sweep_and_prune, Algorithm::uniform_grid,
-                                            Algorithm::hybrid_grid,  Algorithm::adaptive_grid};
+                                            Algorithm::hybrid_grid,  Algorithm::adaptive_grid,
+                                            Algorithm::cluster_pairs};
 constexpr UpdateMode kModes[] = {UpdateMode::automatic, UpdateMode::rebuild,
                                  UpdateMode::multi_box_pruning, UpdateMode::grid, UpdateMode::enlarged};
 

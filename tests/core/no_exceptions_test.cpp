@@ -119,7 +119,8 @@ std::vector<bp::Pair> set_minus(const std::vector<bp::Pair>& a, const std::vecto
 }
 
 constexpr bp::Algorithm kAll[] = {bp::Algorithm::automatic,    bp::Algorithm::brute_force,  bp::Algorithm::sweep_and_prune,
-                                  bp::Algorithm::uniform_grid, bp::Algorithm::hybrid_grid,  bp::Algorithm::adaptive_grid};
+                                  bp::Algorithm::uniform_grid, bp::Algorithm::hybrid_grid,  bp::Algorithm::adaptive_grid,
+                                  bp::Algorithm::cluster_pairs};
 
 void pairs_every_algorithm() {
     const bp::Boxes a = random_boxes(700, 50, 6, 1), b = random_boxes(300, 50, 9, 2);

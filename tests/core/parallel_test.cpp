@@ -203,7 +203,7 @@ TEST(ThreadsBuiltinScenes, SameAsOneThread) {
         ASSERT_TRUE(broadphase_scenes::make_scene(name, boxes));
         broadphase::PairFinder finder;
         for (Algorithm a : {Algorithm::uniform_grid, Algorithm::hybrid_grid, Algorithm::sweep_and_prune,
-                            Algorithm::adaptive_grid, Algorithm::automatic}) {
+                            Algorithm::adaptive_grid, Algorithm::cluster_pairs, Algorithm::automatic}) {
             SCOPED_TRACE(broadphase::to_string(a));
             Options o;
             o.algorithm = a;

@@ -382,6 +382,108 @@ TEST_P(Kernels, AllValidFindsEachInvalidBox) {
     }
 }
 
+/// Group boxes of a Soa's boxes, M to a group, padded as a tree level is.
+struct ClusterLevel {
+    Soa entries;
+    std::vector<float> lo[3], hi[3];
+    std::vector<std::uint32_t> ids;
+    bd::SoaView<float, 3> groups;
+
+    ClusterLevel(const Boxes& b, std::size_t m, std::uint32_t id_base) : entries(padded(b, m)) {
+        entries.view.n = b.size();
+        const std::size_t groups_n = (b.size() + m - 1) / m;
+        for (int k = 0; k < 3; ++k) {
+            lo[k].assign(groups_n + 32, 0.0f);
+            hi[k].assign(groups_n + 32, 0.0f);
+            for (std::size_t g = 0; g < groups_n; ++g) {
+                lo[k][g] = b[g * m].min[k];
+                hi[k][g] = b[g * m].max[k];
+                for (std::size_t i = g * m; i < std::min(b.size(), g * m + m); ++i) {
+                    lo[k][g] = std::min(lo[k][g], b[i].min[k]);
+                    hi[k][g] = std::max(hi[k][g], b[i].max[k]);
+                }
+            }
+            groups.lo[k] = lo[k].data();
+            groups.hi[k] = hi[k].data();
+        }
+        groups.n = groups_n;
+        // Ids in reverse order past a base: (min, max) must reorder them.
+        ids.assign(groups_n * m + 32, 0u);
+        for (std::size_t i = 0; i < b.size(); ++i) ids[i] = id_base + static_cast<std::uint32_t>(b.size() - i);
+    }
+    bd::ClusterSide<float, 3> side(bool with_ids) const {
+        return {entries.view, groups, with_ids ? ids.data() : nullptr};
+    }
+    /// The boxes, then NaN boxes up to a whole group past the last: the kernels read whole groups.
+    static Boxes padded(const Boxes& b, std::size_t m) {
+        Boxes out = b;
+        const float nan = std::numeric_limits<float>::quiet_NaN();
+        while (out.size() % m || out.size() < b.size() + m) out.push_back(box3(nan, nan, nan, nan, nan, nan));
+        return out;
+    }
+};
+
+template <int M>
+void check_cluster_pair_hits(SimdLevel level, std::size_t na, std::size_t nb, std::uint64_t seed) {
+    const Boxes a = kernel_boxes(na, seed), b = kernel_boxes(nb, seed + 1000);
+    const ClusterLevel la(a, M, 0), lb(b, M, 5000);
+    for (const bool with_ids : {true, false}) {
+        for (const int mode : {bd::cluster_two_sets, bd::cluster_after_only, bd::cluster_diagonal}) {
+            const bool one_set = mode != bd::cluster_two_sets;
+            const ClusterLevel& second = one_set ? la : lb;
+            const Boxes& bb = one_set ? a : b;
+            const bd::ClusterSide<float, 3> sa = la.side(with_ids), sb = second.side(with_ids);
+            // Every pair of groups (one set: g <= h), and the expected pairs in the kernel's order.
+            std::vector<Pair> groups, want;
+            for (std::uint32_t g = 0; g < la.groups.n; ++g) {
+                for (std::uint32_t h = one_set ? g : 0; h < second.groups.n; ++h) {
+                    groups.push_back({g, h});
+                    for (std::size_t i = g * M; i < std::min(a.size(), std::size_t(g) * M + M); ++i) {
+                        for (std::size_t j = h * M; j < std::min(bb.size(), std::size_t(h) * M + M); ++j) {
+                            if (one_set && g == h && (j < i || (j == i && mode == bd::cluster_after_only))) continue;
+                            if (!overlap(a[i], bb[j])) continue;
+                            std::uint32_t x = with_ids ? sa.ids[i] : static_cast<std::uint32_t>(i);
+                            std::uint32_t y = with_ids ? sb.ids[j] : static_cast<std::uint32_t>(j);
+                            if (one_set && y < x) std::swap(x, y);
+                            want.push_back({x, y});
+                        }
+                    }
+                }
+            }
+            std::vector<Pair> got, copy;
+            std::size_t largest = 0;
+            auto to_got = [&](const Pair* p, std::size_t k) { got.insert(got.end(), p, p + k); };
+            auto to_copy = [&](const Pair* p, std::size_t k) {
+                largest = std::max(largest, k);
+                copy.insert(copy.end(), p, p + k);
+            };
+            bd::cluster_pair_hits<M>(sa, sb, groups.data(), groups.size(), mode, to_got);
+            BPTEST_COPY(level, cluster_pair_hits<M>(sa, sb, groups.data(), groups.size(), mode, to_copy))
+            const std::string what = "M=" + std::to_string(M) + " na=" + std::to_string(na) + " nb=" +
+                                     std::to_string(nb) + " mode=" + std::to_string(mode) +
+                                     (with_ids ? " ids" : " positions");
+            ASSERT_EQ(got, want) << what;
+            ASSERT_EQ(copy, want) << "this level's copy, " << what;
+            ASSERT_LE(largest, bd::cluster_block + M) << what;
+        }
+    }
+}
+
+// The cluster-pair kernel: tails of every length (lanes past the last box
+// masked, whatever they hold: NaN here), a group with itself (j > i, or
+// j >= i on the upper levels), groups of two sets, ids or positions, each
+// pair once, in the documented order.
+TEST_P(Kernels, ClusterPairHitsEveryTail) {
+    for (std::size_t na : {1, 2, 7, 8, 9, 15, 16, 17, 31, 45}) {
+        for (std::size_t nb : {1, 8, 13, 16, 33}) {
+            check_cluster_pair_hits<8>(GetParam(), na, nb, 200 + na * 7 + nb);
+            check_cluster_pair_hits<16>(GetParam(), na, nb, 300 + na * 7 + nb);
+        }
+    }
+    // Dense: every box overlapping every other, many blocks of pairs.
+    check_cluster_pair_hits<16>(GetParam(), 300, 200, 9);
+}
+
 #undef BPTEST_COPY
 #undef BPTEST_CASE_AVX512
 #undef BPTEST_CASE_AVX2

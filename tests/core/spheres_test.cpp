@@ -327,7 +327,8 @@ TEST(Spheres, BoxPathKeepsTouchingPairsNearZero) {
     const float xyz[6] = {-1, -3, -3, tiny, -3, -3};
     const float radii[2] = {1, 0};
     for (bp::Algorithm a : {bp::Algorithm::automatic, bp::Algorithm::brute_force, bp::Algorithm::sweep_and_prune,
-                            bp::Algorithm::uniform_grid, bp::Algorithm::hybrid_grid, bp::Algorithm::adaptive_grid}) {
+                            bp::Algorithm::uniform_grid, bp::Algorithm::hybrid_grid, bp::Algorithm::adaptive_grid,
+                            bp::Algorithm::cluster_pairs}) {
         bp::Options o;
         o.algorithm = a;
         std::vector<Pair> got;

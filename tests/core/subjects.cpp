@@ -30,6 +30,7 @@ std::vector<Info> subjects(const std::string& front_prefix) {
         direct("uniform_grid", type_tag<broadphase::UniformGrid>{}),
         direct("hybrid_grid", type_tag<broadphase::HybridGrid>{}),
         direct("adaptive_grid", type_tag<broadphase::AdaptiveGrid>{}),
+        direct("cluster_pairs", type_tag<broadphase::ClusterPairs>{}),
     };
     std::vector<Algorithm> front = {Algorithm::automatic};
     for (Algorithm a : all_algorithms()) front.push_back(a);

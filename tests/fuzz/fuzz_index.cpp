@@ -28,7 +28,8 @@ void run(FuzzedDataProvider& in) {
 
     static const Algorithm algorithms[] = {Algorithm::automatic,    Algorithm::brute_force,
                                            Algorithm::sweep_and_prune, Algorithm::uniform_grid,
-                                           Algorithm::hybrid_grid,  Algorithm::adaptive_grid};
+                                           Algorithm::hybrid_grid,  Algorithm::adaptive_grid,
+                                           Algorithm::cluster_pairs};
     for (Algorithm algo : algorithms) {
         broadphase::BasicIndex<T, D> index;
         opt.algorithm = algo;

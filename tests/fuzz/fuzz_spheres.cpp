@@ -68,7 +68,8 @@ void run(FuzzedDataProvider& in) {
 
     static const Algorithm algorithms[] = {Algorithm::automatic,    Algorithm::brute_force,
                                            Algorithm::sweep_and_prune, Algorithm::uniform_grid,
-                                           Algorithm::hybrid_grid,  Algorithm::adaptive_grid};
+                                           Algorithm::hybrid_grid,  Algorithm::adaptive_grid,
+                                           Algorithm::cluster_pairs};
     broadphase::SpherePairFinder finder;
     for (Algorithm algo : algorithms) {
         opt.algorithm = algo;

@@ -35,7 +35,7 @@ pairs   With one file, every overlapping pair (i, j), i < j, within it; with
                                 names it too; default: the first)
           -a, --algorithm NAME  automatic (default), brute_force,
                                 sweep_and_prune, uniform_grid, hybrid_grid,
-                                adaptive_grid
+                                adaptive_grid, cluster_pairs
           --sorted              sort the pairs by (i, j); otherwise the order
                                 is unspecified but the same on every run
                                 and for every thread count

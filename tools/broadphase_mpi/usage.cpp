@@ -29,7 +29,8 @@ pairs   What `broadphase pairs` does, with the work spread over the ranks:
           -o, --output FILE     where the pairs go (.npy or .csv)
           -a, --algorithm NAME  each rank's local algorithm: automatic
                                 (default), brute_force, sweep_and_prune,
-                                uniform_grid, hybrid_grid, adaptive_grid
+                                uniform_grid, hybrid_grid, adaptive_grid,
+                                cluster_pairs
           --sorted              sort the pairs by (i, j); otherwise they come
                                 in rank order, the same on every run for a
                                 given P

@@ -17,6 +17,7 @@
 #include <type_traits>
 
 #include "../boxes.hpp"
+#include "../pairs.hpp"
 #include "../simd.hpp"
 #include "box_rules.hpp"
 
@@ -127,6 +128,15 @@ template <class T>
 inline std::int32_t scale_clamp_trunc(T x, T o, T s, T lim) {
     return clamped_cell<std::int32_t>(x, o, s, -lim, lim);
 }
+
+}  // namespace detail
+}  // namespace broadphase
+
+// The cluster-pair kernel's types and scalar loops (they need SoaView and box_at).
+#include "cluster_kernel.hpp"
+
+namespace broadphase {
+namespace detail {
 
 namespace simd {
 /// The most boxes any compiled kernel reads at once. Arrays that kernels
@@ -256,6 +266,30 @@ BROADPHASE_SIMD_OP void append_hits(std::uint32_t m, std::size_t base, std::uint
     _mm512_storeu_si512(reinterpret_cast<void*>(out + count),
                         _mm512_maskz_compress_epi32(static_cast<__mmask16>(m), lanes));
     count += static_cast<std::size_t>(__builtin_popcount(m));
+}
+/// See detail::append_pairs: 16 pairs built in two registers (a with each
+/// lane's b, as (min, max) when `ordered`), the kept ones compressed and
+/// stored, 8 at a time (out has room for 16 past count).
+BROADPHASE_SIMD_OP void append_pairs(std::uint32_t m, std::uint32_t a, const std::uint32_t* b_ids,
+                                     std::uint32_t b_base, bool ordered, Pair* out, std::size_t& count) {
+    const __m512i lanes = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const __m512i b = b_ids ? _mm512_loadu_si512(static_cast<const void*>(b_ids))
+                            : _mm512_add_epi32(_mm512_set1_epi32(static_cast<int>(b_base)), lanes);
+    __m512i lo = _mm512_set1_epi32(static_cast<int>(a)), hi = b;
+    if (ordered) {
+        hi = _mm512_max_epu32(lo, b);
+        lo = _mm512_min_epu32(lo, b);
+    }
+    // (lo[k], hi[k]) for k = 0..7, then 8..15: Pair's a and b in memory order.
+    const __m512i first = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+    const __m512i second = _mm512_add_epi32(first, _mm512_set1_epi32(8));
+    const auto m0 = static_cast<__mmask8>(m & 0xffu), m1 = static_cast<__mmask8>((m >> 8) & 0xffu);
+    _mm512_storeu_si512(static_cast<void*>(out + count),
+                        _mm512_maskz_compress_epi64(m0, _mm512_permutex2var_epi32(lo, first, hi)));
+    count += static_cast<std::size_t>(__builtin_popcount(m0));
+    _mm512_storeu_si512(static_cast<void*>(out + count),
+                        _mm512_maskz_compress_epi64(m1, _mm512_permutex2var_epi32(lo, second, hi)));
+    count += static_cast<std::size_t>(__builtin_popcount(m1));
 }
 #define BROADPHASE_SIMD_SCAN BROADPHASE_SIMD_TARGET inline
 #include "simd_kernels.ipp"
@@ -462,6 +496,16 @@ inline void scale_clamp_trunc(const T* x, std::size_t n, T o, T s, T lim, std::i
 template <class T, int D>
 inline bool all_valid(const SoaView<T, D>& v, std::size_t begin, std::size_t end) {
     BROADPHASE_SIMD_DISPATCH(T, end - begin > short_run, all_valid(v, begin, end))
+}
+
+/// Every pair of entries, one from each of two groups, whose boxes overlap,
+/// for each listed pair of groups (detail/cluster_kernel.hpp has the
+/// details and the row records they come in). M x M tests a pair at most,
+/// a SIMD batch (or M / width) at a time.
+template <int M, class T, int D, class Flush>
+BROADPHASE_SIMD_INLINE void cluster_pair_hits(const ClusterSide<T, D>& side_a, const ClusterSide<T, D>& side_b,
+                                              const Pair* pairs, std::size_t count, int mode, Flush&& flush) {
+    BROADPHASE_SIMD_DISPATCH(T, true, cluster_pair_hits<M>(side_a, side_b, pairs, count, mode, flush))
 }
 
 #undef BROADPHASE_SIMD_DISPATCH

@@ -281,5 +281,7 @@ BROADPHASE_SIMD_TARGET inline bool all_valid(const SoaView<float, D>& v, std::si
     return true;
 }
 
+#include "cluster_kernel.ipp"
+
 #undef BROADPHASE_SIMD_SCAN
 #undef BROADPHASE_SIMD_TARGET

@@ -40,6 +40,22 @@ struct SceneStats {
     }
 };
 
+/// The share of the volume its boxes' centres span (1st to 99th
+/// percentile on each axis, at least a median box on each) that n median
+/// boxes fill: about 0.4-1.4 for packed volumes (piles, voxels, random
+/// boxes packed in a cube), 0.005-0.12 for surfaces (triangle meshes,
+/// terrains, scans), and below 0.002 for sparse or multi-scale clouds
+/// (docs/choosing.md). O(D).
+template <int D>
+double volume_fraction(const SceneStats<D>& s) {
+    double filled = static_cast<double>(s.n), spanned = 1;
+    for (int k = 0; k < D; ++k) {
+        filled *= s.extent_median[k];
+        spanned *= std::max(s.center_hi[k] - s.center_lo[k], s.extent_median[k]);
+    }
+    return spanned > 0 && std::isfinite(filled / spanned) ? filled / spanned : 0.0;
+}
+
 /// The k-th smallest value (partially reorders v). O(v.size()).
 inline double nth(std::vector<double>& v, std::size_t k) {
     std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());

@@ -34,7 +34,7 @@ int main() {
 
     // Every algorithm by name, through a reused PairFinder.
     broadphase::PairFinder finder;
-    for (const char* name : {"brute_force", "sweep_and_prune", "uniform_grid", "hybrid_grid", "adaptive_grid", "automatic"}) {
+    for (const char* name : {"brute_force", "sweep_and_prune", "uniform_grid", "hybrid_grid", "adaptive_grid", "cluster_pairs", "automatic"}) {
         broadphase::Options options;
         if (!broadphase::parse_algorithm(name, options.algorithm)) {
             std::printf("unknown algorithm name %s\n", name);
