@@ -267,7 +267,7 @@ private:
         const std::size_t per_thread = 8 * std::max<std::size_t>(options.min_boxes_per_thread, 1);
         if (!grid_.sort(spheres, frame, 0.0, options.threads, per_thread, rep.invalid_a, 2.0)) return false;
         const auto& s = grid_.summary();
-        if (!(s.rmax > 0) || s.rmax > 2 * (s.rsum / static_cast<double>(s.valid))) return false;
+        if (!(s.rmax > 0) || s.rmax > kHugeRadius || s.rmax > 2 * (s.rsum / static_cast<double>(s.valid))) return false;
         if (periodic && !grid_.one_image()) return false;
         bool exceeded = false;
         count = grid_.pairs(out, options.max_pairs, exceeded);
@@ -276,6 +276,15 @@ private:
         out.finish(count);
         return true;
     }
+
+    /// Radii past which (r_i + r_j)^2 may overflow to infinity, so that the
+    /// rule takes the pair whatever the distance (inf <= inf; "squares that
+    /// overflow compare as infinity", above): such a sphere's box is the
+    /// whole space (the box path), and the grid path is not taken. Below
+    /// it, (r_i + r_j)^2 <= 2^1022 is finite, and a pair the rule takes has
+    /// |D| <= r_i + r_j on every axis, within the boxes. (Found by the
+    /// Python fuzzer: r = 1e300 at -1e300 and a point at 1.)
+    static constexpr double kHugeRadius = 0x1p510;
 
     /// The spheres' boxes in float whatever the input precision (the broad
     /// phase runs at float speed; the rule filters in double): each bound,
@@ -305,6 +314,9 @@ private:
                         lo[k][i] = hi[k][i] = std::numeric_limits<float>::quiet_NaN();
                     } else if (std::isinf(c)) {
                         lo[k][i] = hi[k][i] = static_cast<float>(c);
+                    } else if (static_cast<double>(ri) > kHugeRadius) {
+                        lo[k][i] = -std::numeric_limits<float>::infinity();
+                        hi[k][i] = std::numeric_limits<float>::infinity();
                     } else {
                         const double cd = static_cast<double>(c);
                         const double rd = static_cast<double>(ri) * (1 + 0x1p-40);

@@ -337,6 +337,27 @@ TEST(Spheres, BoxPathKeepsTouchingPairsNearZero) {
     }
 }
 
+TEST(Spheres, HugeRadiiTakeEveryPairTheRuleTakes) {
+    // Found by the Python fuzzer: r = 1e300 at -1e300 and points at 1.
+    // (r_i + r_j)^2 overflows to infinity, so the rule takes the pairs
+    // (inf <= inf) although the spheres' boxes are apart. Every path must.
+    const double xyz[12] = {1, 1, 1, -1.0000000000009095e+300, -1.0000000000009095e+300, -1.0000000000009095e+300,
+                            1, 1, 1, 5e299, -3e299, 7e299};
+    const double radii[4] = {5e-324, 1e300, 0, 1e154};
+    for (bp::Algorithm a : bp::concrete_algorithms) {
+        for (bp::Algorithm which : {a, bp::Algorithm::automatic}) {
+            bp::Options o;
+            o.algorithm = which;
+            std::vector<Pair> got;
+            ASSERT_TRUE(bp::find_sphere_pairs(bp::sphere_rows(xyz, radii, 4), got, o).ok());
+            std::sort(got.begin(), got.end());
+            // The huge sphere (1) meets all three; 0 and 2 coincide; 3 (r = 1e154) and 0 or 2: no.
+            const std::vector<Pair> want = {{0, 1}, {0, 2}, {1, 2}, {1, 3}};
+            ASSERT_EQ(got, want) << bp::to_string(which);
+        }
+    }
+}
+
 TEST(Spheres, EmptyVectorRows) {
     // sphere_rows on an empty vector's data() (possibly null): no pointer
     // arithmetic on null (found by fuzz_spheres under UBSan), no pairs.

@@ -1,4 +1,4 @@
-// The cluster-pair kernel (detail/cluster_kernel.hpp says what it reports),
+// The cluster-pair kernel (detail/cluster_kernel_types.ipp says what it reports),
 // one copy per instruction set: included by simd_kernels.ipp inside each
 // copy's namespace, where Batch, Mask, load, splat, le, operator&, bits,
 // width, append_pairs and BROADPHASE_SIMD_TARGET are that set's. No include

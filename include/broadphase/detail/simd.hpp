@@ -133,7 +133,7 @@ inline std::int32_t scale_clamp_trunc(T x, T o, T s, T lim) {
 }  // namespace broadphase
 
 // The cluster-pair kernel's types and scalar loops (they need SoaView and box_at).
-#include "cluster_kernel.hpp"
+#include "cluster_kernel_types.ipp"
 
 namespace broadphase {
 namespace detail {
@@ -499,7 +499,7 @@ inline bool all_valid(const SoaView<T, D>& v, std::size_t begin, std::size_t end
 }
 
 /// Every pair of entries, one from each of two groups, whose boxes overlap,
-/// for each listed pair of groups (detail/cluster_kernel.hpp has the
+/// for each listed pair of groups (detail/cluster_kernel_types.ipp has the
 /// details and the row records they come in). M x M tests a pair at most,
 /// a SIMD batch (or M / width) at a time.
 template <int M, class T, int D, class Flush>
