@@ -34,7 +34,7 @@
 namespace broadphase {
 
 /// Picks the algorithm for one set from its size and a sample of it.
-/// O(1) past a fixed-size sample (a few microseconds); `scratch` is reused.
+/// O(1) past a fixed-size sample; `scratch` is reused.
 ///
 /// The rule, from measurements on this project's reference machine (see
 /// docs/choosing.md):
@@ -236,7 +236,7 @@ private:
 // Out of the class body, so not inline: where BROADPHASE_EXTERN_TEMPLATES
 // declares the specialisation extern (the compiled library), a translation
 // unit that calls them compiles a call, not the five algorithms behind it
-// (the quickstart, g++ 12 -O2: 7.0 -> 3.8 s of CPU). Header-only, they are
+// (measured: docs/measured-in-code.md#compile-times). Header-only, they are
 // instantiated where used, as before.
 template <class T, int D>
 Report BasicPairFinder<T, D>::find_pairs(view_type boxes, std::vector<Pair>& out, const Options& options) {

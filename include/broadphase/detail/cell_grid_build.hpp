@@ -359,8 +359,9 @@ inline void CellGrid<T, D>::sort_partition(std::size_t p, std::size_t local_nb, 
     }
     // The partition, in cache, in order of min on the sweep axis (a
     // stable radix sort), then counted out by bucket: each bucket is
-    // sorted for its sweep. (Sorting each bucket afterwards by
-    // comparison took 40% of the hybrid grid's time on uniform:100000.)
+    // sorted for its sweep: O(m) a pass, where sorting each bucket
+    // afterwards by comparison is O(m log m) and took most of the hybrid
+    // grid's time (measured: docs/measured-in-code.md#hybrid-grid).
     if (scratch.sweep_min.size() < m) resize_buffer(scratch.sweep_min, m);
     for (std::size_t t = 0; t < m; ++t) scratch.sweep_min[t] = scratch.tmp_records[t].lo[axis];
     sort_by_value(scratch.sweep_min.data(), m, scratch.sweep_order, scratch.sort);

@@ -39,8 +39,8 @@ typename CellGrid<T, D>::Params grid_params(int sweep_axis, double boxes_per_cel
 /// set's 99th-percentile box; at most a quarter of its boxes, past which
 /// a query scans them all). Sets of alike sizes: the larger is binned. Sets
 /// of different scales: the one with the larger boxes, whatever the counts
-/// (uniform grid: 1,628 ms to 1.13 ms on 12,514 cubes 25-200 wide against
-/// 29,162 2-8 wide, docs/choosing.md). O(D).
+/// (small boxes binned into cells fit for large ones crowd them; measured:
+/// docs/measured-in-code.md#two-sets). O(D).
 template <int D>
 bool bin_first_set(const SceneStats<D>& a, const SceneStats<D>& b) {
     auto cost = [](const SceneStats<D>& binned, const SceneStats<D>& queries) {
