@@ -6,7 +6,7 @@
 // it, then binned into the cells of the other axes by counting sort, which
 // keeps each cell in sweep order. Inside a cell, box i is tested only
 // against the boxes after it that start before it ends, SIMD-width at a
-// time. Pairs are reported in their owner cell (see detail/cell_grid.hpp).
+// time. Pairs are reported in their owner cell (see detail/hybrid_grid_core.hpp).
 //
 // Cost: O(n) sort and binning, plus the boxes that overlap on the sweep axis
 // within a cell. Cells can hold many boxes since the sweep prunes within
@@ -22,7 +22,7 @@ namespace broadphase {
 struct HybridGridPolicy {
     static constexpr bool home_cells = false;
     template <class T, int D>
-    static typename detail::CellGrid<T, D>::Params params(const detail::SoaView<T, D>& v,
+    static typename detail::HybridGridCore<T, D>::Params params(const detail::SoaView<T, D>& v,
                                                            detail::StatsScratch& scratch) {
         const int sweep = D > 1 ? detail::scene_stats(v, scratch).sparsest_axis() : 0;
         // Cells at least the 99th-percentile box wide: on clusters of many

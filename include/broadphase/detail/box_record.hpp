@@ -8,7 +8,7 @@
 
 #include "../boxes.hpp"
 #include "box_rules.hpp"
-#include "simd.hpp"
+#include "simd_dispatch.hpp"
 
 namespace broadphase {
 namespace detail {

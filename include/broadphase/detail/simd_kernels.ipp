@@ -1,6 +1,6 @@
 // The float kernels, written once and compiled once per instruction set.
 //
-// detail/simd.hpp includes this file several times, each time inside its own
+// detail/simd_dispatch.hpp includes this file several times, each time inside its own
 // namespace (detail::simd_sse2, simd_avx2, simd_avx512) after defining there
 // that set's inlined_copy, Batch, Mask, load, splat, le, operator&, bits and
 // scale_clamp_trunc_batch (and, for AVX-512, has_compress and append_hits;

@@ -35,14 +35,14 @@
 #include "large_box_sweep.hpp"
 #include "parallel.hpp"
 #include "radix_sort.hpp"
-#include "simd.hpp"
+#include "simd_dispatch.hpp"
 #include "stats.hpp"
 
 namespace broadphase {
 namespace detail {
 
 template <class T, int D>
-class HomeCellGrid {
+class UniformGridCore {
     static_assert(D >= 1 && D <= 3, "home cells index at most 3 axes");
     using View = SoaView<T, D>;
 
