@@ -1,7 +1,7 @@
-// The sparse linear adaptive grid (the structure of the article "Simple Fast
-// Adaptive Grid to Accelerate Collision Detection between AABB of Particles",
-// CodeProject, 2022): a root cell over
-// the data's bounds, split into 4x4x4 children (4^D in D dimensions) only
+// The adaptive grid's core: a sparse linear adaptive grid (the structure
+// of the article "Simple Fast Adaptive Grid to Accelerate Collision
+// Detection between AABB of Particles", CodeProject, 2022): a root cell
+// over the data's bounds, split into 4x4x4 children (4^D in D dimensions) only
 // where boxes are, level by level, into flat arrays.
 //
 // Coordinates are first quantised once per box to 30-bit integers by a

@@ -1,5 +1,9 @@
-// One algorithm class over HybridGridCore, shared by the uniform and the hybrid
-// grid; a policy says which axes are gridded and whether buckets are swept.
+// One algorithm class, shared by the uniform and the hybrid grid; a policy
+// says which axes are gridded and whether buckets are swept. The hybrid
+// grid is HybridGridCore with a sweep axis. The uniform grid finds the
+// pairs of one set by UniformGridCore (home cells), and those of two sets,
+// its queries and its sparse scenes by HybridGridCore with no sweep axis
+// (cells on every axis, owner cells, hashed).
 #pragma once
 
 #include <algorithm>

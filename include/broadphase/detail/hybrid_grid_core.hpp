@@ -1,4 +1,7 @@
-// The grid machinery the uniform and hybrid grids share.
+// The hybrid grid's core: hashed cells, each pair in its owner cell, and
+// the boxes of a cell swept on the one axis left out of the grid. With no
+// sweep axis (cells on every axis) it is also the uniform grid's structure
+// for two sets, queries and sparse scenes (grid_algorithm.hpp).
 //
 // Cells are cubes of side h on some of the axes (all of them for the
 // uniform grid; all but the sweep axis for the hybrid). Each box goes into

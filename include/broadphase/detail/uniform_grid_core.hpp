@@ -1,6 +1,6 @@
-// One home cell per box and a half stencil of neighbours (the grid search of
-// Taichi's DEM tutorial, for boxes, without world bounds): the uniform grid's pair
-// search when boxes are of similar size.
+// The uniform grid's core: one home cell per box and a half stencil of
+// neighbours (the grid search of Taichi's DEM tutorial, for boxes, without
+// world bounds), the uniform grid's pair search in one set.
 //
 // The cell side h is at least the extent of every "small" box on every axis,
 // so two overlapping small boxes have home cells (the cells of their min
