@@ -35,7 +35,7 @@
 
 #include <broadphase/broadphase.hpp>
 #include <broadphase/dynamic_tree.hpp>
-#include <broadphase_scenes/scenes.hpp>
+#include <broadphase_fixtures/scenes.hpp>
 
 #include <algorithm>
 #include <array>
@@ -64,7 +64,7 @@ const broadphase::Boxes& scene(const std::string& name) {
     auto it = cache.find(name);
     if (it == cache.end()) {
         broadphase::Boxes boxes;
-        if (!broadphase_scenes::make_scene(name, boxes)) {
+        if (!broadphase_fixtures::make_scene(name, boxes)) {
             std::fprintf(stderr, "unknown scene %s\n", name.c_str());
             std::abort();
         }
@@ -221,7 +221,7 @@ std::vector<Ray> rays_in(const broadphase::Boxes& boxes, float& side) {
         hi[k] = *std::max_element(boxes.max(k), boxes.max(k) + boxes.size());
     }
     side = std::max({hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]});
-    broadphase_scenes::Random r(77);
+    broadphase_fixtures::Random r(77);
     std::vector<Ray> rays(4096);
     for (Ray& ray : rays) {
         double d[3], len2 = 0;
@@ -267,7 +267,7 @@ void ray_cast_rays(benchmark::State& state, std::string scene_name, bool rebuilt
     std::vector<Ray> rays = rays_in(boxes, side);
     const float max_t = length == RayLength::long_ ? std::numeric_limits<float>::infinity() : side;
     if (length == RayLength::aimed) {
-        broadphase_scenes::Random r(78);
+        broadphase_fixtures::Random r(78);
         for (Ray& ray : rays) {
             const broadphase::Box b = boxes[std::size_t(r.below(boxes.size()))];
             double d[3], len2 = 0;

@@ -61,7 +61,7 @@ if [ -n "${SCENES:-}" ]; then
     read -r -a scenes <<<"$SCENES"
 else
     scenes=(sparse20k dense20k stretched40k clusters40k mixed20k uniform:1000000 identical:20000 pointclouds10k)
-    # The real-data scenes (scenes/include/broadphase_scenes/real_scenes.hpp), those this build lists.
+    # The real-data scenes (fixtures/include/broadphase_fixtures/real_scenes.hpp), those this build lists.
     listed="$("$cli" scenes | awk '{print $1}')"
     for kind in sphere-mesh torus-mesh terrain soup scan pile voxels hair refined-mesh spread-clusters stadium clusters; do
         if printf '%s\n' "$listed" | grep -qx "$kind:N"; then scenes+=("$kind:$real_n"); fi

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include <broadphase/broadphase.hpp>
-#include <broadphase_scenes/scenes.hpp>
+#include <broadphase_fixtures/scenes.hpp>
 #include <broadphase/spheres.hpp>
 
 namespace {
@@ -35,7 +35,7 @@ double median(std::vector<double> v) {
 
 /// 1M spheres of radius 0.5 at solid fraction 0.3, centres uniform in a cube.
 std::vector<double> sphere_centres(std::size_t n) {
-    broadphase_scenes::Random rng(17);
+    broadphase_fixtures::Random rng(17);
     const double side = std::cbrt(static_cast<double>(n) * 4.18879 * 0.125 / 0.3);
     std::vector<double> xyz(3 * n);
     for (double& v : xyz) v = rng.uniform(0, side);
@@ -64,7 +64,7 @@ int main(int argc, char** argv) {
         return 0;
     }
     const int rounds = argc > 1 ? std::atoi(argv[1]) : 7;
-    const bp::Boxes uniform = broadphase_scenes::uniform(1000000), dense = broadphase_scenes::dense20k();
+    const bp::Boxes uniform = broadphase_fixtures::uniform(1000000), dense = broadphase_fixtures::dense20k();
     const std::vector<double> xyz = sphere_centres(nspheres);
 
     struct Case {

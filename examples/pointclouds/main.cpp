@@ -21,13 +21,13 @@
 #include <vector>
 
 #include <broadphase/broadphase.hpp>
-#include <broadphase_scenes/scenes.hpp>
+#include <broadphase_fixtures/scenes.hpp>
 
 #include "narrow_phase.hpp"
 
 namespace {
 
-namespace bs = broadphase_scenes;
+namespace bs = broadphase_fixtures;
 using broadphase::Pair;
 using pointclouds::Narrow;
 

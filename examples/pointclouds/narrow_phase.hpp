@@ -3,7 +3,7 @@
 //
 // Two clouds collide when some point of one lies at distance strictly below 1
 // from some point of the other: |p - q| < 1. Clouds are the lattice clouds of
-// broadphase_scenes (125 points, x y z each, point i + 5j + 25k at offset
+// broadphase_fixtures (125 points, x y z each, point i + 5j + 25k at offset
 // 3 * (i + 5j + 25k)), with their exact AABBs (`bounds`) and broad-phase boxes
 // (`boxes`, the AABBs grown by 0.5: clouds can collide without their AABBs
 // overlapping, up to 1 apart).
@@ -49,14 +49,14 @@
 
 #include <broadphase/boxes.hpp>
 #include <broadphase/pairs.hpp>
-#include <broadphase_scenes/scenes.hpp>
+#include <broadphase_fixtures/scenes.hpp>
 
 namespace pointclouds {
 
 using broadphase::Box;
 using broadphase::Pair;
-using broadphase_scenes::cloud_points;
-using broadphase_scenes::cloud_side;
+using broadphase_fixtures::cloud_points;
+using broadphase_fixtures::cloud_side;
 
 enum class Narrow { lattice, pruned, brute };
 
@@ -157,7 +157,7 @@ inline float min_square_difference(const float* a, const float* b, int stride) {
 
 }  // namespace detail
 
-/// Two lattice clouds (see broadphase_scenes::make_point_cloud): the closest
+/// Two lattice clouds (see broadphase_fixtures::make_point_cloud): the closest
 /// pair's squared distance is the sum over the axes of the smallest squared
 /// coordinate difference. 75 differences at most, stops at the first axis
 /// where the clouds are 1 or more apart. O(1).
@@ -209,7 +209,7 @@ inline bool collide(Narrow kind, const float* a, const Box& box_a, const float* 
 /// The narrow phase of a frame: the candidate pairs (from the broad phase)
 /// whose clouds collide, in candidate order, into `out` (replaced; its memory
 /// is reused). O(candidates) times the narrow phase's cost.
-inline void colliding_pairs(Narrow kind, const broadphase_scenes::PointClouds& clouds,
+inline void colliding_pairs(Narrow kind, const broadphase_fixtures::PointClouds& clouds,
                             const std::vector<Pair>& candidates, std::vector<Pair>& out) {
     out.clear();
     const broadphase::Boxes& bounds = clouds.bounds;
@@ -236,7 +236,7 @@ inline void colliding_pairs(Narrow kind, const broadphase_scenes::PointClouds& c
 /// or more in float: such clouds cannot collide (see the top of this file), and
 /// the brute narrow phase on them costs the full 125^2. That keeps the O(n^2)
 /// reference affordable for thousands of clouds.
-inline void reference_colliding_pairs(const broadphase_scenes::PointClouds& clouds, bool skip_far,
+inline void reference_colliding_pairs(const broadphase_fixtures::PointClouds& clouds, bool skip_far,
                                       std::vector<Pair>& out) {
     out.clear();
     const std::size_t n = clouds.size();

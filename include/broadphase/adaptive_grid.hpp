@@ -9,7 +9,7 @@
 // clustered scenes and "teapot in stadium" outliers cost no tuning. Boxes
 // too big for a node's children stay in the node (residents) instead of
 // being copied into many small cells. Each pair is reported once, in the
-// cell holding the max of the two min corners (see detail/adaptive_tree.hpp).
+// cell holding the max of the two min corners (see detail/adaptive_grid_core.hpp).
 //
 // Cost: build O(n * levels) by counting sorts; all pairs: the instances of
 // each leaf among themselves (at most leaf_capacity of them, SIMD), plus
@@ -21,7 +21,7 @@
 #include <cstdint>
 #include <string>
 
-#include "detail/adaptive_tree.hpp"
+#include "detail/adaptive_grid_core.hpp"
 #include "detail/algorithm_base.hpp"
 
 namespace broadphase {
@@ -29,7 +29,7 @@ namespace broadphase {
 template <class T, int D>
 class BasicAdaptiveGrid : public detail::AlgorithmBase<BasicAdaptiveGrid<T, D>, T, D> {
     friend class detail::AlgorithmBase<BasicAdaptiveGrid<T, D>, T, D>;
-    using Tree = detail::AdaptiveTree<T, D>;
+    using Tree = detail::AdaptiveGridCore<T, D>;
     using View = detail::SoaView<T, D>;
 
 public:
@@ -54,7 +54,7 @@ private:
     }
 
     /// Two sets: build over the larger, query it with the smaller as one
-    /// batch (Morton order, see AdaptiveTree::query_batch).
+    /// batch (Morton order, see AdaptiveGridCore::query_batch).
     template <class Sink>
     void cross_impl(const View& a, const View& b, Sink& sink) {
         if (a.n == 0 || b.n == 0) return;
@@ -86,7 +86,7 @@ private:
         built_.query(q, emit);
     }
 
-    /// Batches run in spatial order (see AdaptiveTree::query_batch).
+    /// Batches run in spatial order (see AdaptiveGridCore::query_batch).
     template <class Sink>
     void query_batch_impl(const View& queries, Sink& sink, unsigned threads) const {
         built_.query_batch(queries, sink, threads);

@@ -34,7 +34,7 @@
 namespace broadphase {
 
 /// Picks the algorithm for one set from its size and a sample of it.
-/// O(1) past a fixed-size sample (a few microseconds); `scratch` is reused.
+/// O(1) past a fixed-size sample; `scratch` is reused.
 ///
 /// The rule, from measurements on this project's reference machine (see
 /// docs/choosing.md):
@@ -42,13 +42,13 @@ namespace broadphase {
 /// - fewer than 4,096: sweep and prune (a sort and a sweep, no tuning);
 /// - float boxes on a CPU with AVX2 or AVX-512, from 45,000 boxes, sizes
 ///   within 8x (99th percentile extent over the median on every axis),
-///   spread evenly enough that the home-cell grid's fill is at least 0.5,
+///   spread evenly enough that the uniform grid's fill is at least 0.5,
 ///   and boxes filling 0.3% to 25% of the volume their centres span
 ///   (detail::volume_fraction: surfaces, not volumes, nor sparse clouds):
 ///   cluster pairs: triangle meshes at any size, scans, several meshes in
 ///   one list;
 /// - box sizes alike (99th percentile extent within 4x the median on every
-///   axis) and dense enough that the home-cell grid's cells nearly fit the
+///   axis) and dense enough that the uniform grid's cells nearly fit the
 ///   boxes (its memory budget of 8 cells a box would not stretch them past
 ///   1/0.75 of the box extent, as guessed from the sample; from 2^19
 ///   boxes, where a grid larger than the caches costs more, 1/0.9, or 1/0.5
@@ -71,7 +71,7 @@ Algorithm choose_algorithm(const BasicBoxesView<T, D>& boxes, detail::StatsScrat
         one_size = one_size && s.extent_p99[k] <= 1.25 * s.extent_median[k];
         within_8x = within_8x && s.extent_p99[k] <= 8 * s.extent_median[k];
     }
-    const double fill = detail::HomeCellGrid<T, D>::estimated_plan(s).fill();
+    const double fill = detail::UniformGridCore<T, D>::estimated_plan(s).fill();
     if (std::is_same_v<T, float> && n >= 45000 && within_8x && fill >= 0.5 && simd_level() >= SimdLevel::avx2) {
         const double solid = detail::volume_fraction(s);
         if (solid >= 0.003 && solid <= 0.25) return Algorithm::cluster_pairs;
@@ -236,7 +236,7 @@ private:
 // Out of the class body, so not inline: where BROADPHASE_EXTERN_TEMPLATES
 // declares the specialisation extern (the compiled library), a translation
 // unit that calls them compiles a call, not the five algorithms behind it
-// (the quickstart, g++ 12 -O2: 7.0 -> 3.8 s of CPU). Header-only, they are
+// (measured: docs/measured-in-code.md#compile-times). Header-only, they are
 // instantiated where used, as before.
 template <class T, int D>
 Report BasicPairFinder<T, D>::find_pairs(view_type boxes, std::vector<Pair>& out, const Options& options) {

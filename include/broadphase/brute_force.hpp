@@ -11,7 +11,7 @@
 
 #include "boxes.hpp"
 #include "detail/algorithm_base.hpp"
-#include "detail/simd.hpp"
+#include "detail/simd_dispatch.hpp"
 
 namespace broadphase {
 

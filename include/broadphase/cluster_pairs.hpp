@@ -34,7 +34,7 @@
 #include "boxes.hpp"
 #include "detail/algorithm_base.hpp"
 #include "detail/cluster_tree.hpp"
-#include "detail/simd.hpp"
+#include "detail/simd_dispatch.hpp"
 #include "detail/stats.hpp"
 
 namespace broadphase {

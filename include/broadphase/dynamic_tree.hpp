@@ -130,7 +130,7 @@ public:
     /// Small values keep the tree shallow but blind to space: with slack 1
     /// (a plain AVL rule) the area ratio of 100,000 uniform boxes was 7,900
     /// against 186 at the default 12 and 184 with rotations only, and queries
-    /// 100x slower (docs/dynamic_tree.md). A huge value leaves only the
+    /// far slower (measured: docs/measured-in-code.md\#dynamic-tree). A huge value leaves only the
     /// area-driven rotations (as Box2D v3), whose height is unbounded in
     /// mixed-size scenes (105 levels for 4,000 boxes in the tests' mixed
     /// scene; 30 with the default). Must be >= 1; else false and unchanged.

@@ -6,13 +6,13 @@
 // it, then binned into the cells of the other axes by counting sort, which
 // keeps each cell in sweep order. Inside a cell, box i is tested only
 // against the boxes after it that start before it ends, SIMD-width at a
-// time. Pairs are reported in their owner cell (see detail/cell_grid.hpp).
+// time. Pairs are reported in their owner cell (see detail/hybrid_grid_core.hpp).
 //
 // Cost: O(n) sort and binning, plus the boxes that overlap on the sweep axis
 // within a cell. Cells can hold many boxes since the sweep prunes within
 // them, so one cell size suits uneven densities and mixed sizes far better
 // than the uniform grid; against a plain sweep it prunes the two other axes
-// too. Measured the fastest on clustered, dense and mixed scenes here.
+// too. The fastest on clustered, dense and mixed scenes in docs/choosing.md.
 #pragma once
 
 #include "detail/grid_algorithm.hpp"
@@ -22,13 +22,13 @@ namespace broadphase {
 struct HybridGridPolicy {
     static constexpr bool home_cells = false;
     template <class T, int D>
-    static typename detail::CellGrid<T, D>::Params params(const detail::SoaView<T, D>& v,
+    static typename detail::HybridGridCore<T, D>::Params params(const detail::SoaView<T, D>& v,
                                                            detail::StatsScratch& scratch) {
         const int sweep = D > 1 ? detail::scene_stats(v, scratch).sparsest_axis() : 0;
         // Cells at least the 99th-percentile box wide: on clusters of many
         // scales the occupancy target would fit the densest cluster's
-        // small boxes and leave the wide ones large (spread-clusters:100000
-        // 15.4 -> 11.9 ms, at 10^6 530 -> 175; docs/choosing.md).
+        // small boxes and leave the wide ones large (spread-clusters;
+        // measured: docs/measured-in-code.md#hybrid-grid).
         return detail::grid_params<T, D>(sweep, /*boxes_per_cell=*/512, /*min_cell_extents=*/4, /*max_cells=*/9,
                                          /*min_cell_p99=*/1);
     }

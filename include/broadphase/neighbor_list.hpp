@@ -195,9 +195,8 @@ public:
     /// centre), then the rest in input order. Reordering the particles'
     /// arrays by it (x'[k] = x[order[k]], velocities and radii alike), as
     /// LAMMPS and HOOMD sort their atoms every so many steps, makes later
-    /// builds read and write memory in streams instead of at random: on 1M
-    /// random spheres (solid fraction 0.3, 2-core EPYC) a build took
-    /// 240-260 ms in random order and 210-220 ms sorted. Empty before the
+    /// builds read and write memory in streams instead of at random
+    /// (measured: docs/measured-in-code.md\#cell-list-and-neighbour-lists). Empty before the
     /// first build; the identity after a build that sorted nothing (a bad
     /// cell, out of memory). O(n).
     std::vector<std::uint32_t> spatial_order() const {
@@ -344,7 +343,7 @@ private:
         // in input order, so that the writes stream, and read each row's
         // count and place (one line, fetched a few particles ahead) and
         // then its entries (fetched ahead too): two random lines a
-        // particle (1M random spheres: offsets and copy 83 -> 26 ms).
+        // particle (measured: docs/measured-in-code.md#cell-list-and-neighbour-lists).
         const auto& ids = grid_.ids();
         const auto& where = grid_.where();
         constexpr std::uint32_t none = ~std::uint32_t(0);

@@ -39,9 +39,9 @@ struct PairSortScratch {
 /// or particles) sorted by b: O(K + n). Fewer pairs than n / 8 (a scene's
 /// changed pairs among all its objects) are radix sorted as (a, b) packed
 /// in 64 bits, 12 bits a pass: O(K) per pass, 3 passes below 2^18 ids
-/// (std::sort took 0.3 ms for the 9,000 pairs of 1,000 movers in a pile of
-/// 100,000). Under 256 pairs: std::sort. Every sorted output of the
-/// library comes from here.
+/// (std::sort's O(K log K) showed there; measured:
+/// docs/measured-in-code.md\#pairs-sorting-and-the-sink). Under 256 pairs:
+/// std::sort. Every sorted output of the library comes from here.
 inline void sort_pairs(Pair* pairs, std::size_t k, std::size_t n, PairSortScratch& scratch) {
     if (k < 256) {
         std::sort(pairs, pairs + k);
@@ -373,7 +373,8 @@ private:
     // inlined into the algorithms' loops (with the refill inlined, GCC
     // called operator() for every pair), and so that the loops keep their
     // registers for the hot path (without `cold`, GCC 12 spilled the brute
-    // force's SIMD loop to the stack around the call: 1.5x slower).
+    // force's SIMD loop to the stack around the call; measured:
+    // docs/measured-in-code.md#pairs-sorting-and-the-sink).
 #if defined(__GNUC__) || defined(__clang__)
     __attribute__((noinline, cold))
 #endif

@@ -81,6 +81,12 @@ namespace broadphase {
 /// Which axes wrap around, and their periods: period[k] > 0 makes axis k
 /// periodic with that period, 0 leaves it open. The period is a value of T,
 /// the boxes' scalar type.
+///
+/// Two types, one for each kind of question (docs/periodic.md): a
+/// PeriodicDomain (axis-aligned periods, any D, in T, answers exact in T)
+/// is what box and sphere pairs take; a PeriodicCell (3-D cell vectors in
+/// double, triclinic allowed, an MD code's cell) is what a NeighborList
+/// takes. PeriodicCell::of(domain) turns the first into the second.
 template <class T, int D>
 struct BasicPeriodicDomain {
     static_assert(std::is_floating_point<T>::value, "BasicPeriodicDomain: float or double");

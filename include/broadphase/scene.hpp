@@ -34,15 +34,16 @@
 // - grid: each object in the cell of its min corner, each changed one
 //   querying the cells around it (detail/scene/incremental_grid.hpp);
 // - multi_box_pruning: regions with sorted entries
-//   (detail/scene/multi_box_pruning.hpp); slower than the grid up to 10%
-//   changed, up to 1.2x faster past it, and it does not mind crowds;
+//   (detail/scene/multi_box_pruning.hpp); slower than the grid while few
+//   objects change, faster past that, and it does not mind crowds
+//   (measured: docs/measured-in-code.md#scene);
 // - enlarged: each object keeps its candidates, the objects whose enlarged
 //   boxes (grown by its motion) overlap its own; a changed object still
 //   inside its enlarged box re-tests them and touches no structure, one
 //   that left it is placed again in a grid of enlarged boxes
 //   (detail/scene/enlarged_bounds.hpp). Chosen by the user: it wins where
-//   movers stay inside (1.2-1.5x the grid on sparse boxes moved by small
-//   steps) and loses where they leave it every few frames (docs/scene.md);
+//   movers stay inside (sparse boxes moved by small steps) and loses
+//   where they leave it every few frames (measured: docs/measured-in-code.md#scene);
 // - rebuild: every pair from scratch by the best one-shot algorithm
 //   (PairFinder: the automatic choice, all threads).
 // automatic is two rules: (1) follow the changes while that is expected to
@@ -54,8 +55,8 @@
 // filled, so automatic moves between them without filling one again, until
 // one has followed changes of a quarter of the objects without running (it
 // is then dropped: following had cost about a fill). (A tree engine and an
-// incremental sweep and prune were removed: 3-15x slower than the grid on
-// every replay, docs/scene.md.)
+// incremental sweep and prune were removed: slower than the grid on
+// every replay; measured: docs/measured-in-code.md#scene.)
 // All end with the events: while few objects changed (kPartnerShare), the
 // changed objects' pairs now against their pairs before, read from each
 // object's list of partners, so an update costs what changed, not the K
@@ -212,8 +213,7 @@ public:
     /// Adds n objects of one type at once; ids_out[i] gets boxes[i]'s id.
     /// O(n), the memory for all of them made once. A static world is added
     /// this way: the next update() builds the statics' index in bulk (see
-    /// "Statics" at the top of this file; 2 million tiles: about 0.5 s
-    /// with that update, docs/scene.md).
+    /// "Statics" at the top of this file; measured: docs/measured-in-code.md\#scene).
     void add(const box_type* boxes, std::size_t n, Id* ids_out, ObjectType type = ObjectType::dynamic_object) {
         const std::size_t fresh = n > free_.size() ? n - free_.size() : 0;
         if (fresh > 0 && fits_indices(std::uint64_t(objects_.size()) + fresh)) reserve_objects(objects_.size() + fresh);
@@ -386,10 +386,10 @@ public:
     /// Share of the dynamic objects changed past which UpdateMode::automatic
     /// rebuilds rather than following the changes, for objects holding
     /// `partners` pairs each on average (2 x pairs / dynamic objects).
-    /// From two costs fitted on the replays of docs/scene.md (one thread):
-    /// the grid spends about 0.22 + 0.14 x partners us a changed object, a
-    /// rebuild about 0.046 + 0.013 x partners us an object; the share where
-    /// they meet is 21% with no partners, 14% at 2, 11% at 8 (a pile).
+    /// The ratio of two costs linear in `partners`, fitted on the replays
+    /// (measured: docs/measured-in-code.md\#scene): a rebuild's an object over the
+    /// grid's a changed object. It is 21% with no partners, 14% at 2, 11%
+    /// at 8 (a pile).
     static double rebuild_share(double partners) { return (1 + 0.28 * partners) / (4.8 + 3 * partners); }
     /// Crowding (detail::IncrementalGrid::crowding) past which automatic
     /// follows the changes by multi box pruning instead of the grid, until

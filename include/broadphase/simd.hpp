@@ -1,6 +1,6 @@
 // Which instruction set the box-test kernels run on, chosen at run time.
 //
-// Every algorithm spends most of its time in a few kernels (detail/simd.hpp)
+// Every algorithm spends most of its time in a few kernels (detail/simd_dispatch.hpp)
 // that test one box against a run of boxes several at a time. On x86 with
 // GCC or Clang each kernel is compiled three times, for AVX-512 (16 boxes
 // an instruction), AVX2 (8) and SSE2 (4), and the first kernel call picks
@@ -23,7 +23,7 @@
 #include <cstdlib>
 #include <cstring>
 
-// Which kernel variants this compiler builds (see detail/simd.hpp):
+// Which kernel variants this compiler builds (see detail/simd_dispatch.hpp):
 //   BROADPHASE_SIMD_RUNTIME   all three, chosen by cpuid at run time
 //   BROADPHASE_SIMD_HAS_xxx   that variant is compiled
 //   BROADPHASE_NO_SIMD        none: the scalar loops only
@@ -139,7 +139,7 @@ inline SimdLevel initialise() noexcept {
 }
 
 /// The level in use: a load and a predictable branch, inlined (GCC leaves
-/// it a call in big callers otherwise: 4% of a grid's time).
+/// it a call in big callers otherwise; measured: docs/measured-in-code.md\#simd-kernels).
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif

@@ -24,7 +24,7 @@
 #include "boxes.hpp"
 #include "detail/algorithm_base.hpp"
 #include "detail/radix_sort.hpp"
-#include "detail/simd.hpp"
+#include "detail/simd_dispatch.hpp"
 #include "detail/stats.hpp"
 
 namespace broadphase {

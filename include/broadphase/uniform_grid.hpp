@@ -5,7 +5,7 @@
 // All pairs in one set: one home cell per box (the cell of its min corner),
 // cells at least as big as the boxes, so a box meets only its own cell, the
 // next one along x and three cells of each of four rows ahead: 14 cells, each
-// pair tested once, no de-duplication (detail/home_cell_grid.hpp). The few
+// pair tested once, no de-duplication (detail/uniform_grid_core.hpp). The few
 // boxes bigger than a cell are matched apart. Cost: O(n + cells) to bin,
 // plus about 14 cells' boxes tested per box. The grid's cells are capped at
 // 8 per box, so a scene whose boxes are far apart in clusters would get
@@ -14,7 +14,7 @@
 // (the automatic choice sends such scenes to the hybrid grid).
 //
 // Two sets and queries: each box goes into every cell it touches and a pair
-// is reported only in its owner cell (detail/cell_grid.hpp); cells are
+// is reported only in its owner cell (detail/hybrid_grid_core.hpp); cells are
 // hashed into a table sized to the boxes, so empty space costs nothing.
 //
 // Wins on boxes of similar sizes: meshes, scans, piles, lattices, uniform
@@ -27,10 +27,10 @@
 namespace broadphase {
 
 struct UniformGridPolicy {
-    /// All pairs in one set: one home cell per box (detail/home_cell_grid.hpp).
+    /// All pairs in one set: one home cell per box (detail/uniform_grid_core.hpp).
     static constexpr bool home_cells = true;
     template <class T, int D>
-    static typename detail::CellGrid<T, D>::Params params(const detail::SoaView<T, D>&, detail::StatsScratch&) {
+    static typename detail::HybridGridCore<T, D>::Params params(const detail::SoaView<T, D>&, detail::StatsScratch&) {
         return detail::grid_params<T, D>(-1, /*boxes_per_cell=*/8, /*min_cell_extents=*/2, /*max_cells=*/27);
     }
 };

@@ -1,6 +1,6 @@
 """broadphase: every overlapping pair among axis-aligned boxes, exactly once.
 
-A header-only C++17 library on numpy arrays. Boxes are (N, 6) arrays with
+The C++17 library on numpy arrays. Boxes are (N, 6) arrays with
 rows ``minx miny minz maxx maxy maxz``, or (N, 4) arrays of 2-D boxes with
 rows ``minx miny maxx maxy``; pairs come back as (K, 2) uint32 arrays (the
 library's indices are 32-bit: half the memory of int64 pairs; a set of more

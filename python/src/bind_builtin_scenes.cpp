@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include <broadphase_scenes/scenes.hpp>
+#include <broadphase_fixtures/scenes.hpp>
 
 namespace broadphase_python {
 namespace {
@@ -15,11 +15,11 @@ py::array builtin_scene(const std::string& name) {
     bool ok;
     {
         py::gil_scoped_release nogil;
-        ok = broadphase_scenes::make_scene(name, boxes);
+        ok = broadphase_fixtures::make_scene(name, boxes);
     }
     if (!ok) {
         std::string names;
-        for (const auto& n : broadphase_scenes::scene_names()) names += (names.empty() ? "" : ", ") + n;
+        for (const auto& n : broadphase_fixtures::scene_names()) names += (names.empty() ? "" : ", ") + n;
         raise_value("unknown scene '" + name + "'; one of " + names);
     }
     py::array_t<float> a({static_cast<py::ssize_t>(boxes.size()), py::ssize_t(6)});

@@ -7,18 +7,18 @@
 #include <stdexcept>
 #include <utility>
 
-#include <broadphase_scenes/scenes.hpp>
+#include <broadphase_fixtures/scenes.hpp>
 
 namespace particles {
 namespace {
 
 constexpr double pi = 3.14159265358979323846;
 
-/// The built-in scenes' splitmix64 (broadphase_scenes/random.hpp), its state
+/// The built-in scenes' splitmix64 (broadphase_fixtures/random.hpp), its state
 /// started from the seed scrambled as the simulation always has: fixed seeds
 /// make the starting state a pure function of the Config.
-broadphase_scenes::Random seeded_random(std::uint64_t seed) {
-    return broadphase_scenes::Random(seed * 0x9E3779B97F4A7C15ull + 0x2545F4914F6CDD1Dull);
+broadphase_fixtures::Random seeded_random(std::uint64_t seed) {
+    return broadphase_fixtures::Random(seed * 0x9E3779B97F4A7C15ull + 0x2545F4914F6CDD1Dull);
 }
 
 /// The float nearest below (above) v: bounding boxes rounded outwards, so a
@@ -131,7 +131,7 @@ Simulation::Simulation(const Config& config) : cfg_(config) {
     // sphere per cell at a random place inside it, random radius, random
     // velocity; the top layer's cells are drawn at random.
     const std::size_t n = cfg_.n;
-    broadphase_scenes::Random rng = seeded_random(cfg_.seed);
+    broadphase_fixtures::Random rng = seeded_random(cfg_.seed);
     const std::size_t cx = std::max<std::size_t>(1, static_cast<std::size_t>(box_.x / s));
     const std::size_t cz = std::max<std::size_t>(1, static_cast<std::size_t>(box_.z / s));
     const std::size_t per_layer = cx * cz;

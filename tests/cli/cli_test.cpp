@@ -26,7 +26,7 @@
 #include <vector>
 
 #include <broadphase/broadphase.hpp>
-#include <broadphase_scenes/scenes.hpp>
+#include <broadphase_fixtures/scenes.hpp>
 
 #ifndef BROADPHASE_CLI_PATH
 #error "BROADPHASE_CLI_PATH must name the broadphase executable"
@@ -170,7 +170,7 @@ std::vector<Pair> sorted(std::vector<Pair> v) {
 
 /// Random rows, float-exact, with plenty of overlaps.
 std::vector<double> random_rows(std::size_t n, std::uint64_t seed) {
-    const Boxes b = broadphase_scenes::random_boxes(n, seed, 0, 20, 0, 6);
+    const Boxes b = broadphase_fixtures::random_boxes(n, seed, 0, 20, 0, 6);
     std::vector<double> rows;
     for (std::size_t i = 0; i < b.size(); ++i) {
         const broadphase::Box x = b[i];
@@ -754,9 +754,9 @@ TEST_F(Cli, UnwritableOutputFailsWithOneLine) {
 TEST_F(Cli, ScenesListsEveryScene) {
     const RunResult r = run({"scenes"});
     ASSERT_EQ(r.status, 0) << r.err;
-    for (const std::string& name : broadphase_scenes::scene_names()) {
+    for (const std::string& name : broadphase_fixtures::scene_names()) {
         EXPECT_NE(r.out.find(name), std::string::npos) << name;
-        EXPECT_NE(r.out.find(broadphase_scenes::describe(name)), std::string::npos) << name;
+        EXPECT_NE(r.out.find(broadphase_fixtures::describe(name)), std::string::npos) << name;
     }
     EXPECT_NE(r.out.find("20004"), std::string::npos) << r.out;  // dense20k's count
     EXPECT_EQ(run({"scenes", "extra"}).status, 2);
@@ -786,7 +786,7 @@ TEST_F(Cli, BenchJsonDense20kVerifies) {
 
 TEST_F(Cli, BenchAllAlgorithmsJson) {
     broadphase::Boxes scene;
-    ASSERT_TRUE(broadphase_scenes::make_scene("uniform:3000", scene));
+    ASSERT_TRUE(broadphase_fixtures::make_scene("uniform:3000", scene));
     const std::size_t expected_pairs = brute(scene).size();
     const RunResult r =
         run({"bench", "uniform:3000", "--algorithm", "ours", "--frames", "2", "--threads", "3", "--verify", "--json"});
@@ -847,7 +847,7 @@ TEST_F(Cli, BenchHumanTableOnAFile) {
 // all of cgal, fcl, bullet-dbvt), each verified equal to brute force.
 TEST_F(Cli, BenchAllRunsThePeersAfterOurs) {
     broadphase::Boxes scene;
-    ASSERT_TRUE(broadphase_scenes::make_scene("uniform:3000", scene));
+    ASSERT_TRUE(broadphase_fixtures::make_scene("uniform:3000", scene));
     const std::string expected_pairs = std::to_string(brute(scene).size());
     const RunResult r = run({"bench", "uniform:3000", "--algorithm", "all", "--frames", "1", "--verify", "--json"});
     ASSERT_EQ(r.status, 0) << r.err;
@@ -894,7 +894,7 @@ TEST_F(Cli, BenchOnePeerOrACleanRefusal) {
 // --save-boxes writes the scene as float32 .npy, bit for bit: its pairs are the scene's.
 TEST_F(Cli, BenchSaveBoxesWritesTheScene) {
     broadphase::Boxes scene;
-    ASSERT_TRUE(broadphase_scenes::make_scene("uniform:2000", scene));
+    ASSERT_TRUE(broadphase_fixtures::make_scene("uniform:2000", scene));
     RunResult r = run({"bench", "uniform:2000", "--save-boxes", path("u.npy")});
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_EQ(r.out, "");
@@ -1000,7 +1000,7 @@ std::string check_query_json(const std::string& line, const std::string& scene, 
 
 TEST_F(Cli, BenchQueriesJsonVerifies) {
     broadphase::Boxes scene;
-    ASSERT_TRUE(broadphase_scenes::make_scene("uniform:2000", scene));
+    ASSERT_TRUE(broadphase_fixtures::make_scene("uniform:2000", scene));
     const std::uint64_t hits = expected_query_hits(scene);
     EXPECT_GT(hits, 2000u);  // every box hits itself, and some hit others
     const RunResult r = run({"bench", "uniform:2000", "--queries", "--frames", "2", "--verify", "--json"});
@@ -1019,7 +1019,7 @@ TEST_F(Cli, BenchQueriesJsonVerifies) {
 
 TEST_F(Cli, BenchQueriesAllAlgorithmsJson) {
     broadphase::Boxes scene;
-    ASSERT_TRUE(broadphase_scenes::make_scene("uniform:2000", scene));
+    ASSERT_TRUE(broadphase_fixtures::make_scene("uniform:2000", scene));
     const std::uint64_t hits = expected_query_hits(scene);
     const RunResult r = run({"bench", "uniform:2000", "--queries", "--algorithm", "all", "--frames", "1", "--verify",
                              "--json"});
@@ -1406,7 +1406,7 @@ TEST_F(Cli, StdinAndStdoutMistakesAreUsageErrors) {
 
 TEST_F(Cli, BenchReadsStdinAndSavesBoxesToStdout) {
     broadphase::Boxes scene;
-    ASSERT_TRUE(broadphase_scenes::make_scene("uniform:1000", scene));
+    ASSERT_TRUE(broadphase_fixtures::make_scene("uniform:1000", scene));
     RunResult r = run({"bench", "uniform:1000", "--save-boxes", "-", "--format", "npy"});
     ASSERT_EQ(r.status, 0) << r.err;
     write_file(path("u.npy"), r.out);

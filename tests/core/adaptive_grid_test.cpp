@@ -10,7 +10,7 @@
 
 #include <broadphase/adaptive_grid.hpp>
 #include <broadphase/brute_force.hpp>
-#include <broadphase_scenes/scenes.hpp>
+#include <broadphase_fixtures/scenes.hpp>
 
 #include "differential.hpp"
 #include "test_scenes.hpp"
@@ -93,7 +93,7 @@ TEST(AdaptiveGrid, InvariantsOnAdversarialScenes) {
 TEST(AdaptiveGrid, InvariantsOnBuiltinScenes) {
     for (const char* name : {"sparse20k", "dense20k", "stretched40k", "clusters40k", "mixed20k"}) {
         Boxes b;
-        ASSERT_TRUE(broadphase_scenes::make_scene(name, b));
+        ASSERT_TRUE(broadphase_fixtures::make_scene(name, b));
         AdaptiveGrid g;
         ASSERT_EQ(g.build(b).status, Status::ok);
         EXPECT_EQ(g.built_tree().validate(), "") << name;
@@ -151,7 +151,7 @@ TEST(AdaptiveGrid, IndexOnAdversarialScenes) {
 
 // Far outliers ("teapot in stadium") are kept, whatever the bulk's size.
 TEST(AdaptiveGrid, FarOutliersNeverDropped) {
-    Boxes b = broadphase_scenes::uniform(3000, 9);
+    Boxes b = broadphase_fixtures::uniform(3000, 9);
     b.push_back(box3(1e6f, 1e6f, 1e6f, 1e6f + 1, 1e6f + 1, 1e6f + 1));
     b.push_back(box3(1e6f + 0.5f, 1e6f, 1e6f, 1e6f + 2, 1e6f + 1, 1e6f + 1));
     b.push_back(box3(-3e38f, -3e38f, -3e38f, -3e38f, -3e38f, -3e38f));

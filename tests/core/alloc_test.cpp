@@ -15,7 +15,7 @@
 #include <new>
 
 #include <broadphase/scene.hpp>
-#include <broadphase_scenes/scenes.hpp>
+#include <broadphase_fixtures/scenes.hpp>
 #include <broadphase/spheres.hpp>
 #include <broadphase/neighbor_list.hpp>
 
@@ -90,7 +90,7 @@ void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcep
 namespace bptest {
 namespace {
 
-namespace bs = broadphase_scenes;
+namespace bs = broadphase_fixtures;
 
 #ifdef BPTEST_ASAN
 #define BPTEST_SKIP_UNDER_ASAN() GTEST_SKIP() << "AddressSanitizer replaces operator new itself: allocations not counted"

@@ -4,14 +4,14 @@
 // naming the algorithm in each failure.
 #include <cmath>
 
-#include <broadphase_scenes/scenes.hpp>
+#include <broadphase_fixtures/scenes.hpp>
 
 #include "differential.hpp"
 
 namespace bptest {
 namespace {
 
-namespace bs = broadphase_scenes;
+namespace bs = broadphase_fixtures;
 using broadphase::sort_pairs;
 
 class BuiltinSceneTest : public ::testing::TestWithParam<std::string> {

@@ -35,7 +35,7 @@
 
 #include <broadphase/broadphase.hpp>
 #include <broadphase/scene.hpp>
-#include <broadphase_scenes/scenes.hpp>
+#include <broadphase_fixtures/scenes.hpp>
 
 #include "differential.hpp"
 #include "reference.hpp"
@@ -59,7 +59,7 @@ using broadphase::Boxes;
 using broadphase::ObjectType;
 using broadphase::Scene;
 using broadphase::UpdateMode;
-using broadphase_scenes::Random;
+using broadphase_fixtures::Random;
 
 constexpr bool kSanitized = BPTEST_SANITIZED != 0;
 constexpr std::uint64_t k2To32 = std::uint64_t(1) << 32;
@@ -871,7 +871,7 @@ TEST(Limits, CeilingIs2To32Minus2) {
 struct HugeSpanPolicy {
     static constexpr bool home_cells = false;
     template <class T, int D>
-    static typename broadphase::detail::CellGrid<T, D>::Params params(const broadphase::detail::SoaView<T, D>&,
+    static typename broadphase::detail::HybridGridCore<T, D>::Params params(const broadphase::detail::SoaView<T, D>&,
                                                                       broadphase::detail::StatsScratch&) {
         return broadphase::detail::grid_params<T, D>(-1, /*boxes_per_cell=*/0.001, /*min_cell_extents=*/1,
                                                       /*max_cells=*/std::uint64_t(1) << 62);

@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include <broadphase_scenes/motion.hpp>
+#include <broadphase_fixtures/motion.hpp>
 
 namespace {
 
-namespace motion = broadphase_scenes::motion;
+namespace motion = broadphase_fixtures::motion;
 using broadphase::Box;
 using broadphase::ObjectType;
 

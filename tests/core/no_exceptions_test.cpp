@@ -192,7 +192,7 @@ void budgets_and_callbacks() {
 struct HugeSpanPolicy {
     static constexpr bool home_cells = false;
     template <class T, int D>
-    static typename bp::detail::CellGrid<T, D>::Params params(const bp::detail::SoaView<T, D>&,
+    static typename bp::detail::HybridGridCore<T, D>::Params params(const bp::detail::SoaView<T, D>&,
                                                               bp::detail::StatsScratch&) {
         return bp::detail::grid_params<T, D>(-1, 0.001, 1, std::uint64_t(1) << 62);
     }

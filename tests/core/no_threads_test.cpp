@@ -12,7 +12,7 @@
 #include <vector>
 
 #include <broadphase/broadphase.hpp>
-#include <broadphase_scenes/scenes.hpp>
+#include <broadphase_fixtures/scenes.hpp>
 #include <broadphase/spheres.hpp>
 
 namespace {
@@ -24,7 +24,7 @@ TEST(NoThreads, OneThreadWhateverIsAsked) {
 }
 
 TEST(NoThreads, SamePairsAsBruteForce) {
-    const broadphase::Boxes boxes = broadphase_scenes::mixed(5000);
+    const broadphase::Boxes boxes = broadphase_fixtures::mixed(5000);
     broadphase::Options o;
     o.sorted = true;
     o.algorithm = broadphase::Algorithm::brute_force;
@@ -44,7 +44,7 @@ TEST(NoThreads, SamePairsAsBruteForce) {
 
 TEST(NoThreads, SpherePairsOnOneThread) {
     // The sphere grid and its box path: the same pairs whatever is asked.
-    broadphase_scenes::Random rng(5);
+    broadphase_fixtures::Random rng(5);
     std::vector<double> xyz(3 * 20000);
     for (double& v : xyz) v = rng.uniform(0, 40);
     broadphase::Options o;

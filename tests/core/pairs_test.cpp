@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <memory>
 
-#include <broadphase_scenes/scenes.hpp>
+#include <broadphase_fixtures/scenes.hpp>
 
 #include "differential.hpp"
 #include "test_scenes.hpp"
@@ -15,7 +15,7 @@
 namespace bptest {
 namespace {
 
-namespace bs = broadphase_scenes;
+namespace bs = broadphase_fixtures;
 
 class PairsTest : public ::testing::TestWithParam<PairSubjectInfo> {
 protected:

@@ -18,9 +18,9 @@
 #include <vector>
 
 #include <broadphase/broadphase.hpp>
-#include <broadphase/detail/adaptive_tree.hpp>
+#include <broadphase/detail/adaptive_grid_core.hpp>
 #include <broadphase/detail/radix_sort.hpp>
-#include <broadphase_scenes/scenes.hpp>
+#include <broadphase_fixtures/scenes.hpp>
 
 #include "differential.hpp"
 #include "reference.hpp"
@@ -200,7 +200,7 @@ TEST(ThreadsBuiltinScenes, SameAsOneThread) {
     for (const char* name : {"clusters40k", "mixed20k", "pointclouds10k"}) {
         SCOPED_TRACE(name);
         Boxes boxes;
-        ASSERT_TRUE(broadphase_scenes::make_scene(name, boxes));
+        ASSERT_TRUE(broadphase_fixtures::make_scene(name, boxes));
         broadphase::PairFinder finder;
         for (Algorithm a : {Algorithm::uniform_grid, Algorithm::hybrid_grid, Algorithm::sweep_and_prune,
                             Algorithm::adaptive_grid, Algorithm::cluster_pairs, Algorithm::automatic}) {
@@ -223,15 +223,15 @@ TEST(ThreadsBuiltinScenes, SameAsOneThread) {
 // cut into slices of 8,192 boxes): the tree, node for node and instance for
 // instance, must be the one a single thread builds, and valid.
 TEST(ThreadsAdaptiveTree, SameTreeForEveryThreadCount) {
-    using Tree = broadphase::detail::AdaptiveTree<float, 3>;
+    using Tree = broadphase::detail::AdaptiveGridCore<float, 3>;
     std::vector<std::pair<std::string, Boxes>> scenes;
     for (const char* name : {"clusters40k", "mixed20k"}) {
         Boxes b;
-        ASSERT_TRUE(broadphase_scenes::make_scene(name, b));
+        ASSERT_TRUE(broadphase_fixtures::make_scene(name, b));
         scenes.emplace_back(name, b);
     }
-    scenes.emplace_back("identical9000", broadphase_scenes::identical(9000));  // one leaf, from slices (tree only)
-    scenes.emplace_back("uniform30000", broadphase_scenes::uniform(30000));
+    scenes.emplace_back("identical9000", broadphase_fixtures::identical(9000));  // one leaf, from slices (tree only)
+    scenes.emplace_back("uniform30000", broadphase_fixtures::uniform(30000));
     for (const auto& [name, boxes] : scenes) {
         SCOPED_TRACE(name);
         const auto view = broadphase::detail::SoaView<float, 3>::of(boxes);
@@ -268,7 +268,7 @@ TEST(ThreadsAdaptiveTree, SameTreeForEveryThreadCount) {
 TEST(ThreadsRadixSort, SameStableOrderForEveryThreadCount) {
     for (std::uint32_t distinct : {1u, 7u, 1000u, 0xffffffffu}) {
         SCOPED_TRACE(distinct);
-        broadphase_scenes::Random rng(distinct);
+        broadphase_fixtures::Random rng(distinct);
         const std::size_t n = 200000;
         std::vector<std::uint32_t> keys0(n), values0(n);
         for (std::size_t i = 0; i < n; ++i) {

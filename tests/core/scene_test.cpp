@@ -16,7 +16,7 @@
 #include <vector>
 
 #include <broadphase/scene.hpp>
-#include <broadphase_scenes/scenes.hpp>
+#include <broadphase_fixtures/scenes.hpp>
 
 namespace {
 
@@ -60,7 +60,7 @@ struct Oracle {
 /// identical boxes), points, huge ones, far outliers, an offset, and now
 /// and then an invalid one.
 template <class T, int D>
-broadphase::BasicBox<T, D> random_box(broadphase_scenes::Random& r, double offset) {
+broadphase::BasicBox<T, D> random_box(broadphase_fixtures::Random& r, double offset) {
     broadphase::BasicBox<T, D> b;
     const int kind = static_cast<int>(r.below(20));
     for (int k = 0; k < D; ++k) {
@@ -80,7 +80,7 @@ broadphase::BasicBox<T, D> random_box(broadphase_scenes::Random& r, double offse
 /// Queries on the scene against a scan of the live objects' boxes.
 template <class T, int D>
 void check_queries(const broadphase::BasicScene<T, D>& scene, const std::vector<std::uint32_t>& live,
-                   broadphase_scenes::Random& r, double offset) {
+                   broadphase_fixtures::Random& r, double offset) {
     using Box = broadphase::BasicBox<T, D>;
     for (int q = 0; q < 4; ++q) {
         const Box box = random_box<T, D>(r, offset);
@@ -116,7 +116,7 @@ void run_sequence(std::uint64_t seed, int steps, double offset, unsigned threads
                   broadphase::UpdateMode mode = broadphase::UpdateMode::automatic, bool fat = false) {
     using Scene = broadphase::BasicScene<T, D>;
     using Id = typename Scene::Id;
-    broadphase_scenes::Random r(seed);
+    broadphase_fixtures::Random r(seed);
     Scene scene;
     broadphase::Options o;
     o.threads = threads;
@@ -226,7 +226,7 @@ void run_shares(std::uint64_t seed, broadphase::UpdateMode mode,
     using Scene = broadphase::Scene;
     using Id = Scene::Id;
     using Box = broadphase::Box;
-    broadphase_scenes::Random r(seed);
+    broadphase_fixtures::Random r(seed);
     Scene scene;
     scene.set_update_mode(mode);
     auto box_near = [&](double x, double y, double z) {
@@ -311,7 +311,7 @@ TEST(Scene, AutomaticFollowsTheTwoRules) {
     EXPECT_NEAR(Scene::rebuild_share(0), 0.21, 0.01);
     EXPECT_NEAR(Scene::rebuild_share(8), 0.11, 0.01);
     for (double p = 0; p < 64; p += 0.5) EXPECT_GE(Scene::rebuild_share(p), Scene::rebuild_share(p + 0.5));
-    broadphase_scenes::Random r(5);
+    broadphase_fixtures::Random r(5);
     auto moved_share = [&](Scene& scene, const std::vector<Id>& ids, double share) {
         for (std::size_t i = 0; i < ids.size(); ++i) {
             if (r.uniform(0, 1) >= share) continue;
@@ -436,7 +436,7 @@ void run_crowd(std::uint64_t seed, broadphase::UpdateMode mode, int frames) {
     using Scene = broadphase::BasicScene<T, D>;
     using Id = typename Scene::Id;
     using Box = broadphase::BasicBox<T, D>;
-    broadphase_scenes::Random r(seed);
+    broadphase_fixtures::Random r(seed);
     Scene scene;
     scene.set_update_mode(mode);
     std::vector<Id> live;
@@ -517,7 +517,7 @@ void run_open_world(std::uint64_t seed, broadphase::UpdateMode mode, unsigned th
     using Scene = broadphase::Scene;
     using Id = Scene::Id;
     using Box = broadphase::Box;
-    broadphase_scenes::Random r(seed);
+    broadphase_fixtures::Random r(seed);
     Scene scene;
     broadphase::Options o;
     o.threads = threads;

@@ -10,7 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <broadphase/broadphase.hpp>
-#include <broadphase_scenes/scenes.hpp>
+#include <broadphase_fixtures/scenes.hpp>
 #include <broadphase/simd.hpp>
 
 namespace {
@@ -19,7 +19,7 @@ using broadphase::SimdLevel;
 
 TEST(SimdThreads, SwitchWhileRunning) {
     const SimdLevel saved = broadphase::simd_level();
-    const broadphase::Boxes b = broadphase_scenes::random_boxes(3000, 7, 0, 60);
+    const broadphase::Boxes b = broadphase_fixtures::random_boxes(3000, 7, 0, 60);
     std::vector<broadphase::Pair> want;
     broadphase::set_simd_level(SimdLevel::scalar);
     broadphase::Options brute;

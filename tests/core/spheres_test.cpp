@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include <broadphase_scenes/scenes.hpp>
+#include <broadphase_fixtures/scenes.hpp>
 #include <broadphase/spheres.hpp>
 
 namespace {
@@ -72,7 +72,7 @@ std::vector<Pair> sorted(std::vector<Pair> p) {
 /// uniform in [r0, r1] (r0 == r1: one radius for all).
 template <class T>
 Cloud<T> random_cloud(std::size_t n, double r0, double r1, double fraction, std::uint64_t seed, double offset = 0) {
-    broadphase_scenes::Random rng(seed);
+    broadphase_fixtures::Random rng(seed);
     const double rm = (r0 + r1) / 2;
     const double side = std::cbrt(std::max<double>(n, 1) * 4.18879 * rm * rm * rm / fraction);
     Cloud<T> c;

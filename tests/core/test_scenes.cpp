@@ -4,11 +4,11 @@
 #include <cmath>
 #include <limits>
 
-#include <broadphase_scenes/scenes.hpp>
+#include <broadphase_fixtures/scenes.hpp>
 
 namespace bptest {
 
-namespace bs = broadphase_scenes;
+namespace bs = broadphase_fixtures;
 using broadphase::Box;
 using broadphase::Boxes;
 

@@ -1,6 +1,6 @@
 // Scenes for the core tests: random ones over seeds and sizes (any scalar
 // type, any dimension), adversarial ones and hand-written cases (float 3-D).
-// Deterministic: the built-in scenes' splitmix64 (broadphase_scenes::Random), not
+// Deterministic: the built-in scenes' splitmix64 (broadphase_fixtures::Random), not
 // the standard distributions.
 #pragma once
 
@@ -13,13 +13,13 @@
 
 #include <broadphase/boxes.hpp>
 #include <broadphase/pairs.hpp>
-#include <broadphase_scenes/scenes.hpp>
+#include <broadphase_fixtures/scenes.hpp>
 
 namespace bptest {
 
-/// The built-in scenes' splitmix64 generator (broadphase_scenes/random.hpp):
+/// The built-in scenes' splitmix64 generator (broadphase_fixtures/random.hpp):
 /// the same numbers on every platform, unlike the standard distributions.
-using broadphase_scenes::Random;
+using broadphase_fixtures::Random;
 
 /// The kinds of random scene; the seed picks one when `kind` is omitted.
 enum class RandomKind {

@@ -11,7 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <broadphase/broadphase.hpp>
-#include <broadphase_scenes/scenes.hpp>
+#include <broadphase_fixtures/scenes.hpp>
 #include <broadphase/cuda/pair_finder.hpp>
 
 #include "differential.hpp"
@@ -170,7 +170,7 @@ class GpuBuiltinScene : public ::testing::TestWithParam<std::string> {};
 TEST_P(GpuBuiltinScene, SelfTwoSetsAndIndexMatchTheCpu) {
     BPTEST_NEED_GPU();
     Boxes boxes;
-    ASSERT_TRUE(broadphase_scenes::make_scene(GetParam(), boxes));
+    ASSERT_TRUE(broadphase_fixtures::make_scene(GetParam(), boxes));
     bc::PairFinder finder;
     {
         SCOPED_TRACE("self");
@@ -202,7 +202,7 @@ INSTANTIATE_TEST_SUITE_P(Scenes, GpuBuiltinScene,
 TEST(Gpu, DevicePointersGiveTheSamePairs) {
     BPTEST_NEED_GPU();
     Boxes boxes;
-    ASSERT_TRUE(broadphase_scenes::make_scene("mixed20k", boxes));
+    ASSERT_TRUE(broadphase_fixtures::make_scene("mixed20k", boxes));
     bc::DeviceBoxSet set;
     set.upload(boxes);
     bc::PairFinder finder;
@@ -239,7 +239,7 @@ TEST(Gpu, BudgetKeepsAPrefixAndReports) {
 TEST(Gpu, MemoryCapGivesAClearError) {
     BPTEST_NEED_GPU();
     Boxes boxes;
-    ASSERT_TRUE(broadphase_scenes::make_scene("uniform:100000", boxes));
+    ASSERT_TRUE(broadphase_fixtures::make_scene("uniform:100000", boxes));
     bc::PairFinder finder;
     finder.set_memory_limit(1 << 20);
     std::vector<Pair> out;
@@ -256,7 +256,7 @@ TEST(Gpu, MemoryCapGivesAClearError) {
 TEST(Gpu, NoAllocationAfterWarmUp) {
     BPTEST_NEED_GPU();
     Boxes boxes;
-    ASSERT_TRUE(broadphase_scenes::make_scene("dense20k", boxes));
+    ASSERT_TRUE(broadphase_fixtures::make_scene("dense20k", boxes));
     bc::PairFinder finder;
     std::vector<Pair> out;
     ASSERT_TRUE(finder.find_pairs(boxes, out).ok());

@@ -13,7 +13,7 @@
 #include <broadphase/boxes.hpp>
 #include <broadphase/brute_force.hpp>
 #include <broadphase/detail/box_rules.hpp>
-#include <broadphase_scenes/scenes.hpp>
+#include <broadphase_fixtures/scenes.hpp>
 
 #include "differential.hpp"
 #include "host_pipeline.hpp"
@@ -215,7 +215,7 @@ TEST(GridLogic, BudgetKeepsTheFirstPairsAndCountsAll) {
 }
 
 TEST(GridLogic, BuiltinScenesMatchBruteForce) {
-    namespace bs = broadphase_scenes;
+    namespace bs = broadphase_fixtures;
     for (const char* name : {"dense20k", "mixed20k", "clusters40k", "identical:1500"}) {
         SCOPED_TRACE(name);
         Boxes boxes;

@@ -10,13 +10,13 @@
 #include <gtest/gtest.h>
 
 #include <broadphase/broadphase.hpp>
-#include <broadphase_scenes/scenes.hpp>
+#include <broadphase_fixtures/scenes.hpp>
 
 #include "narrow_phase.hpp"
 
 namespace {
 
-namespace bs = broadphase_scenes;
+namespace bs = broadphase_fixtures;
 using broadphase::Box;
 using broadphase::Pair;
 using pointclouds::Narrow;

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include <broadphase/mpi/distributed.hpp>
-#include <broadphase_scenes/scenes.hpp>
+#include <broadphase_fixtures/scenes.hpp>
 
 namespace mpitest {
 
@@ -70,7 +70,7 @@ inline std::string str(const bm::IdPair& p) { return cat("(", p.a, ",", p.b, ")"
 
 // --------------------------------------------------------------------- scenes
 
-using Random = broadphase_scenes::Random;
+using Random = broadphase_fixtures::Random;
 
 template <class T, int D>
 struct Scene {

@@ -17,13 +17,13 @@
 #include <vector>
 
 #include <broadphase/mpi/partition.hpp>
-#include <broadphase_scenes/scenes.hpp>
+#include <broadphase_fixtures/scenes.hpp>
 
 namespace {
 
 using broadphase::mpi::Partition;
 using broadphase::mpi::Sample;
-using broadphase_scenes::Random;
+using broadphase_fixtures::Random;
 
 const double inf = std::numeric_limits<double>::infinity();
 

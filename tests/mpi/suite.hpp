@@ -344,7 +344,7 @@ void boundaries(std::uint64_t seed) {
 // output in the same order.
 template <class T, int D>
 void frames() {
-    Boxes<T, D> s = convert<T, D>(broadphase_scenes::uniform(3000, 21));
+    Boxes<T, D> s = convert<T, D>(broadphase_fixtures::uniform(3000, 21));
     const Assign as = distribute(s, Dist::contiguous, P, 4);
     bm::BasicDistributedPairFinder<T, D> f1(comm), f2(comm);
     const int n_frames = 9, drastic = 5;
@@ -393,7 +393,7 @@ void frames() {
         }
     }
     // Two finders fed the same frames agree frame by frame.
-    Boxes<T, D> t = convert<T, D>(broadphase_scenes::uniform(1500, 22));
+    Boxes<T, D> t = convert<T, D>(broadphase_fixtures::uniform(1500, 22));
     const Assign at = distribute(t, Dist::random, P, 9);
     const Problem<T, D> base = one_set_problem(t, Ids{&at, {}}, {}, 0);
     bm::BasicDistributedPairFinder<T, D> g1(comm), g2(comm);
@@ -414,7 +414,7 @@ void frames() {
     // The number of boxes changes from frame to frame (3000, 400, none,
     // 2200, spread afresh each time), and invalidate_partition() forces a
     // new partition on the next call.
-    const Boxes<T, D> big = convert<T, D>(broadphase_scenes::mixed(3000, 23));
+    const Boxes<T, D> big = convert<T, D>(broadphase_fixtures::mixed(3000, 23));
     bm::BasicDistributedPairFinder<T, D> h(comm);
     const std::size_t sizes[] = {3000, 400, 0, 2200, 2200};
     for (int frame = 0; frame < 5; ++frame) {

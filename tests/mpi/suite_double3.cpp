@@ -5,7 +5,7 @@
 namespace mpitest {
 
 void run_double3() {
-    namespace sc = broadphase_scenes;
+    namespace sc = broadphase_fixtures;
     one_set<double, 3>("scenes::mixed", convert<double, 3>(sc::mixed(1200)));
     one_set<double, 3>("scenes::slabs_and_outliers", convert<double, 3>(sc::slabs_and_outliers(600)));
     generic_scenes<double, 3>();

@@ -9,7 +9,7 @@ namespace {
 
 // The one-shot function and the float 3-D alias.
 void one_shot() {
-    const bp::Boxes s = broadphase_scenes::uniform(800, 31);
+    const bp::Boxes s = broadphase_fixtures::uniform(800, 31);
     std::vector<bp::Pair> orc;
     if (me == 0) orc = oracle(s);
     const std::uint64_t total = bcast(orc.size());
@@ -27,7 +27,7 @@ void one_shot() {
 // pass others (keep, to_holders, a root out of range, no samples) and get
 // rank 0's delivery. A root out of range means 0.
 void shared_options() {
-    const bp::Boxes s = broadphase_scenes::mixed(1000, 32);
+    const bp::Boxes s = broadphase_fixtures::mixed(1000, 32);
     std::vector<bp::Pair> orc;
     if (me == 0) orc = oracle(s);
     const std::uint64_t total = bcast(orc.size());
@@ -55,7 +55,7 @@ void shared_options() {
 // for the root pending on the same communicator, with the tag and the size
 // of the gather's, while the finder gathers pairs on that root.
 void pending_messages() {
-    const bp::Boxes s = broadphase_scenes::uniform(1200, 33);
+    const bp::Boxes s = broadphase_fixtures::uniform(1200, 33);
     std::vector<bp::Pair> orc;
     if (me == 0) orc = oracle(s);
     const std::uint64_t total = bcast(orc.size());
@@ -88,7 +88,7 @@ void pending_messages() {
 }  // namespace
 
 void run_float3() {
-    namespace sc = broadphase_scenes;
+    namespace sc = broadphase_fixtures;
     one_set<float, 3>("scenes::uniform", sc::uniform(2000));
     one_set<float, 3>("scenes::mixed", sc::mixed(1500));
     one_set<float, 3>("scenes::slabs_and_outliers", sc::slabs_and_outliers(800));

@@ -40,7 +40,7 @@
 #include <vector>
 
 #include <broadphase/scene.hpp>
-#include <broadphase_scenes/scenes.hpp>
+#include <broadphase_fixtures/scenes.hpp>
 
 namespace {
 
@@ -50,7 +50,7 @@ using broadphase::ObjectType;
 using broadphase::Pair;
 using broadphase::Scene;
 using broadphase::UpdateMode;
-using broadphase_scenes::Random;
+using broadphase_fixtures::Random;
 using Id = Scene::Id;
 
 constexpr UpdateMode kModes[] = {UpdateMode::automatic, UpdateMode::rebuild,

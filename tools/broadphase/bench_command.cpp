@@ -18,7 +18,7 @@
 #include <vector>
 
 #include <broadphase/broadphase.hpp>
-#include <broadphase_scenes/scenes.hpp>
+#include <broadphase_fixtures/scenes.hpp>
 
 #include <peers.hpp>
 
@@ -555,7 +555,7 @@ int run_bench(const std::vector<std::string>& args) {
     if (p.positional.size() != 1) throw usage_error("bench needs one scene name or box file (see broadphase scenes)");
     const std::string scene = p.positional[0];
     // Motion sequences (fall:N, brownian:N:F, static-world:N:F, game:N:F) run as scenes: motion_bench.cpp.
-    if (broadphase_scenes::motion::is_sequence_name(scene)) return run_motion_bench(p);
+    if (broadphase_fixtures::motion::is_sequence_name(scene)) return run_motion_bench(p);
     if (scene.rfind("jolt-moves:", 0) == 0) return run_moves_bench(p);
     if (p.has("--save-moves")) throw usage_error("--save-moves applies to motion sequences (brownian:N:F, game:N:F)");
     if (p.has("--mode"))
@@ -591,7 +591,7 @@ int run_bench(const std::vector<std::string>& args) {
 
     if (is_particles_scene(scene)) return run_particles_bench(scene, p.has("--frames") ? frames : 0, threads, json);
     broadphase::Boxes boxes;
-    if (!broadphase_scenes::make_scene(scene, boxes)) {
+    if (!broadphase_fixtures::make_scene(scene, boxes)) {
         FileOptions files;
         files.format = p.get("--format");
         files.array = p.get("--array");

@@ -30,7 +30,7 @@
 namespace broadphase_cli {
 namespace {
 
-namespace motion = broadphase_scenes::motion;
+namespace motion = broadphase_fixtures::motion;
 
 btVector3 lo(const broadphase::Box& b) { return btVector3(b.min[0], b.min[1], b.min[2]); }
 btVector3 hi(const broadphase::Box& b) { return btVector3(b.max[0], b.max[1], b.max[2]); }

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include <broadphase/broadphase.hpp>
-#include <broadphase_scenes/scenes.hpp>
+#include <broadphase_fixtures/scenes.hpp>
 
 #include "particles/demo.hpp"
 
@@ -104,7 +104,7 @@ Row time_scene(const std::string& name, const broadphase::Boxes& boxes, unsigned
 /// 125 x 125 point distances) on those candidates.
 Row challenge1() {
     namespace pc = pointclouds;
-    const broadphase_scenes::PointClouds clouds = broadphase_scenes::pointclouds10k_clouds();
+    const broadphase_fixtures::PointClouds clouds = broadphase_fixtures::pointclouds10k_clouds();
     broadphase::PairFinder finder;
     broadphase::Options o;
     o.threads = 1;
@@ -138,7 +138,7 @@ Row challenge1() {
 /// timed on its own (the clock's own cost subtracted); the median. Checked:
 /// every query's hits against a loop over all boxes.
 Row challenge2() {
-    const broadphase::Boxes boxes = broadphase_scenes::pointclouds10k();
+    const broadphase::Boxes boxes = broadphase_fixtures::pointclouds10k();
     const std::size_t n = boxes.size();
     broadphase::Index index;
     broadphase::Options o;
@@ -196,7 +196,7 @@ Row challenge2() {
 Row challenge5(unsigned threads, std::vector<std::string>& notes) {
     const std::string name = "uniform:80000";
     broadphase::Boxes boxes;
-    broadphase_scenes::make_scene(name, boxes);
+    broadphase_fixtures::make_scene(name, boxes);
 #ifdef BROADPHASE_WITH_CUDA
     if (broadphase::cuda::available()) {
         broadphase::cuda::PairFinder gpu;
@@ -341,21 +341,21 @@ int run_demo(const std::vector<std::string>& args) {
         rows.back().hardware = "FX8150 2.1 GHz";
 
         progress("challenge 3 (20k boxes, one thread)");
-        rows.push_back(time_scene("sparse20k", broadphase_scenes::sparse20k(), 1, 30, 1500));
+        rows.push_back(time_scene("sparse20k", broadphase_fixtures::sparse20k(), 1, 30, 1500));
         rows.back().challenge = "3. 20k boxes, 1 thread";
         rows.back().article = "11.4-11.8 ms (137 pairs)";
         rows.back().hardware = "FX8150 2.1 GHz, 1 thread";
-        rows.push_back(time_scene("dense20k", broadphase_scenes::dense20k(), 1, 30, 1500));
+        rows.push_back(time_scene("dense20k", broadphase_fixtures::dense20k(), 1, 30, 1500));
         rows.back().challenge = "3. 20k boxes, 1 thread";
         rows.back().article = "17.0-17.5 ms (29,326 pairs)";
         rows.back().hardware = "FX8150 2.1 GHz, 1 thread";
 
         progress("challenge 4 (40k boxes, all threads)");
-        rows.push_back(time_scene("stretched40k", broadphase_scenes::stretched40k(), all, 30, 1500));
+        rows.push_back(time_scene("stretched40k", broadphase_fixtures::stretched40k(), all, 30, 1500));
         rows.back().challenge = "4. 40k boxes, all threads";
         rows.back().article = "18.4-18.8 ms (11,990 pairs)";
         rows.back().hardware = "FX8150, 7 threads";
-        rows.push_back(time_scene("clusters40k", broadphase_scenes::clusters40k(), all, 30, 1500));
+        rows.push_back(time_scene("clusters40k", broadphase_fixtures::clusters40k(), all, 30, 1500));
         rows.back().challenge = "4. 40k boxes, all threads";
         rows.back().article = "12.8-14.1 ms (16 clusters, 7,190 pairs)";
         rows.back().hardware = "FX8150, 7 threads";

@@ -26,7 +26,7 @@ namespace {
 
 using broadphase::Pair;
 using broadphase::UpdateMode;
-namespace motion = broadphase_scenes::motion;
+namespace motion = broadphase_fixtures::motion;
 
 /// --mode names of the Scene's update modes. The one table to extend when
 /// scene.hpp gains a mode.

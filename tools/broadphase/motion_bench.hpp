@@ -1,4 +1,4 @@
-// broadphase bench on motion sequences (broadphase_scenes/motion.hpp):
+// broadphase bench on motion sequences (broadphase_fixtures/motion.hpp):
 // each mode is a broad phase kept across frames and driven by the same
 // moves. Scene modes are broadphase::Scene in one UpdateMode; Bullet's broad
 // phases are optional peers (bullet_peers.cpp, built with
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include <broadphase_scenes/motion.hpp>
+#include <broadphase_fixtures/motion.hpp>
 
 #include "args.hpp"
 
@@ -25,10 +25,10 @@ public:
     /// Whether its pairs are exact (else: a superset, e.g. fat boxes).
     virtual bool exact() const = 0;
     /// Adds every object of `seq` at frame 0 and finds the first pairs (untimed).
-    virtual void setup(const broadphase_scenes::motion::Sequence& seq) = 0;
+    virtual void setup(const broadphase_fixtures::motion::Sequence& seq) = 0;
     /// The timed part of a frame: applies `moves`, then finds the pairs (and
     /// events, where the mode gives them).
-    virtual void frame(const broadphase_scenes::motion::Moves& moves) = 0;
+    virtual void frame(const broadphase_fixtures::motion::Moves& moves) = 0;
     /// Pairs after the last frame.
     virtual std::size_t pairs() const = 0;
     /// Whether every pair of `exact` (sorted, object indices) is among this

@@ -3,8 +3,8 @@
 #include <string>
 #include <vector>
 
-#include <broadphase_scenes/motion.hpp>
-#include <broadphase_scenes/scenes.hpp>
+#include <broadphase_fixtures/motion.hpp>
+#include <broadphase_fixtures/scenes.hpp>
 
 #include "args.hpp"
 #include "commands.hpp"
@@ -17,17 +17,17 @@ int run_scenes(const std::vector<std::string>& args) {
     if (p.has("--help")) return print_usage();
     if (!p.positional.empty()) throw usage_error("scenes takes no arguments");
     std::printf("%-14s %7s  %s\n", "scene", "boxes", "description");
-    for (const std::string& name : broadphase_scenes::scene_names()) {
+    for (const std::string& name : broadphase_fixtures::scene_names()) {
         // Parametric scenes ("uniform:N") have N boxes; the others are built to count them.
         std::string count = "N";
         broadphase::Boxes boxes;
-        if (name.find(':') == std::string::npos && broadphase_scenes::make_scene(name, boxes))
+        if (name.find(':') == std::string::npos && broadphase_fixtures::make_scene(name, boxes))
             count = std::to_string(boxes.size());
-        std::printf("%-14s %7s  %s\n", name.c_str(), count.c_str(), broadphase_scenes::describe(name).c_str());
+        std::printf("%-14s %7s  %s\n", name.c_str(), count.c_str(), broadphase_fixtures::describe(name).c_str());
     }
     // Motion sequences (bench runs them as scenes, frame by frame).
-    for (const std::string& name : broadphase_scenes::motion::sequence_names())
-        std::printf("%-16s %5s  %s\n", name.c_str(), "N", broadphase_scenes::motion::describe(name).c_str());
+    for (const std::string& name : broadphase_fixtures::motion::sequence_names())
+        std::printf("%-16s %5s  %s\n", name.c_str(), "N", broadphase_fixtures::motion::describe(name).c_str());
     return 0;
 }
 

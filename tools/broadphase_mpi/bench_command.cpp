@@ -20,7 +20,7 @@
 
 #include <broadphase/broadphase.hpp>
 #include <broadphase/mpi/distributed.hpp>
-#include <broadphase_scenes/scenes.hpp>
+#include <broadphase_fixtures/scenes.hpp>
 
 #include "args.hpp"
 #include "files.hpp"
@@ -285,7 +285,7 @@ int run_bench(const World& world, const std::vector<std::string>& args) {
         Boxes all;
         bool whole = false, in_double = false;
         collectively(world, [&] {
-            whole = broadphase_scenes::make_scene(scene, all);
+            whole = broadphase_fixtures::make_scene(scene, all);
             if (whole) return;
             if (!has_box_file_extension(scene))
                 throw usage_error("unknown scene '" + scene +

@@ -136,9 +136,8 @@ private:
 class CellList {
 public:
     /// Bins per reach on each axis. 1 (bins a reach wide, 27 in the full
-    /// stencil) beat 2 (bins reach/2 wide, 125; 0.57x the candidates but
-    /// runs a third as long): LJ liquid, 32,000 atoms, half list, 23.6 ms
-    /// against 25.7 (AVX2, 2-core EPYC).
+    /// stencil) beat 2 (bins reach/2 wide, 125: fewer candidates but runs
+    /// a third as long; measured: docs/measured-in-code.md#cell-list-and-neighbour-lists).
     int bins_per_reach = 1;
 
     /// The cluster kernels (cell_cluster.hpp) at AVX2 and AVX-512; false:
@@ -288,9 +287,8 @@ private:
 
     /// Many bins (a table past the caches): a radix sort of (bin, index),
     /// whose passes read and write in streams, instead of a counting sort's
-    /// two random updates of the table a particle (1M random spheres at
-    /// solid fraction 0.3, 1.7M bins: with the other changes of commit
-    /// 5539b58, a find_sphere_pairs call 354 -> 227 ms).
+    /// two random updates of the table a particle (measured:
+    /// docs/measured-in-code.md#cell-list-and-neighbour-lists).
     template <class V>
     void radix_by_bin(const V& v);
 
@@ -432,8 +430,7 @@ private:
     /// survey reads the input in a stream once and leaves these, so that
     /// binning reads no input again and the gather (in bin order, random)
     /// reads one line a particle where the caller's layout may need two
-    /// or more (1M random spheres in random order, perf: the gather's
-    /// share of a NeighborList build 14% -> 7%).
+    /// or more (measured: docs/measured-in-code.md#cell-list-and-neighbour-lists).
     struct alignas(32) Wrapped {
         double w[3];
         double r;

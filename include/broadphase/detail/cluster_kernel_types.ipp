@@ -1,8 +1,8 @@
 // The cluster-pair kernel's types, its output and its portable scalar loops
 // (Algorithm::cluster_pairs, detail/cluster_tree.hpp). Included by
-// detail/simd.hpp (include that) once SoaView and box_at exist, before the per-set copies
+// detail/simd_dispatch.hpp (include that) once SoaView and box_at exist, before the per-set copies
 // (detail/cluster_kernel.ipp), which use what is declared here; the entry
-// point, cluster_pair_hits, is in detail/simd.hpp with the others.
+// point, cluster_pair_hits, is in detail/simd_dispatch.hpp with the others.
 //
 // What the kernel does, for each listed pair of groups (g of side_a, h of
 // side_b; group g holds entries [g*M, g*M + M) that are below entries.n):

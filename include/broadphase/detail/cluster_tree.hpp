@@ -10,7 +10,7 @@
 //
 // Pairs within one set: a list of pairs of groups whose bounding boxes
 // overlap, level by level from the root down. At level l each listed pair
-// of groups goes through the M x M kernel (cluster_pair_hits, detail/simd.hpp)
+// of groups goes through the M x M kernel (cluster_pair_hits, detail/simd_dispatch.hpp)
 // and every overlapping pair of entries it finds is a pair of groups of
 // level l - 1 for the next list (a group with itself too: an entry always
 // meets itself). At level 0 the kernel's hits are the pairs of boxes. Every
@@ -37,7 +37,7 @@
 #include "buffers.hpp"
 #include "parallel.hpp"
 #include "radix_sort.hpp"
-#include "simd.hpp"
+#include "simd_dispatch.hpp"
 #include "stats.hpp"
 
 namespace broadphase {
@@ -85,12 +85,11 @@ public:
         }
     };
 
-    /// The group size: 16, a full AVX-512 register of floats. Measured
-    /// against 8 on refined_elephant.off (one thread, docs/choosing.md):
-    /// 16 is faster under AVX-512 (5.3 against 7.3 ms), AVX2 (10.5 against
-    /// 12.7: two batches a row) and SSE2 (11.6 against 13.3), and ties
-    /// in the scalar loops (32 ms), so one size serves every level, and the
-    /// pairs come in the same order at every level.
+    /// The group size: 16, a full AVX-512 register of floats (two batches
+    /// a row under AVX2). Against 8 it is faster under AVX-512, AVX2 and
+    /// SSE2 and ties in the scalar loops (measured:
+    /// docs/measured-in-code.md#cluster-pairs), so one size serves every level, and
+    /// the pairs come in the same order at every level.
     static constexpr int default_group_size = 16;
 
     /// Builds over `v` (copied) with groups of m (8 or 16) boxes, at least
@@ -188,8 +187,9 @@ private:
         // axis in 3-D), unless that grid's cells would be over 4 median
         // boxes wide: then as many bits as the key holds, so that a dense
         // cluster in a wide world (stadium:100000) still spreads over many
-        // cells rather than a few in input order (201 -> 4.8 ms there;
-        // always that many cost sphere-mesh 5%).
+        // cells rather than a few in input order (always that many bits
+        // cost the other scenes a little; measured:
+        // docs/measured-in-code.md#cluster-pairs).
         const SceneStats<D> s = scene_stats(v, stats);
         int bits_total = 3;
         while (bits_total < 32 && (std::size_t(1) << bits_total) < n * 8) ++bits_total;

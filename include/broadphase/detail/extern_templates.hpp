@@ -1,7 +1,8 @@
 // The compiled library: the class templates instantiated once.
 //
 // Every translation unit that calls, say, PairFinder::find_pairs would
-// otherwise compile all five algorithms again: about 20 s of g++ 12 at -O2.
+// otherwise compile all five algorithms again (measured:
+// docs/measured-in-code.md#compile-times).
 // The CMake target broadphase::broadphase is, by default, a static library
 // (src/) holding the explicit instantiations for float and double boxes in
 // 2-D and 3-D, and gives its users BROADPHASE_EXTERN_TEMPLATES=1 (as does

@@ -1,5 +1,9 @@
-// One algorithm class over CellGrid, shared by the uniform and the hybrid
-// grid; a policy says which axes are gridded and whether buckets are swept.
+// One algorithm class, shared by the uniform and the hybrid grid; a policy
+// says which axes are gridded and whether buckets are swept. The hybrid
+// grid is HybridGridCore with a sweep axis. The uniform grid finds the
+// pairs of one set by UniformGridCore (home cells), and those of two sets,
+// its queries and its sparse scenes by HybridGridCore with no sweep axis
+// (cells on every axis, owner cells, hashed).
 #pragma once
 
 #include <algorithm>
@@ -8,8 +12,8 @@
 
 #include "../boxes.hpp"
 #include "algorithm_base.hpp"
-#include "cell_grid.hpp"
-#include "home_cell_grid.hpp"
+#include "hybrid_grid_core.hpp"
+#include "uniform_grid_core.hpp"
 #include "stats.hpp"
 
 namespace broadphase {
@@ -20,9 +24,9 @@ namespace detail {
 /// median box extents and in 99th-percentile extents, and the cells past
 /// which a box is large.
 template <class T, int D>
-typename CellGrid<T, D>::Params grid_params(int sweep_axis, double boxes_per_cell, double min_cell_extents,
+typename HybridGridCore<T, D>::Params grid_params(int sweep_axis, double boxes_per_cell, double min_cell_extents,
                                             std::uint64_t max_cells, double min_cell_p99 = 0) {
-    typename CellGrid<T, D>::Params p;
+    typename HybridGridCore<T, D>::Params p;
     p.sweep_axis = sweep_axis;
     p.axis_mask = ((1u << D) - 1) & ~(sweep_axis >= 0 ? 1u << sweep_axis : 0u);
     p.boxes_per_cell = boxes_per_cell;
@@ -39,8 +43,8 @@ typename CellGrid<T, D>::Params grid_params(int sweep_axis, double boxes_per_cel
 /// set's 99th-percentile box; at most a quarter of its boxes, past which
 /// a query scans them all). Sets of alike sizes: the larger is binned. Sets
 /// of different scales: the one with the larger boxes, whatever the counts
-/// (uniform grid: 1,628 ms to 1.13 ms on 12,514 cubes 25-200 wide against
-/// 29,162 2-8 wide, docs/choosing.md). O(D).
+/// (small boxes binned into cells fit for large ones crowd them; measured:
+/// docs/measured-in-code.md#two-sets). O(D).
 template <int D>
 bool bin_first_set(const SceneStats<D>& a, const SceneStats<D>& b) {
     auto cost = [](const SceneStats<D>& binned, const SceneStats<D>& queries) {
@@ -62,7 +66,7 @@ template <class T, int D, class Policy>
 class GridAlgorithm : public AlgorithmBase<GridAlgorithm<T, D, Policy>, T, D> {
     friend class AlgorithmBase<GridAlgorithm<T, D, Policy>, T, D>;
     using View = SoaView<T, D>;
-    using Grid = CellGrid<T, D>;
+    using Grid = HybridGridCore<T, D>;
 
 public:
     /// Target boxes per cell; 0 (the default) keeps the policy's tuned value.
@@ -91,7 +95,7 @@ private:
                 last_cell_size_ = home_.cell_size();
                 return;
             }
-            // Cells stretched far past the boxes (HomeCellGrid::min_fill):
+            // Cells stretched far past the boxes (UniformGridCore::min_fill):
             // the hashed cells below, as for two sets.
         }
         bin(v, grid_, threads, true);
@@ -141,7 +145,7 @@ private:
     double min_cell_extents_ = 0;
     T last_cell_size_ = T(0);
     Grid grid_, built_grid_;
-    HomeCellGrid<T, D> home_;  // the pair search of policies with home_cells
+    UniformGridCore<T, D> home_;  // the pair search of policies with home_cells
     BasicBoxes<T, D> built_;
     StatsScratch stats_scratch_;
     TaskPairs tasks_;

@@ -1,5 +1,5 @@
-// The large boxes of a grid among themselves: the boxes CellGrid and
-// HomeCellGrid keep out of their cells (they touch too many) are sorted by
+// The large boxes of a grid among themselves: the boxes HybridGridCore and
+// UniformGridCore keep out of their cells (they touch too many) are sorted by
 // min on axis 0 into struct-of-arrays of their own and swept once. Both
 // grids did this the same way; this class is that one way, each grid
 // holding one.
@@ -11,7 +11,7 @@
 
 #include "buffers.hpp"
 #include "radix_sort.hpp"
-#include "simd.hpp"
+#include "simd_dispatch.hpp"
 
 namespace broadphase {
 namespace detail {

@@ -6,8 +6,8 @@
 // kept for the process; the caller runs tasks too and never waits for a
 // helper that has not started). It replaced OpenMP, whose parallel regions
 // end in a barrier that waits for every team thread: with another program
-// busy on the other core, two threads took 1.5-20x as long as one
-// (docs/threading.md has the measurements). Threads are on when
+// busy on the other core, two threads took longer than one (measured:
+// docs/measured-in-code.md#threads, docs/threading.md). Threads are on when
 // BROADPHASE_THREADS is defined (CMake's broadphase::broadphase target
 // defines it and links the platform's threads); BROADPHASE_NO_THREADS
 // forces them off. Otherwise everything here

@@ -1,6 +1,6 @@
 // The float kernels, written once and compiled once per instruction set.
 //
-// detail/simd.hpp includes this file several times, each time inside its own
+// detail/simd_dispatch.hpp includes this file several times, each time inside its own
 // namespace (detail::simd_sse2, simd_avx2, simd_avx512) after defining there
 // that set's inlined_copy, Batch, Mask, load, splat, le, operator&, bits and
 // scale_clamp_trunc_batch (and, for AVX-512, has_compress and append_hits;
@@ -37,8 +37,8 @@ BROADPHASE_SIMD_OP std::uint32_t overlap_bits(const SoaView<float, D>& v, std::s
 /// batch reloaded all six pointers and bounds after a callback's stores
 /// (most of the uniform grid's time on clusters40k). The inlined SSE2 copy
 /// does not: there the view and box are the caller's own locals already,
-/// and the extra registers cost the caller's loop (uniform grid,
-/// sparse20k: 1.06 -> 1.17 ms).
+/// and the extra registers cost the caller's loop (measured:
+/// docs/measured-in-code.md#simd-kernels).
 template <int D>
 struct Probe {
     const float* lo[D];
@@ -151,8 +151,8 @@ BROADPHASE_SIMD_SCAN void scan_runs_padded(const SoaView<float, D>& v, const std
         for (int r = 0; r < runs; ++r) padded_loop<D>(begin[r], end[r], p, emit);
     } else {
         // Hits gathered as indices, a compress per batch (no branch per
-        // hit), then emitted in one loop: 10-25% less time on meshes,
-        // scans, piles and hair under AVX-512.
+        // hit), then emitted in one loop (measured:
+        // docs/measured-in-code.md#simd-kernels).
         const Probe<D> p = probe_of(v, q);
         constexpr std::size_t room = 256;
         std::uint32_t hits[room + width];

@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "simd.hpp"
+#include "simd_dispatch.hpp"
 
 namespace broadphase {
 namespace detail {

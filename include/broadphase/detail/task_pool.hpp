@@ -8,11 +8,11 @@
 // threads then take longer than one. Here the caller claims tasks from a
 // shared counter like every helper, so when no helper gets a core the
 // caller runs every task itself and waits only for tasks a helper has
-// already claimed (measured on the shared 2-core machine, 1M spheres, other
-// core busy: 155 ms through OpenMP against 93 ms here; see docs/threading.md).
+// already claimed (measured: docs/measured-in-code.md#threads,
+// docs/threading.md).
 //
 // Costs: the first call that asks for k threads starts the k - 1 helpers
-// missing (about 50 us each); after that a call posts its job under one
+// missing (a thread start each, once a process); after that a call posts its job under one
 // mutex and wakes the helpers (a futex wake each), and allocates nothing
 // once a few calls have run (jobs are recycled). Helpers sleep on a
 // condition variable between jobs: nothing spins.

@@ -12,12 +12,12 @@
 #include "../boxes.hpp"
 #include "../pairs.hpp"
 #include "parallel.hpp"
-#include "simd.hpp"
+#include "simd_dispatch.hpp"
 
 namespace broadphase {
 namespace detail {
 
-// all_valid(): detail/simd.hpp, a kernel picked at run time like the others.
+// all_valid(): detail/simd_dispatch.hpp, a kernel picked at run time like the others.
 
 template <class T, int D>
 class WorkingSet {

@@ -35,8 +35,8 @@
 //   by enlarged boxes in a grid of their own; follows.
 // (A TreeEngine, the changed objects queried against the scene's query
 // tree, and a SweepEngine, an incremental sweep and prune on every axis,
-// were removed: 3-15x slower than the grid on every replay measured,
-// docs/scene.md.)
+// were removed: slower than the grid on every replay; measured:
+// docs/measured-in-code.md#scene.)
 // - Rebuild (below) is not incremental: every pair from scratch, by the
 //   best one-shot algorithm, for frames where most objects changed.
 #pragma once

@@ -99,9 +99,10 @@ const typename BasicScene<T, D>::Tree& BasicScene<T, D>::synced_tree() const {
             }
             tree_pending_.clear();
             // Leaves placed one at a time make a worse tree than a bulk
-            // build (rays 1.5-2x slower): rebuilt, O(n log n), once half
-            // as many leaves as it holds went in since the last rebuild
-            // (the first fill included), so O(log n) a leaf amortised.
+            // build (slower rays; measured: docs/measured-in-code.md#scene):
+            // rebuilt, O(n log n), once half as many leaves as it holds went
+            // in since the last rebuild (the first fill included), so
+            // O(log n) a leaf amortised.
             if (tree_churn_ > 1024 && 2 * tree_churn_ > tree_.size()) tree_.rebuild(), tree_churn_ = 0;
             tree_behind_.store(false, std::memory_order_release);
         }

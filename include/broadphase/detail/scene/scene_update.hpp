@@ -175,8 +175,8 @@ inline void BasicScene<T, D>::difference(const std::vector<Pair>& a, const std::
 /// that followed more changes than a quarter of the objects since it last
 /// ran is dropped too: following had then cost about what filling it again
 /// will (a ski rental: multi box pruning rewrites every region a change
-/// touches, 0.4-0.5 ms a frame of 1,000 changes among 100,000 boxes, where
-/// the grid that ran took as much; docs/scene.md). With search, appends to
+/// touches, O(entries of those regions), about what the engine that ran
+/// spent; measured: docs/measured-in-code.md#scene). With search, appends to
 /// fresh_ every pair with a changed object, each once.
 template <class T, int D>
 template <class Engine>
@@ -236,7 +236,8 @@ inline bool BasicScene<T, D>::may_pair(Id a, Id b) const {
 /// either find their stamp (kept) or begin; stamps left unfound end. Then
 /// the partners are edited. O(changed objects' pairs before and now), with
 /// only the events sorted (the merge of sorted sets it replaces sorted
-/// both sets first: 9,000 pairs each for 1% of a pile of 100,000).
+/// both sets first, O(K log K) in all the changed objects' pairs;
+/// measured: docs/measured-in-code.md#scene).
 template <class T, int D>
 inline void BasicScene<T, D>::diff_by_partners() {
     // Every allocation first (the events are at most the pairs now and before).

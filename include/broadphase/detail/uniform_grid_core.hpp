@@ -1,6 +1,6 @@
-// One home cell per box and a half stencil of neighbours (the grid search of
-// Taichi's DEM tutorial, for boxes, without world bounds): the uniform grid's pair
-// search when boxes are of similar size.
+// The uniform grid's core: one home cell per box and a half stencil of
+// neighbours (the grid search of Taichi's DEM tutorial, for boxes, without
+// world bounds), the uniform grid's pair search in one set.
 //
 // The cell side h is at least the extent of every "small" box on every axis,
 // so two overlapping small boxes have home cells (the cells of their min
@@ -35,14 +35,14 @@
 #include "large_box_sweep.hpp"
 #include "parallel.hpp"
 #include "radix_sort.hpp"
-#include "simd.hpp"
+#include "simd_dispatch.hpp"
 #include "stats.hpp"
 
 namespace broadphase {
 namespace detail {
 
 template <class T, int D>
-class HomeCellGrid {
+class UniformGridCore {
     static_assert(D >= 1 && D <= 3, "home cells index at most 3 axes");
     using View = SoaView<T, D>;
 
@@ -51,10 +51,10 @@ public:
     /// wider than the boxes (clusters far apart, a dense object in a sparse
     /// world): crowds of boxes share a cell and the stencil walk tests them
     /// all against each other (stadium:100000, 100,000 boxes in a world
-    /// 100 times their cube's side: 1,079 ms). self_pairs then declines, and
-    /// the caller uses hashed cells, which cost nothing where space is empty
-    /// (2.8 ms; the fills of the built-in scenes are 0.003-0.24 or
-    /// 0.58-1, docs/choosing.md).
+    /// 100 times their cube's side). self_pairs then declines, and the
+    /// caller uses hashed cells, which cost nothing where space is empty
+    /// (measured, with the fills of the built-in scenes:
+    /// docs/measured-in-code.md#uniform-grid).
     static constexpr double min_fill = 0.5;
 
     /// Every pair within `v`, ids as positions in v, a < b, on up to
@@ -176,9 +176,9 @@ private:
     /// Boxes in a box's stencil runs up to which (every run of at most 4)
     /// one SSE2 batch a run is taken, empty runs too, and the hits emitted
     /// from one mask: no branch per run, where the loop form mispredicts on
-    /// which runs are empty (dense20k 1.11 -> 0.78 ms, stretched40k 1.5 ->
-    /// 1.07). Past 8, the batches of empty runs cost more than the
-    /// mispredictions they save (fandisk_large.off 2.17 -> 2.22 ms at 16).
+    /// which runs are empty. Past 8, the batches of empty runs cost more
+    /// than the mispredictions they save (measured:
+    /// docs/measured-in-code.md#uniform-grid).
     static constexpr std::size_t short_runs_up_to = 8;
 
     // ---- cell size and the grid's extent ----------------------------------------

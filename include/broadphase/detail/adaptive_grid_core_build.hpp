@@ -1,8 +1,8 @@
-// AdaptiveTree's build (the class and its members' contracts are in
-// adaptive_tree.hpp, which includes this file at its end): the quantisation
+// AdaptiveGridCore's build (the class and its members' contracts are in
+// adaptive_grid_core.hpp, which includes this file at its end): the quantisation
 // frame, the instance store, and the level-by-level split of the nodes,
 // whose two passes the class describes ("building one level", above Tally).
-// Apart from the queries (adaptive_tree_queries.hpp) so that neither file
+// Apart from the queries (adaptive_grid_core_queries.hpp) so that neither file
 // outgrows a reading; both are one class's members.
 //
 // Member functions are defined `inline` as they were when written in the
@@ -18,10 +18,10 @@
 #include <vector>
 
 #include "../pairs.hpp"
-#include "adaptive_tree.hpp"
+#include "adaptive_grid_core.hpp"
 #include "buffers.hpp"
 #include "parallel.hpp"
-#include "simd.hpp"
+#include "simd_dispatch.hpp"
 
 namespace broadphase {
 namespace detail {
@@ -29,7 +29,7 @@ namespace detail {
 // ---- the build --------------------------------------------------------------
 
 template <class T, int D>
-inline void AdaptiveTree<T, D>::build(const SoaView<T, D>& v, const Params& params, unsigned threads) {
+inline void AdaptiveGridCore<T, D>::build(const SoaView<T, D>& v, const Params& params, unsigned threads) {
     params_ = params;
     if (params_.leaf_capacity < 1) params_.leaf_capacity = 1;
     params_.resident_children = std::min<std::uint32_t>(params_.resident_children, 1u << (2 * D));
@@ -73,7 +73,7 @@ inline void AdaptiveTree<T, D>::build(const SoaView<T, D>& v, const Params& para
 }
 
 template <class T, int D>
-inline void AdaptiveTree<T, D>::set_frame(const View& v) {
+inline void AdaptiveGridCore<T, D>::set_frame(const View& v) {
     // Finite bounds, parts of the boxes on separate threads (min and max
     // are exact: the same result for any split).
     const unsigned threads = threads_for_boxes(v.n);
@@ -126,7 +126,7 @@ inline void AdaptiveTree<T, D>::set_frame(const View& v) {
 }
 
 template <class T, int D>
-inline void AdaptiveTree<T, D>::quantize_all(const View& v) {
+inline void AdaptiveGridCore<T, D>::quantize_all(const View& v) {
     resize_buffer(boxq_, v.n);
     run_parts(threads_for_boxes(v.n), v.n, [&](std::size_t, std::size_t first, std::size_t last) {
         for (std::size_t i = first; i < last; ++i) {
@@ -143,7 +143,7 @@ inline void AdaptiveTree<T, D>::quantize_all(const View& v) {
 // ---- the store --------------------------------------------------------------
 
 template <class T, int D>
-inline std::uint32_t AdaptiveTree<T, D>::start_flags(const Rec& r, const std::uint32_t* cell, int shift) {
+inline std::uint32_t AdaptiveGridCore<T, D>::start_flags(const Rec& r, const std::uint32_t* cell, int shift) {
     std::uint32_t f = 0;
     for (int k = 0; k < D; ++k)
         if ((r.lo[k] >> shift) == cell[k]) f |= 1u << k;
@@ -151,7 +151,7 @@ inline std::uint32_t AdaptiveTree<T, D>::start_flags(const Rec& r, const std::ui
 }
 
 template <class T, int D>
-inline void AdaptiveTree<T, D>::keep_headroom() {
+inline void AdaptiveGridCore<T, D>::keep_headroom() {
     auto room = [](auto& v, std::size_t n) {
         if (v.capacity() < n + n / 4) v.reserve(n + n / 4 + 16);
     };
@@ -168,7 +168,7 @@ inline void AdaptiveTree<T, D>::keep_headroom() {
 }
 
 template <class T, int D>
-inline void AdaptiveTree<T, D>::grow_store(std::size_t extra) {
+inline void AdaptiveGridCore<T, D>::grow_store(std::size_t extra) {
     std::size_t n = store_size_ + extra + 16;
     if (n <= ids_.size()) return;
     n = n <= ids_.capacity() ? ids_.capacity() : std::max(n, ids_.size() + ids_.size() / 2);
@@ -181,7 +181,7 @@ inline void AdaptiveTree<T, D>::grow_store(std::size_t extra) {
 }
 
 template <class T, int D>
-inline void AdaptiveTree<T, D>::write_instance(std::size_t at, const View& v, const Rec& r, const std::uint32_t* cell,
+inline void AdaptiveGridCore<T, D>::write_instance(std::size_t at, const View& v, const Rec& r, const std::uint32_t* cell,
                                                 int shift) {
     const std::uint32_t id = r.id;
     ids_[at] = id;
@@ -195,7 +195,7 @@ inline void AdaptiveTree<T, D>::write_instance(std::size_t at, const View& v, co
 // ---- building one level -----------------------------------------------------
 
 template <class T, int D>
-inline void AdaptiveTree<T, D>::classify(const Node& nd, const Rec* recs, std::uint32_t b, std::uint32_t e, Tally& t) {
+inline void AdaptiveGridCore<T, D>::classify(const Node& nd, const Rec* recs, std::uint32_t b, std::uint32_t e, Tally& t) {
     const int cshift = bits - 2 * nd.level - 2;
     for (std::uint32_t r = b; r < e; ++r) {
         const Rec& rec = recs[r];
@@ -223,7 +223,7 @@ inline void AdaptiveTree<T, D>::classify(const Node& nd, const Rec* recs, std::u
 }
 
 template <class T, int D>
-inline std::uint64_t AdaptiveTree<T, D>::children_of(std::uint32_t packed) {
+inline std::uint64_t AdaptiveGridCore<T, D>::children_of(std::uint32_t packed) {
     std::uint64_t cm = ~std::uint64_t(0);
     for (int k = 0; k < D; ++k) {
         const std::uint32_t r = packed >> (4 * k);
@@ -233,7 +233,7 @@ inline std::uint64_t AdaptiveTree<T, D>::children_of(std::uint32_t packed) {
 }
 
 template <class T, int D>
-inline auto AdaptiveTree<T, D>::decide(std::uint32_t m, bool splits, const Tally& t) -> LevelNode {
+inline auto AdaptiveGridCore<T, D>::decide(std::uint32_t m, bool splits, const Tally& t) -> LevelNode {
     LevelNode ln{};
     if (!splits || t.share_point()) {  // (boxes sharing a point: no cell can separate them)
         ln.leaf = true;
@@ -255,7 +255,7 @@ inline auto AdaptiveTree<T, D>::decide(std::uint32_t m, bool splits, const Tally
 }
 
 template <class T, int D>
-inline std::size_t AdaptiveTree<T, D>::slice_run_end(std::size_t ti) const {
+inline std::size_t AdaptiveGridCore<T, D>::slice_run_end(std::size_t ti) const {
     if (!level_tasks_[ti].slice) return ti;
     const std::uint32_t node = level_tasks_[ti].first;
     std::size_t tj = ti + 1;
@@ -265,7 +265,7 @@ inline std::size_t AdaptiveTree<T, D>::slice_run_end(std::size_t ti) const {
 
 template <class T, int D>
 template <class F>
-inline void AdaptiveTree<T, D>::for_each_slice_run(F&& f) const {
+inline void AdaptiveGridCore<T, D>::for_each_slice_run(F&& f) const {
     for (std::size_t ti = 0; ti < level_tasks_.size();) {
         const std::size_t tj = slice_run_end(ti);
         if (tj == ti) {
@@ -278,14 +278,14 @@ inline void AdaptiveTree<T, D>::for_each_slice_run(F&& f) const {
 }
 
 template <class T, int D>
-inline std::uint32_t AdaptiveTree<T, D>::total_count(std::size_t ti, std::size_t tj, int c) const {
+inline std::uint32_t AdaptiveGridCore<T, D>::total_count(std::size_t ti, std::size_t tj, int c) const {
     std::uint32_t n = 0;
     for (std::size_t t = ti; t < tj; ++t) n += level_tasks_[t].tally.count[c];
     return n;
 }
 
 template <class T, int D>
-inline void AdaptiveTree<T, D>::plan_level(std::size_t lb, std::size_t nl) {
+inline void AdaptiveGridCore<T, D>::plan_level(std::size_t lb, std::size_t nl) {
     level_tasks_.clear();
     std::uint32_t group_first = 0, group_boxes = 0;
     auto close_group = [&](std::uint32_t last) {
@@ -318,7 +318,7 @@ inline void AdaptiveTree<T, D>::plan_level(std::size_t lb, std::size_t nl) {
 }
 
 template <class T, int D>
-inline bool AdaptiveTree<T, D>::split_level(const View& v, const Rec* recs, std::size_t lb, std::size_t le) {
+inline bool AdaptiveGridCore<T, D>::split_level(const View& v, const Rec* recs, std::size_t lb, std::size_t le) {
     const std::size_t nl = le - lb;
     resize_buffer(ranges_, cur_start_[nl]);
     resize_buffer(level_nodes_, nl);
@@ -454,7 +454,7 @@ inline bool AdaptiveTree<T, D>::split_level(const View& v, const Rec* recs, std:
 }
 
 template <class T, int D>
-inline void AdaptiveTree<T, D>::make_children(const Node& nd, const LevelNode& ln, const std::uint32_t* ends,
+inline void AdaptiveGridCore<T, D>::make_children(const Node& nd, const LevelNode& ln, const std::uint32_t* ends,
                                                std::size_t le) {
     std::uint32_t at = ln.child_at;
     for (int c = 0; c < (1 << (2 * D)); ++c) {
@@ -470,7 +470,7 @@ inline void AdaptiveTree<T, D>::make_children(const Node& nd, const LevelNode& l
 }
 
 template <class T, int D>
-inline void AdaptiveTree<T, D>::write_split(const View& v, const Node& nd, const Rec* recs, std::uint32_t b,
+inline void AdaptiveGridCore<T, D>::write_split(const View& v, const Node& nd, const Rec* recs, std::uint32_t b,
                                              std::uint32_t e, std::size_t store_at, std::uint32_t* offset) {
     const int shift = bits - 2 * nd.level;
     Rec* next = next_.data();

@@ -1,8 +1,8 @@
-// CellGrid's build (the class, its members' contracts and its cell keys are
-// in cell_grid.hpp, which includes this file at its end): the cell size
+// HybridGridCore's build (the class, its members' contracts and its cell keys are
+// in hybrid_grid_core.hpp, which includes this file at its end): the cell size
 // chosen from the data, and the placement of every box's entries into the
 // hashed table by counting sort. Apart from the pairs and queries
-// (cell_grid_pairs.hpp) so that neither file outgrows a reading; both are
+// (hybrid_grid_core_pairs.hpp) so that neither file outgrows a reading; both are
 // one class's members.
 //
 // Member functions are defined `inline` as they were when written in the
@@ -17,10 +17,10 @@
 
 #include "box_record.hpp"
 #include "buffers.hpp"
-#include "cell_grid.hpp"
+#include "hybrid_grid_core.hpp"
 #include "parallel.hpp"
 #include "radix_sort.hpp"
-#include "simd.hpp"
+#include "simd_dispatch.hpp"
 #include "stats.hpp"
 
 namespace broadphase {
@@ -29,7 +29,7 @@ namespace detail {
 // ---- the build --------------------------------------------------------------
 
 template <class T, int D>
-inline void CellGrid<T, D>::build(const View& v, const Params& p, StatsScratch& stats_scratch, unsigned threads,
+inline void HybridGridCore<T, D>::build(const View& v, const Params& p, StatsScratch& stats_scratch, unsigned threads,
                                   bool for_pairs) {
     params_ = p;
     defer_partitions_ = for_pairs;
@@ -48,7 +48,7 @@ inline void CellGrid<T, D>::build(const View& v, const Params& p, StatsScratch& 
 // ---- cell size --------------------------------------------------------------
 
 template <class T, int D>
-inline void CellGrid<T, D>::choose_cell_size(const View& v, StatsScratch& scratch) {
+inline void HybridGridCore<T, D>::choose_cell_size(const View& v, StatsScratch& scratch) {
     const SceneStats<D> s = scene_stats(v, scratch);
     double h_min = 0, volume = 1;
     for (int k = 0; k < D; ++k) origin_[k] = static_cast<T>(s.center_lo[k]);
@@ -69,7 +69,7 @@ inline void CellGrid<T, D>::choose_cell_size(const View& v, StatsScratch& scratc
 }
 
 template <class T, int D>
-inline double CellGrid<T, D>::refine_cell_size(const View& v, double h, double h_min, StatsScratch& scratch) {
+inline double HybridGridCore<T, D>::refine_cell_size(const View& v, double h, double h_min, StatsScratch& scratch) {
     const std::size_t m = std::min<std::size_t>(v.n, 512);
     occupancy_ = 1;
     if (m < 16) return h;
@@ -115,7 +115,7 @@ inline double CellGrid<T, D>::refine_cell_size(const View& v, double h, double h
 
 template <class T, int D>
 template <class F>
-inline void CellGrid<T, D>::for_each_binned_cell(std::uint64_t key, std::uint32_t span, F&& f) const {
+inline void HybridGridCore<T, D>::for_each_binned_cell(std::uint64_t key, std::uint32_t span, F&& f) const {
     const std::uint32_t dx = span & 255u, dy = (span >> 8) & 255u, dz = (span >> 16) & 255u;
     for (std::uint32_t z = 0; z <= dz; ++z)
         for (std::uint32_t y = 0; y <= dy; ++y)
@@ -126,7 +126,7 @@ inline void CellGrid<T, D>::for_each_binned_cell(std::uint64_t key, std::uint32_
 }
 
 template <class T, int D>
-inline std::uint64_t CellGrid<T, D>::bin_boxes(const View& v) {
+inline std::uint64_t HybridGridCore<T, D>::bin_boxes(const View& v) {
     const std::size_t n = v.n;
     resize_buffer(box_key_, n);
     resize_buffer(box_span_, n);
@@ -164,7 +164,7 @@ inline std::uint64_t CellGrid<T, D>::bin_boxes(const View& v) {
 
 template <class T, int D>
 template <int NA>
-inline std::uint64_t CellGrid<T, D>::key_boxes(const ChunkCells& cc, std::size_t begin, std::size_t m,
+inline std::uint64_t HybridGridCore<T, D>::key_boxes(const ChunkCells& cc, std::size_t begin, std::size_t m,
                                           std::vector<std::uint32_t>& large) {
     constexpr std::int32_t off = static_cast<std::int32_t>(coord_limit + 1);
     const std::uint64_t max_cells = params_.max_cells;
@@ -194,7 +194,7 @@ inline std::uint64_t CellGrid<T, D>::key_boxes(const ChunkCells& cc, std::size_t
 
 template <class T, int D>
 template <class F>
-inline void CellGrid<T, D>::for_each_entry(std::size_t first, std::size_t last, F&& f,
+inline void HybridGridCore<T, D>::for_each_entry(std::size_t first, std::size_t last, F&& f,
                                            const std::uint32_t* order) const {
     const std::uint64_t* box_key = box_key_.data();
     const std::uint32_t* box_span = box_span_.data();
@@ -209,7 +209,7 @@ inline void CellGrid<T, D>::for_each_entry(std::size_t first, std::size_t last, 
 
 template <class T, int D>
 template <class Group>
-inline void CellGrid<T, D>::scatter_entries(const View& src, std::size_t groups, Group&& group,
+inline void HybridGridCore<T, D>::scatter_entries(const View& src, std::size_t groups, Group&& group,
                                             std::uint32_t* starts, const std::uint32_t* order) {
     const std::size_t n = src.n;
     const std::size_t parts = part_count(threads_, n);
@@ -251,7 +251,7 @@ inline void CellGrid<T, D>::scatter_entries(const View& src, std::size_t groups,
 }
 
 template <class T, int D>
-inline void CellGrid<T, D>::place(const View& v) {
+inline void HybridGridCore<T, D>::place(const View& v) {
     const std::size_t n = v.n;
     const std::uint64_t entries = bin_boxes(v);
     if (!require_indices(entries)) {  // entries are placed by 32-bit counts and starts
@@ -292,13 +292,13 @@ inline void CellGrid<T, D>::place(const View& v) {
 }
 
 template <class T, int D>
-inline const std::uint32_t* CellGrid<T, D>::sweep_order(const View& v, int axis) {
+inline const std::uint32_t* HybridGridCore<T, D>::sweep_order(const View& v, int axis) {
     sort_by_value(v.lo[axis], v.n, order_, sort_, threads_);
     return order_.data();
 }
 
 template <class T, int D>
-inline void CellGrid<T, D>::place_partitioned(const View& src) {
+inline void HybridGridCore<T, D>::place_partitioned(const View& src) {
     const std::size_t nb = std::size_t(1) << table_bits_;
     const int local_bits = std::max(table_bits_ - partition_bits, 1);
     const int shift = local_bits;
@@ -321,12 +321,12 @@ inline void CellGrid<T, D>::place_partitioned(const View& src) {
 }
 
 template <class T, int D>
-inline void CellGrid<T, D>::finish_partition(std::size_t p, std::size_t local_nb, ThreadScratch& scratch) {
+inline void HybridGridCore<T, D>::finish_partition(std::size_t p, std::size_t local_nb, ThreadScratch& scratch) {
     sort_partition(p, local_nb, scratch);
 }
 
 template <class T, int D>
-inline void CellGrid<T, D>::sort_partition(std::size_t p, std::size_t local_nb, ThreadScratch& scratch) {
+inline void HybridGridCore<T, D>::sort_partition(std::size_t p, std::size_t local_nb, ThreadScratch& scratch) {
     Record* rec = records_.data();
     std::uint64_t* keys = keys_.data();
     std::vector<std::uint32_t>& local = scratch.local;
@@ -359,8 +359,9 @@ inline void CellGrid<T, D>::sort_partition(std::size_t p, std::size_t local_nb, 
     }
     // The partition, in cache, in order of min on the sweep axis (a
     // stable radix sort), then counted out by bucket: each bucket is
-    // sorted for its sweep. (Sorting each bucket afterwards by
-    // comparison took 40% of the hybrid grid's time on uniform:100000.)
+    // sorted for its sweep: O(m) a pass, where sorting each bucket
+    // afterwards by comparison is O(m log m) and took most of the hybrid
+    // grid's time (measured: docs/measured-in-code.md#hybrid-grid).
     if (scratch.sweep_min.size() < m) resize_buffer(scratch.sweep_min, m);
     for (std::size_t t = 0; t < m; ++t) scratch.sweep_min[t] = scratch.tmp_records[t].lo[axis];
     sort_by_value(scratch.sweep_min.data(), m, scratch.sweep_order, scratch.sort);

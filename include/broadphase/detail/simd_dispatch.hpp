@@ -257,8 +257,8 @@ BROADPHASE_SIMD_OP void scale_clamp_trunc_batch(const float* x, float o, float s
 /// Appends base + l for every set bit l of m to out[count...], lowest first,
 /// with one compress and one store, no branch per hit (out has room for
 /// 16 past count). With AVX2 the same gathering through a bit loop was
-/// slower than emitting directly (pile:100000 7.2 -> 8.7 ms), so only this
-/// copy has it.
+/// slower than emitting directly (measured: docs/measured-in-code.md#simd-kernels),
+/// so only this copy has it.
 constexpr bool has_compress = true;
 BROADPHASE_SIMD_OP void append_hits(std::uint32_t m, std::size_t base, std::uint32_t* out, std::size_t& count) {
     const __m512i lanes = _mm512_add_epi32(_mm512_set1_epi32(static_cast<int>(base)),
@@ -368,10 +368,9 @@ inline bool all_valid(const SoaView<T, D>& v, std::size_t begin, std::size_t end
 // most short_run boxes, and SimdLevel::sse2, take the SSE2 copy, inlined
 // into the caller with its callback (as when SSE2 was the only copy): the
 // grids scan a few boxes at a time, many times a frame, and there a call to
-// a wider copy costs more than the batches it saves (uniform grid,
-// sparse20k: 1.07 ms inlined, 1.28-1.36 ms calling the AVX2 copy every
-// time). Longer runs call the AVX2 or AVX-512 copy, compiled for that set
-// with the callback inlined into it.
+// a wider copy costs more than the batches it saves (measured:
+// docs/measured-in-code.md#simd-kernels). Longer runs call the AVX2 or
+// AVX-512 copy, compiled for that set with the callback inlined into it.
 //
 // BROADPHASE_SIMD_DISPATCH(T, wide, kernel(args)), the whole body of every
 // entry point below, returns kernel(args) from the copy to run: the AVX-512

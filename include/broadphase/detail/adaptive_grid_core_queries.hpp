@@ -1,7 +1,7 @@
-// AdaptiveTree's queries (the class and its members' contracts are in
-// adaptive_tree.hpp, which includes this file at its end): box queries,
+// AdaptiveGridCore's queries (the class and its members' contracts are in
+// adaptive_grid_core.hpp, which includes this file at its end): box queries,
 // batches in Morton order, all pairs, and the walk down the occupancy masks
-// that they share. Apart from the build (adaptive_tree_build.hpp) so that
+// that they share. Apart from the build (adaptive_grid_core_build.hpp) so that
 // neither file outgrows a reading; both are one class's members.
 //
 // Member functions are defined `inline` as they were when written in the
@@ -14,12 +14,12 @@
 
 #include "../boxes.hpp"
 #include "../pairs.hpp"
-#include "adaptive_tree.hpp"
+#include "adaptive_grid_core.hpp"
 #include "box_rules.hpp"
 #include "buffers.hpp"
 #include "parallel.hpp"
 #include "radix_sort.hpp"
-#include "simd.hpp"
+#include "simd_dispatch.hpp"
 
 namespace broadphase {
 namespace detail {
@@ -28,7 +28,7 @@ namespace detail {
 
 template <class T, int D>
 template <class Emit>
-inline void AdaptiveTree<T, D>::query(const BasicBox<T, D>& q, Emit&& emit) const {
+inline void AdaptiveGridCore<T, D>::query(const BasicBox<T, D>& q, Emit&& emit) const {
     if (nodes_.empty()) return;
     std::uint32_t lo[D], hi[D];
     quantize(q, lo, hi);
@@ -37,7 +37,7 @@ inline void AdaptiveTree<T, D>::query(const BasicBox<T, D>& q, Emit&& emit) cons
 
 template <class T, int D>
 template <class Sink>
-inline void AdaptiveTree<T, D>::query_batch(const SoaView<T, D>& queries, Sink& sink, unsigned threads,
+inline void AdaptiveGridCore<T, D>::query_batch(const SoaView<T, D>& queries, Sink& sink, unsigned threads,
                                              TaskPairs* buffers) const {
     if (nodes_.empty() || queries.n == 0) return;
     // Per-thread scratch: const queries may run on many threads at once,
@@ -72,7 +72,7 @@ inline void AdaptiveTree<T, D>::query_batch(const SoaView<T, D>& queries, Sink& 
 
 template <class T, int D>
 template <class Sink>
-inline void AdaptiveTree<T, D>::query_run(const SoaView<T, D>& queries, const std::uint32_t* order, std::size_t first,
+inline void AdaptiveGridCore<T, D>::query_run(const SoaView<T, D>& queries, const std::uint32_t* order, std::size_t first,
                                            std::size_t last, Sink& sink) const {
     // path[0..depth): root, then each node's single child holding the
     // last query. Consecutive queries share most of it, so each one
@@ -110,7 +110,7 @@ inline void AdaptiveTree<T, D>::query_run(const SoaView<T, D>& queries, const st
 }
 
 template <class T, int D>
-inline std::uint32_t AdaptiveTree<T, D>::spread_bits(std::uint32_t x) {
+inline std::uint32_t AdaptiveGridCore<T, D>::spread_bits(std::uint32_t x) {
     if constexpr (D == 3) {
         x &= 0x3ffu;
         x = (x | (x << 16)) & 0x030000ffu;
@@ -131,7 +131,7 @@ inline std::uint32_t AdaptiveTree<T, D>::spread_bits(std::uint32_t x) {
 
 template <class T, int D>
 template <class Sink>
-inline void AdaptiveTree<T, D>::self_pairs(Sink& sink, unsigned threads) {
+inline void AdaptiveGridCore<T, D>::self_pairs(Sink& sink, unsigned threads) {
     if (threads <= 1) {
         node_pairs(0, nodes_.size(), sink);
         return;
@@ -145,7 +145,7 @@ inline void AdaptiveTree<T, D>::self_pairs(Sink& sink, unsigned threads) {
 
 template <class T, int D>
 template <class Sink>
-inline void AdaptiveTree<T, D>::node_pairs(std::size_t first, std::size_t last, Sink& sink) const {
+inline void AdaptiveGridCore<T, D>::node_pairs(std::size_t first, std::size_t last, Sink& sink) const {
     const SoaView<T, D> v = store_view();
     for (std::size_t ni = first; ni < last && !sink.stopped(); ++ni) {
         const Node& nd = nodes_[ni];
@@ -178,7 +178,7 @@ inline void AdaptiveTree<T, D>::node_pairs(std::size_t first, std::size_t last, 
 // ---- the walk ---------------------------------------------------------------
 
 template <class T, int D>
-inline bool AdaptiveTree<T, D>::inside(const Node& nd, const std::uint32_t* lo, const std::uint32_t* hi) {
+inline bool AdaptiveGridCore<T, D>::inside(const Node& nd, const std::uint32_t* lo, const std::uint32_t* hi) {
     const int shift = bits - 2 * nd.level;
     for (int k = 0; k < D; ++k)
         if ((lo[k] >> shift) != nd.cell[k] || (hi[k] >> shift) != nd.cell[k]) return false;
@@ -187,14 +187,14 @@ inline bool AdaptiveTree<T, D>::inside(const Node& nd, const std::uint32_t* lo, 
 
 template <class T, int D>
 template <class Emit>
-inline void AdaptiveTree<T, D>::scan_node(const Node& nd, const std::uint32_t* lo, const BasicBox<T, D>& b,
+inline void AdaptiveGridCore<T, D>::scan_node(const Node& nd, const std::uint32_t* lo, const BasicBox<T, D>& b,
                                            Emit& emit) const {
     if (nd.begin != nd.end) scan_node(nd, lo, b, emit, store_view(), flags_.data(), ids_.data());
 }
 
 template <class T, int D>
 template <class Emit>
-inline void AdaptiveTree<T, D>::scan_node(const Node& nd, const std::uint32_t* lo, const BasicBox<T, D>& b, Emit& emit,
+inline void AdaptiveGridCore<T, D>::scan_node(const Node& nd, const std::uint32_t* lo, const BasicBox<T, D>& b, Emit& emit,
                                            const View& v, const std::uint8_t* flags, const std::uint32_t* ids) {
     const int shift = bits - 2 * nd.level;
     std::uint32_t f = 0;
@@ -207,7 +207,7 @@ inline void AdaptiveTree<T, D>::scan_node(const Node& nd, const std::uint32_t* l
 
 template <class T, int D>
 template <class Emit>
-inline void AdaptiveTree<T, D>::walk(std::uint32_t start, bool with_start, const std::uint32_t* lo,
+inline void AdaptiveGridCore<T, D>::walk(std::uint32_t start, bool with_start, const std::uint32_t* lo,
                                       const std::uint32_t* hi, const BasicBox<T, D>& b, Emit& emit) const {
     const Node* nodes = nodes_.data();
     const std::uint8_t* flags = flags_.data();

@@ -1,8 +1,8 @@
-// CellGrid's pairs and queries (the class, its members' contracts and its
-// cell keys are in cell_grid.hpp, which includes this file at its end): the
+// HybridGridCore's pairs and queries (the class, its members' contracts and its
+// cell keys are in hybrid_grid_core.hpp, which includes this file at its end): the
 // pairs of each bucket, the query of the table, and the large boxes against
 // the table (among themselves: large_box_sweep.hpp). Apart from the build
-// (cell_grid_build.hpp) so that neither file outgrows a reading; both are
+// (hybrid_grid_core_build.hpp) so that neither file outgrows a reading; both are
 // one class's members.
 //
 // Member functions are defined `inline` as they were when written in the
@@ -18,10 +18,10 @@
 #include "../pairs.hpp"
 #include "box_record.hpp"
 #include "buffers.hpp"
-#include "cell_grid.hpp"
+#include "hybrid_grid_core.hpp"
 #include "parallel.hpp"
 #include "radix_sort.hpp"
-#include "simd.hpp"
+#include "simd_dispatch.hpp"
 
 namespace broadphase {
 namespace detail {
@@ -30,7 +30,7 @@ namespace detail {
 
 template <class T, int D>
 template <class Sink>
-inline void CellGrid<T, D>::self_pairs(const View& v, Sink& sink, unsigned threads) {
+inline void HybridGridCore<T, D>::self_pairs(const View& v, Sink& sink, unsigned threads) {
     const std::size_t nb = starts_.size() - 1;
     large_sweep_.prepare(v, large_ids_, sort_);
     const std::size_t nl = large_ids_.size();
@@ -80,7 +80,7 @@ inline void CellGrid<T, D>::self_pairs(const View& v, Sink& sink, unsigned threa
 }
 
 template <class T, int D>
-inline bool CellGrid<T, D>::single_cell_bucket(std::size_t s, std::size_t end) const {
+inline bool HybridGridCore<T, D>::single_cell_bucket(std::size_t s, std::size_t end) const {
     const std::uint64_t first = keys_[s];
     if (((first >> flag_shift) & all_flags_) != all_flags_) return false;
     for (std::size_t j = s + 1; j < end; ++j)
@@ -89,7 +89,7 @@ inline bool CellGrid<T, D>::single_cell_bucket(std::size_t s, std::size_t end) c
 }
 
 template <class T, int D>
-inline auto CellGrid<T, D>::bucket_soa(std::size_t s, std::size_t end, ThreadScratch& scratch) const -> View {
+inline auto HybridGridCore<T, D>::bucket_soa(std::size_t s, std::size_t end, ThreadScratch& scratch) const -> View {
     const std::size_t m = end - s;
     View bv;
     for (int k = 0; k < D; ++k) {
@@ -110,7 +110,7 @@ inline auto CellGrid<T, D>::bucket_soa(std::size_t s, std::size_t end, ThreadScr
 }
 
 template <class T, int D>
-inline std::size_t CellGrid<T, D>::bucket_at_entry(std::size_t e) const {
+inline std::size_t HybridGridCore<T, D>::bucket_at_entry(std::size_t e) const {
     const auto last = starts_.end() - 1;
     return static_cast<std::size_t>(std::lower_bound(starts_.begin(), last, static_cast<std::uint32_t>(e)) -
                                     starts_.begin());
@@ -118,7 +118,7 @@ inline std::size_t CellGrid<T, D>::bucket_at_entry(std::size_t e) const {
 
 template <class T, int D>
 template <class Sink>
-inline void CellGrid<T, D>::bucket_pairs(std::size_t first, std::size_t last, Sink& sink, ThreadScratch& scratch,
+inline void HybridGridCore<T, D>::bucket_pairs(std::size_t first, std::size_t last, Sink& sink, ThreadScratch& scratch,
                                          std::size_t end_of_last) const {
     const Record* rec = records_.data();
     const std::uint64_t* keys = keys_.data();
@@ -181,7 +181,7 @@ inline void CellGrid<T, D>::bucket_pairs(std::size_t first, std::size_t last, Si
 
 template <class T, int D>
 template <class Emit>
-inline void CellGrid<T, D>::query(const View& v, const BasicBox<T, D>& q, Emit&& emit) const {
+inline void HybridGridCore<T, D>::query(const View& v, const BasicBox<T, D>& q, Emit&& emit) const {
     query_table(v, q, emit);
     for (std::size_t t = 0; t < large_ids_.size(); ++t) {
         const std::uint32_t id = large_ids_[t];
@@ -191,7 +191,7 @@ inline void CellGrid<T, D>::query(const View& v, const BasicBox<T, D>& q, Emit&&
 
 template <class T, int D>
 template <class Emit>
-inline void CellGrid<T, D>::query_table(const View& v, const BasicBox<T, D>& q, Emit&& emit) const {
+inline void HybridGridCore<T, D>::query_table(const View& v, const BasicBox<T, D>& q, Emit&& emit) const {
     if (entries_ == 0) return;
     int lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
     const std::uint64_t cells = span(q, lo, hi);
@@ -216,7 +216,7 @@ inline void CellGrid<T, D>::query_table(const View& v, const BasicBox<T, D>& q, 
 
 template <class T, int D>
 template <class Sink>
-inline void CellGrid<T, D>::large_table_pairs(const View& v, std::size_t first, std::size_t last, Sink& sink) const {
+inline void HybridGridCore<T, D>::large_table_pairs(const View& v, std::size_t first, std::size_t last, Sink& sink) const {
     for (std::size_t t = first; t < last && !sink.stopped(); ++t) {
         const std::uint32_t a = large_ids_[t];
         query_table(v, box_at(v, a), [&](std::uint32_t b) {

@@ -1,7 +1,7 @@
-// The sparse linear adaptive grid (the structure of the article "Simple Fast
-// Adaptive Grid to Accelerate Collision Detection between AABB of Particles",
-// CodeProject, 2022): a root cell over
-// the data's bounds, split into 4x4x4 children (4^D in D dimensions) only
+// The adaptive grid's core: a sparse linear adaptive grid (the structure
+// of the article "Simple Fast Adaptive Grid to Accelerate Collision
+// Detection between AABB of Particles", CodeProject, 2022): a root cell
+// over the data's bounds, split into 4x4x4 children (4^D in D dimensions) only
 // where boxes are, level by level, into flat arrays.
 //
 // Coordinates are first quantised once per box to 30-bit integers by a
@@ -42,8 +42,8 @@
 // This file holds the class: its types, its members' contracts and its
 // state. The bodies are in two siblings, included at the end (each of them
 // includes this file, so either may be included alone):
-// adaptive_tree_build.hpp (the frame, the quantisation and the
-// level-by-level build) and adaptive_tree_queries.hpp (queries, all pairs
+// adaptive_grid_core_build.hpp (the frame, the quantisation and the
+// level-by-level build) and adaptive_grid_core_queries.hpp (queries, all pairs
 // and the walk they share). validate() is at the end of this file.
 #pragma once
 
@@ -60,7 +60,7 @@
 #include "box_rules.hpp"
 #include "parallel.hpp"
 #include "radix_sort.hpp"
-#include "simd.hpp"
+#include "simd_dispatch.hpp"
 
 namespace broadphase {
 namespace detail {
@@ -83,7 +83,7 @@ struct ChildRangeMasks {
 };
 
 template <class T, int D>
-class AdaptiveTree {
+class AdaptiveGridCore {
     static_assert(D >= 1 && D <= 3, "4^D children must fit a 64-bit mask");
 
 public:
@@ -382,7 +382,7 @@ private:
 // ---- inspection -------------------------------------------------------------
 
 template <class T, int D>
-inline std::string AdaptiveTree<T, D>::validate() const {
+inline std::string AdaptiveGridCore<T, D>::validate() const {
     if (nodes_.empty()) return n_ == 0 ? "" : "no root";
     std::vector<std::uint32_t> count(n_, 0);
     std::vector<std::uint64_t> volume(n_, 0);  // sum of covered quanta, per box (when it fits)
@@ -447,7 +447,7 @@ inline std::string AdaptiveTree<T, D>::validate() const {
 }
 
 template <class T, int D>
-inline bool AdaptiveTree<T, D>::share_point(std::size_t begin, std::size_t end) const {
+inline bool AdaptiveGridCore<T, D>::share_point(std::size_t begin, std::size_t end) const {
     for (int k = 0; k < D; ++k) {
         std::uint32_t mx = 0, mn = ~0u;
         for (std::size_t i = begin; i < end; ++i) {
@@ -460,12 +460,12 @@ inline bool AdaptiveTree<T, D>::share_point(std::size_t begin, std::size_t end) 
 }
 
 template <class T, int D>
-inline std::uint32_t AdaptiveTree<T, D>::touched_children(const Node& nd, std::uint32_t id) const {
+inline std::uint32_t AdaptiveGridCore<T, D>::touched_children(const Node& nd, std::uint32_t id) const {
     return touched_cells(boxq_[id], bits - 2 * (nd.level + 1));
 }
 
 template <class T, int D>
-inline std::uint32_t AdaptiveTree<T, D>::touched_cells(const Rec& r, int shift) {
+inline std::uint32_t AdaptiveGridCore<T, D>::touched_cells(const Rec& r, int shift) {
     std::uint32_t n = 1;
     for (int k = 0; k < D; ++k) n *= std::min<std::uint32_t>((r.hi[k] >> shift) - (r.lo[k] >> shift) + 1, 1024);
     return n;
@@ -475,5 +475,5 @@ inline std::uint32_t AdaptiveTree<T, D>::touched_cells(const Rec& r, int shift) 
 }  // namespace broadphase
 
 // The build and the queries, after the class they define the members of.
-#include "adaptive_tree_build.hpp"
-#include "adaptive_tree_queries.hpp"
+#include "adaptive_grid_core_build.hpp"
+#include "adaptive_grid_core_queries.hpp"

@@ -1,4 +1,7 @@
-// The grid machinery the uniform and hybrid grids share.
+// The hybrid grid's core: hashed cells, each pair in its owner cell, and
+// the boxes of a cell swept on the one axis left out of the grid. With no
+// sweep axis (cells on every axis) it is also the uniform grid's structure
+// for two sets, queries and sparse scenes (grid_algorithm.hpp).
 //
 // Cells are cubes of side h on some of the axes (all of them for the
 // uniform grid; all but the sweep axis for the hybrid). Each box goes into
@@ -23,8 +26,8 @@
 // This file holds the class: its types, its members' contracts, the cell
 // coordinates and keys, and its state. The bodies of the rest are in two
 // siblings, included at the end (each of them includes this file, so either
-// may be included alone): cell_grid_build.hpp (the cell size and the
-// placement) and cell_grid_pairs.hpp (the pairs, the queries and the large
+// may be included alone): hybrid_grid_core_build.hpp (the cell size and the
+// placement) and hybrid_grid_core_pairs.hpp (the pairs, the queries and the large
 // boxes).
 #pragma once
 
@@ -40,14 +43,14 @@
 #include "large_pages.hpp"
 #include "parallel.hpp"
 #include "radix_sort.hpp"
-#include "simd.hpp"
+#include "simd_dispatch.hpp"
 #include "stats.hpp"
 
 namespace broadphase {
 namespace detail {
 
 template <class T, int D>
-class CellGrid {
+class HybridGridCore {
     using View = SoaView<T, D>;
     using Record = BoxRecord<T>;
 
@@ -345,5 +348,5 @@ private:
 }  // namespace broadphase
 
 // The build and the pairs, after the class they define the members of.
-#include "cell_grid_build.hpp"
-#include "cell_grid_pairs.hpp"
+#include "hybrid_grid_core_build.hpp"
+#include "hybrid_grid_core_pairs.hpp"
