@@ -14,7 +14,7 @@ namespace {
 int run_command(const std::string& command, const std::vector<std::string>& args) {
     if (command == "bench") return broadphase_cli::run_lab_bench(args);
     if (command == "scenes") return broadphase_cli::run_lab_scenes(args);
-    if (command == "pairs" || command == "demo")
+    if (command == "pairs" || command == "query" || command == "demo")
         throw broadphase_cli::usage_error(command + " is the CLI's: broadphase " + command + " (see broadphase --help)");
     return -1;
 }

@@ -18,7 +18,7 @@ Usage:
   broadphase-lab scenes
   broadphase-lab --help | --version
 
-What users run (pairs, bench with our algorithms, --queries,
+What users run (pairs, query, bench with our algorithms, --queries,
 --device cuda, --save-boxes, demo) is the CLI's: broadphase --help. The
 lab measures us against other libraries and the Scene frame by frame; its
 scenes, box files and table are broadphase bench's.

@@ -258,6 +258,111 @@ TEST_F(Cli, EmptyInputGivesEmptyOutput) {
     EXPECT_EQ(read_file(path("out.csv")), "");
 }
 
+// ---------------------------------------------------------------- query
+
+// `query BOXES QUERIES`: every query box against an index built over BOXES,
+// pairs (query index, built index) as brute force finds them between
+// QUERIES and BOXES; every algorithm, any thread count, the same file.
+TEST_F(Cli, QueryAnswersEveryQueryBoxAsBruteForce) {
+    const std::vector<double> built = random_rows(600, 41), queries = random_rows(150, 42);
+    write_file(path("built.npy"), npy_file(built));
+    write_file(path("queries.csv"), csv_file(queries, true));
+    const std::vector<Pair> expected = brute(boxes_of(queries), boxes_of(built));
+    ASSERT_GT(expected.size(), 50u);
+    std::string first;
+    for (const char* algorithm : all_algorithms)
+        for (const char* threads : {"1", "3"}) {
+            SCOPED_TRACE(std::string(algorithm) + ", threads " + threads);
+            const RunResult r = run({"query", path("built.npy"), path("queries.csv"), "-o", path("q.csv"),
+                                     "--algorithm", algorithm, "--threads", threads});
+            ASSERT_EQ(r.status, 0) << r.err;
+            EXPECT_EQ(r.out.rfind(std::to_string(expected.size()) + " pairs (", 0), 0u) << r.out;
+            EXPECT_EQ(sorted(read_csv_pairs(path("q.csv"))), expected);
+            if (std::string(algorithm) == "automatic") {  // below 64 built boxes brute force, else the uniform grid
+                EXPECT_NE(r.out.find("(uniform_grid)"), std::string::npos) << r.out;
+                if (first.empty()) first = read_file(path("q.csv"));
+                EXPECT_EQ(read_file(path("q.csv")), first);  // the same order on every thread count
+            }
+        }
+    // --sorted: canonical order, to .npy; to stdout as text, the summary on stderr.
+    RunResult r = run({"query", path("built.npy"), path("queries.csv"), "-o", path("q.npy"), "--sorted"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(read_npy_pairs(path("q.npy")), expected);
+    r = run({"query", path("built.npy"), path("queries.csv"), "-o", "-", "--output-format", "txt", "--sorted"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(count_lines(r.out), expected.size());
+    EXPECT_NE(r.err.find("written to <stdout>"), std::string::npos) << r.err;
+    // Querying a set against itself: each valid box hits itself too.
+    r = run({"query", path("built.npy"), path("built.npy"), "-o", path("self.npy")});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(read_npy_pairs(path("self.npy")).size(), built.size() / 6 + 2 * brute(boxes_of(built)).size());
+}
+
+// float64 files are queried in float64: boxes one double ulp apart do not touch.
+TEST_F(Cli, QueryIsExactInFloat64) {
+    const double x = 0.1 + 0.2;
+    write_file(path("built.npy"), npy_file({0, 0, 0, x, 1, 1}, true));
+    write_file(path("apart.npy"), npy_file({up(x), 0, 0, 2, 1, 1}, true));
+    write_file(path("touching.npy"), npy_file({x, 0, 0, 2, 1, 1}, true));
+    RunResult r = run({"query", path("built.npy"), path("apart.npy"), "-o", path("q.csv")});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(read_file(path("q.csv")), "");
+    r = run({"query", path("built.npy"), path("touching.npy"), "-o", path("q.csv")});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(read_file(path("q.csv")), "0,0\n");
+}
+
+// No query boxes, or nothing built: no pairs, an empty file. Invalid boxes
+// (NaN) on either side: skipped, noted by file.
+TEST_F(Cli, QueryEmptyAndInvalidBoxes) {
+    const std::vector<double> rows = random_rows(100, 43);
+    write_file(path("boxes.npy"), npy_file(rows));
+    write_file(path("empty.npy"), npy_header("<f4", "(0, 6)"));
+    write_file(path("empty.csv"), "minx,miny,minz,maxx,maxy,maxz\n");
+    for (const std::vector<std::string>& files : std::vector<std::vector<std::string>>{
+             {"boxes.npy", "empty.npy"}, {"empty.npy", "boxes.npy"}, {"boxes.npy", "empty.csv"}}) {
+        SCOPED_TRACE(files[0] + " " + files[1]);
+        const RunResult r = run({"query", path(files[0]), path(files[1]), "-o", path("q.npy")});
+        ASSERT_EQ(r.status, 0) << r.err;
+        EXPECT_TRUE(read_npy_pairs(path("q.npy")).empty());
+        EXPECT_EQ(r.out.rfind("0 pairs (", 0), 0u) << r.out;
+    }
+    std::vector<double> with_nan = rows;
+    with_nan[0] = std::nan("");
+    write_file(path("nan.csv"), csv_file(with_nan, false));
+    const RunResult r = run({"query", path("nan.csv"), path("nan.csv"), "-o", path("q.npy"), "--sorted"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    Boxes valid = boxes_of(with_nan);
+    EXPECT_EQ(read_npy_pairs(path("q.npy")), brute(valid, valid));
+    EXPECT_NE(r.err.find("1 in " + path("nan.csv") + ", 1 in " + path("nan.csv")), std::string::npos) << r.err;
+}
+
+// A bad file or command line: one line on stderr, no output written.
+TEST_F(Cli, QueryBadFilesAndArguments) {
+    write_file(path("good.npy"), npy_file(random_rows(20, 44)));
+    write_file(path("bad.npy"), "\x93NUMPZ");
+    for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+             {"query", path("good.npy"), path("bad.npy"), "-o", path("q.npy")},
+             {"query", path("bad.npy"), path("good.npy"), "-o", path("q.npy")},
+             {"query", path("good.npy"), path("missing.csv"), "-o", path("q.npy")},
+             {"query", path("good.npy"), "-o", path("q.npy")},
+             {"query", path("good.npy"), path("good.npy"), path("good.npy"), "-o", path("q.npy")},
+             {"query", path("good.npy"), path("good.npy")},
+             {"query", path("good.npy"), path("good.npy"), "-o", path("q.npy"), "--algorithm", "octree"},
+             {"query", "-", "-", "--format", "npy", "-o", path("q.npy")}}) {
+        SCOPED_TRACE(args[1] + " " + args[2]);
+        const RunResult r = run(args);
+        EXPECT_TRUE(r.status == 1 || r.status == 2) << r.status;
+        EXPECT_EQ(count_lines(r.err), 1u) << r.err;
+        EXPECT_EQ(r.out, "");
+        EXPECT_FALSE(fs::exists(path("q.npy")));
+    }
+    const RunResult bad = run({"query", path("good.npy"), path("bad.npy"), "-o", path("q.npy")});
+    EXPECT_EQ(bad.status, 1);
+    EXPECT_NE(bad.err.find("bad.npy"), std::string::npos) << bad.err;
+    EXPECT_EQ(run({"query", path("good.npy"), "-o", path("q.npy")}).status, 2);
+}
+
 TEST_F(Cli, InvalidBoxesAreSkippedWithANote) {
     std::vector<double> rows = random_rows(100, 18);
     const double nan = std::numeric_limits<double>::quiet_NaN();
@@ -786,12 +891,14 @@ TEST_F(Cli, HelpAndVersion) {
         EXPECT_NE(r.out.find("broadphase bench"), std::string::npos) << r.out;
         EXPECT_NE(r.out.find("broadphase scenes"), std::string::npos) << r.out;
         EXPECT_NE(r.out.find("--queries"), std::string::npos) << r.out;
+        EXPECT_NE(r.out.find("broadphase query BOXES QUERIES"), std::string::npos) << r.out;
         // The lab's modes are broadphase-lab's (named once, as where they went).
         EXPECT_NE(r.out.find("broadphase-lab --help"), std::string::npos) << r.out;
         for (const char* lab : {"--mode ", "jolt-moves", "--save-moves", "SEQUENCE", "cgal", "fcl", "bullet-dbvt",
                                 "particles:"})
             EXPECT_EQ(r.out.find(lab), std::string::npos) << lab;
     }
+    EXPECT_EQ(run({"query", "--help"}).status, 0);
     EXPECT_EQ(run({"pairs", "--help"}).status, 0);
     const RunResult v = run({"--version"});
     EXPECT_EQ(v.status, 0);

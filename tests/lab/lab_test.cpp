@@ -298,6 +298,7 @@ TEST_F(Lab, HelpVersionAndWhatIsTheClis) {
              {"bench", "uniform:100", "--device", "cuda"},
              {"bench", "uniform:100", "--save-boxes", "b.npy"},
              {"pairs", "a.npy", "-o", "p.npy"},
+             {"query", "a.npy", "b.npy", "-o", "p.npy"},
              {"demo"}}) {
         SCOPED_TRACE(args[0] + " " + args.back());
         const RunResult r = run(args);

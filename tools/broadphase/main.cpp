@@ -12,6 +12,7 @@ namespace {
 int run_command(const std::string& command, const std::vector<std::string>& args) {
     using namespace broadphase_cli;
     if (command == "pairs") return run_pairs(args);
+    if (command == "query") return run_query(args);
     if (command == "bench") return run_bench(args);
     if (command == "scenes") return run_scenes(args);
     if (command == "demo") return run_demo(args);

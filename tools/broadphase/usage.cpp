@@ -9,6 +9,7 @@ const char* usage_text() {
 
 Usage:
   broadphase pairs A [B] -o PAIRS [--format F] [--array NAME] [--algorithm NAME] [--sorted] [--threads T]
+  broadphase query BOXES QUERIES -o PAIRS [--format F] [--array NAME] [--algorithm NAME] [--sorted] [--threads T]
   broadphase bench SCENE|FILE [--algorithm NAME|all|ours] [--frames K] [--threads T] [--verify] [--json]
   broadphase bench SCENE|FILE --save-boxes FILE
   broadphase bench SCENE|FILE --queries [--algorithm NAME|all] [--frames K] [--threads T] [--verify] [--json]
@@ -39,6 +40,13 @@ pairs   With one file, every overlapping pair (i, j), i < j, within it; with
                                 and for every thread count
           --threads T           threads to use; 0 (default) = all hardware
                                 threads (OMP_NUM_THREADS applies)
+query   Builds an index (broadphase::Index) over the boxes of BOXES and
+        queries every box of QUERIES against it in one batch: every pair
+        (index in QUERIES, index in BOXES) of overlapping boxes, written to
+        PAIRS as pairs writes its pairs. The same files and options as
+        pairs; --algorithm names the index's algorithm (automatic: brute
+        force under 64 boxes, else the uniform grid; adaptive_grid answers
+        large batches fastest). An invalid query box overlaps nothing.
 bench   Times full frames (build + find) on one kept finder: one untimed
         warm-up frame, then K frames (stopping early after 2 s, at least 1).
         Prints the median and minimum milliseconds per frame and the pairs.
