@@ -5,11 +5,11 @@
 #   --save-boxes`, then the Jolt driver moves a random fraction of the boxes
 #   by a small gaussian step each frame, times its own update +
 #   FindCollidingPairs and writes every move to a file;
-# - a game (JOLT_BUILD): `broadphase bench game:N:F --save-moves` writes the
+# - a game (JOLT_BUILD): `broadphase-lab bench game:N:F --save-moves` writes the
 #   moves of bodies that wake in neighbourhoods, move, settle and sleep, and
 #   bench/jolt/jolt_replay.cpp (ours, built here against that Jolt build)
 #   replays them through Jolt;
-# and `broadphase bench jolt-moves:FILE` replays each file through the
+# and `broadphase-lab bench jolt-moves:FILE` (the lab, bench/lab/) replays each file through the
 # Scene's modes (one thread, pairs read through the events); and
 # - an open world (JOLT_BUILD; issue 45): S static tiles and M boxes that
 #   all move every frame (bench/open_world.hpp), through the Scene
@@ -42,7 +42,7 @@
 #                compile_commands.json, as ../shared/peers/build.sh makes):
 #                jolt_replay is compiled with that build's own flags
 #   ONLY         open-world: only the open world (needs JOLT_BUILD; SCENES,
-#                GAMES and the CLI's build are skipped)
+#                GAMES and the CLI's and the lab's builds are skipped)
 #   SCENES       the scenes (pile:100000 uniform:100000)
 #   GAMES        the game sequences (game:100000:0.01 game:100000:0.1)
 #   FRACTIONS    the fractions moved a frame (0.001,0.01,0.1,1)
@@ -76,13 +76,14 @@ fi
 bp_results_setup
 csv="${bp_results}-scene-jolt.csv"
 build="${BUILD_DIR:-build/release}"
-cli="$build/tools/broadphase"
+cli="$build/tools/broadphase"      # the scenes' boxes saved
+lab="$build/bench/lab/broadphase-lab"  # games' moves saved, move files replayed
 fractions="${FRACTIONS:-0.001,0.01,0.1,1}"
 frames="${FRAMES:-15}"
 
 bp_log "release build ($build)"
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DBROADPHASE_BUILD_TOOLS=ON >/dev/null
-targets=(broadphase_cli)
+targets=(broadphase_cli broadphase_lab)
 if [ "$only" = open-world ]; then targets=(); fi
 if [ -n "${JOLT_BUILD:-}" ]; then targets+=(broadphase_open_world_bench); fi
 cmake --build "$build" --parallel "$bp_jobs" --target "${targets[@]}"
@@ -120,8 +121,8 @@ echo "scene,bodies,fraction,moved,jolt_ms,automatic_ms,grid_ms,multi_box_pruning
 # One row per fraction of a move file: Jolt's "fraction=F ... median_ms=X"
 # lines ($work/jolt.txt) and our replay's JSON.
 rows() {
-    "$cli" bench "jolt-moves:$moves" --mode automatic,grid,multi_box_pruning,rebuild,queries --threads 1 --json >"$work/ours.json"
-    "$cli" bench "jolt-moves:$moves" --mode automatic --threads 1 --verify >/dev/null  # fails on any difference
+    "$lab" bench "jolt-moves:$moves" --mode automatic,grid,multi_box_pruning,rebuild,queries --threads 1 --json >"$work/ours.json"
+    "$lab" bench "jolt-moves:$moves" --mode automatic --threads 1 --verify >/dev/null  # fails on any difference
     awk -v scene="$1" '
         FNR == NR {  # jolt: fraction=F moved=M median_ms=X ...
             for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
@@ -161,7 +162,7 @@ if [ -n "${JOLT_BUILD:-}" ]; then
     for game in ${GAMES:-game:100000:0.01 game:100000:0.1}; do
         bp_log "$game"
         moves="$work/moves.bin"
-        "$cli" bench "$game" --frames "$frames" --mode automatic --threads 1 --save-moves "$moves" >/dev/null
+        "$lab" bench "$game" --frames "$frames" --mode automatic --threads 1 --save-moves "$moves" >/dev/null
         "$work/jolt_replay" "$moves" >"$work/jolt.txt"
         rows "$game"
     done

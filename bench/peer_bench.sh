@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Our find_pairs against other libraries' broad phases used one-shot (issue
-# 16): every built-in scene at one thread, `broadphase bench SCENE --algorithm
-# all --threads 1 --verify --json`, i.e. every algorithm of ours, automatic, then
+# 16): every built-in scene at one thread, `broadphase-lab bench SCENE
+# --algorithm all --threads 1 --verify --json` (the lab, bench/lab/), i.e.
+# every algorithm of ours, automatic, then
 # the peers this build has (bench/peers/: CGAL's box_self_intersection_d,
 # FCL's DynamicAABBTreeCollisionManager, Bullet's btDbvtBroadphase; see
 # docs/peers.md), each frame = build + every pair, all in one process per scene.
@@ -17,7 +18,8 @@
 # Installs libcgal-dev, libfcl-dev and libbullet-dev first when it can (each
 # optional: without one, its columns stay empty).
 # Environment:
-#   BUILD_DIR    the build to use (build/release); configured and the CLI built
+#   BUILD_DIR    the build to use (build/release); configured, the CLI and the
+#                lab built
 #   SCENES       the scenes (default: the adaptive-grid article's scenes, then every real-data
 #                scene `broadphase scenes` lists, at REAL_N boxes)
 #   REAL_N       size of the real-data scenes (100000)
@@ -47,7 +49,8 @@ real_n="${REAL_N:-100000}"
 verify_max="${VERIFY_MAX:-200000}"
 peer_max_n="${PEER_MAX_N:-2000000}"
 driver="${BOXPRUNING_DRIVER:-}"
-cli="$build/tools/broadphase"
+cli="$build/tools/broadphase"      # the scenes, their boxes saved
+lab="$build/bench/lab/broadphase-lab"  # ours and the peers timed
 
 bp_ensure_deps "${bp_deps[@]}"
 for pkg in libcgal-dev libfcl-dev libbullet-dev; do
@@ -55,7 +58,7 @@ for pkg in libcgal-dev libfcl-dev libbullet-dev; do
 done
 bp_log "release build ($build)"
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DBROADPHASE_BUILD_TOOLS=ON >/dev/null
-cmake --build "$build" --parallel "$bp_jobs" --target broadphase_cli
+cmake --build "$build" --parallel "$bp_jobs" --target broadphase_cli broadphase_lab
 
 if [ -n "${SCENES:-}" ]; then
     read -r -a scenes <<<"$SCENES"
@@ -83,7 +86,7 @@ for scene in "${scenes[@]}"; do
     fi
     if [ "$n" -le "$verify_max" ]; then args+=(--verify); fi
     bp_log "$scene ($n boxes): bench ${args[*]}"
-    "$cli" bench "$scene" "${args[@]}" | tee -a "$results"
+    "$lab" bench "$scene" "${args[@]}" | tee -a "$results"
     if [ -n "$driver" ]; then
         "$cli" bench "$scene" --save-boxes "$work/boxes.npy"
         # The driver prints "MS PAIRS", or "median_ms=MS min_ms=... pairs=PAIRS"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Motion benchmarks of the incremental Scene: the table in docs/scene.md,
-# every motion sequence at 100,000 boxes in every mode of `broadphase bench`
-# (the Scene's update modes, and Bullet's btDbvtBroadphase when the CLI was
-# built with Bullet), each frame checked (--verify):
+# every motion sequence at 100,000 boxes in every mode of `broadphase-lab
+# bench` (the lab, bench/lab/: the Scene's update modes, and Bullet's
+# btDbvtBroadphase when the lab was built with Bullet), each frame checked
+# (--verify):
 #   fall:100000, brownian:100000:{0.01,0.1,1}, static-world:100000:{0.01,0.1,1}
 # Writes docs/benchmarks/<machine>-scenes.csv with the columns
 #   sequence,n,fraction,mode,median_ms,min_ms,pairs,verified
@@ -25,20 +26,20 @@ build="${BUILD_DIR:-build/release}"
 threads="${THREADS:-1}"
 frames="${FRAMES:-30}"
 n="${N:-100000}"
-cli="$build/tools/broadphase"
+lab="$build/bench/lab/broadphase-lab"
 
 bp_ensure_deps "${bp_deps[@]}"
 bp_ensure_deps "${bp_optional_deps[@]}" || bp_log "libbullet-dev not installed: no Bullet peers"
 bp_log "release build ($build)"
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DBROADPHASE_BUILD_TOOLS=ON >/dev/null
-cmake --build "$build" --parallel "$bp_jobs" --target broadphase_cli
+cmake --build "$build" --parallel "$bp_jobs" --target broadphase_lab
 
 results="$(mktemp)"
 trap 'rm -f "$results"' EXIT
 for sequence in "fall:$n" "brownian:$n:0.01" "brownian:$n:0.1" "brownian:$n:1" \
     "static-world:$n:0.01" "static-world:$n:0.1" "static-world:$n:1"; do
     bp_log "$sequence"
-    "$cli" bench "$sequence" --mode all --frames "$frames" --threads "$threads" --verify --json | tee -a "$results"
+    "$lab" bench "$sequence" --mode all --frames "$frames" --threads "$threads" --verify --json | tee -a "$results"
 done
 
 {

@@ -68,7 +68,7 @@ bp_deps=(cmake g++ make ninja-build libgtest-dev libbenchmark-dev libpng-dev pkg
 # its sanitizer and libFuzzer runtimes (libclang-rt-dev: only recommended by
 # clang, so named here).
 bp_clang_deps=(clang libclang-rt-dev)
-# Bullet also gives the bullet-dbvt and bullet-sap peers of `broadphase bench SEQUENCE`
+# Bullet also gives the bullet-dbvt and bullet-sap peers of `broadphase-lab bench SEQUENCE`
 # (bench/scene_bench.sh); without it the build leaves the adapter and the peers out.
 bp_optional_deps=(libbullet-dev)
 # The Python module (python/) and its tests; python3-meshio reads the demo's

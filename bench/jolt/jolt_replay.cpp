@@ -1,4 +1,4 @@
-// jolt_replay: replays a move file (JOLTMOV1, written by `broadphase bench
+// jolt_replay: replays a move file (JOLTMOV1, written by `broadphase-lab bench
 // SEQUENCE --save-moves FILE`; the layout is in docs/scene.md) through Jolt
 // Physics' BroadPhaseQuadTree alone, as Jolt's own broad-phase tests drive
 // it, so that the Scene and Jolt are timed on the same moves

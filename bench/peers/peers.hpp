@@ -1,6 +1,7 @@
 // Other libraries' broad phases, used one-shot as peers of find_pairs: one
 // static set of boxes in, every overlapping pair out, the peer's structure
-// built from nothing each time (what `broadphase bench SCENE` times for ours).
+// built from nothing each time (what `broadphase bench SCENE` times for ours;
+// `broadphase-lab bench SCENE` times both).
 //
 //   cgal         CGAL::box_self_intersection_d (libcgal-dev, header-only):
 //                streamed segment tree over float boxes with an index as info
@@ -13,7 +14,8 @@
 //
 // Each is compiled only when CMake finds its package (bench/peers/
 // CMakeLists.txt); peer_names() lists the ones this build has, possibly none.
-// Not part of the library: the CLI links this when it is built.
+// Not part of the library: the lab (bench/lab/, broadphase-lab) links this,
+// built with the CLI.
 #pragma once
 
 #include <cstddef>

@@ -4,29 +4,17 @@
 // executable (BROADPHASE_CLI_PATH) through the shell, and checks its exit
 // status, its stdout and stderr, and the files it wrote. The .npy and .csv
 // files are written and read here independently of the tool's own code, and
-// the expected pairs come from the library's brute force.
-#include <gtest/gtest.h>
-#include <sys/wait.h>
-
-#include <algorithm>
-#include <cctype>
-#include <cmath>
+// the expected pairs come from the library's brute force (cli_harness.hpp,
+// shared with the lab's tests, tests/lab/).
 #include <cstdint>
-#include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <limits>
 #include <map>
-#include <random>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include <broadphase/broadphase.hpp>
-#include <broadphase_fixtures/scenes.hpp>
+#include "cli_harness.hpp"
 
 #ifndef BROADPHASE_CLI_PATH
 #error "BROADPHASE_CLI_PATH must name the broadphase executable"
@@ -34,302 +22,11 @@
 
 namespace {
 
-namespace fs = std::filesystem;
-using broadphase::Boxes;
-using broadphase::Pair;
+using namespace broadphase_cli_test;
 
-// ---------------------------------------------------------------- files
-
-std::string read_file(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-void write_file(const fs::path& p, const std::string& bytes) {
-    std::ofstream out(p, std::ios::binary);
-    out << bytes;
-}
-
-void append_le(std::string& out, std::uint64_t v, int bytes) {
-    for (int k = 0; k < bytes; ++k) out += static_cast<char>((v >> (8 * k)) & 0xff);
-}
-
-/// A .npy header of any version, padded so the data is 64-byte aligned.
-std::string npy_header(const std::string& descr, const std::string& shape, bool fortran = false, int major = 1) {
-    std::string dict = "{'descr': '" + descr + "', 'fortran_order': " + (fortran ? "True" : "False") +
-                       ", 'shape': " + shape + ", }";
-    const std::size_t prefix = 8 + (major == 1 ? 2 : 4);
-    dict.append((64 - (prefix + dict.size() + 1) % 64) % 64, ' ');
-    dict += '\n';
-    std::string out = "\x93NUMPY";
-    out += static_cast<char>(major);
-    out += '\0';
-    append_le(out, dict.size(), major == 1 ? 2 : 4);
-    return out + dict;
-}
-
-/// Rows (minx miny minz maxx maxy maxz) as little-endian float32 or float64 bytes.
-std::string row_bytes(const std::vector<double>& rows, bool float64) {
-    std::string out;
-    for (double v : rows) {
-        if (float64) {
-            std::uint64_t u;
-            std::memcpy(&u, &v, 8);
-            append_le(out, u, 8);
-        } else {
-            const float f = static_cast<float>(v);
-            std::uint32_t u;
-            std::memcpy(&u, &f, 4);
-            append_le(out, u, 4);
-        }
-    }
-    return out;
-}
-
-std::string npy_file(const std::vector<double>& rows, bool float64 = false, int major = 1) {
-    return npy_header(float64 ? "<f8" : "<f4", "(" + std::to_string(rows.size() / 6) + ", 6)", false, major) +
-           row_bytes(rows, float64);
-}
-
-std::string format_number(double v) {
-    if (std::isnan(v)) return "nan";
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.17g", v);
-    return buf;
-}
-
-std::string csv_file(const std::vector<double>& rows, bool header) {
-    std::string out = header ? "minx,miny,minz,maxx,maxy,maxz\n" : "";
-    for (std::size_t i = 0; i < rows.size(); i += 6) {
-        for (int c = 0; c < 6; ++c) out += (c ? ", " : "") + format_number(rows[i + c]);
-        out += '\n';
-    }
-    return out;
-}
-
-/// Reads a (K, 2) '<u4' .npy pair file, checking its header strictly.
-std::vector<Pair> read_npy_pairs(const fs::path& p) {
-    const std::string b = read_file(p);
-    std::vector<Pair> pairs;
-    if (b.size() < 10 || b.compare(0, 6, "\x93NUMPY") != 0 || b[6] != 1 || b[7] != 0) {
-        ADD_FAILURE() << p << ": not a version 1.0 .npy file";
-        return pairs;
-    }
-    const std::size_t header_size = std::size_t(std::uint8_t(b[8])) | std::size_t(std::uint8_t(b[9])) << 8;
-    const std::string header = b.substr(10, header_size);
-    EXPECT_EQ((10 + header_size) % 64, 0u) << "data not 64-byte aligned";
-    EXPECT_EQ(header.back(), '\n');
-    EXPECT_NE(header.find("'descr': '<u4'"), std::string::npos) << header;
-    EXPECT_NE(header.find("'fortran_order': False"), std::string::npos) << header;
-    const std::size_t s = header.find("'shape': (");
-    if (s == std::string::npos) {
-        ADD_FAILURE() << "no shape in " << header;
-        return pairs;
-    }
-    const std::size_t k = std::stoull(header.substr(s + 10));
-    EXPECT_NE(header.find("'shape': (" + std::to_string(k) + ", 2)"), std::string::npos) << header;
-    const std::string data = b.substr(10 + header_size);
-    if (data.size() != k * 8) {
-        ADD_FAILURE() << "expected " << k * 8 << " data bytes, found " << data.size();
-        return pairs;
-    }
-    auto u32 = [&](std::size_t at) {
-        std::uint32_t v = 0;
-        for (int j = 0; j < 4; ++j) v |= std::uint32_t(std::uint8_t(data[at + j])) << (8 * j);
-        return v;
-    };
-    for (std::size_t i = 0; i < k; ++i) pairs.push_back(Pair{u32(8 * i), u32(8 * i + 4)});
-    return pairs;
-}
-
-/// Reads an "i,j" per line pair file (no header).
-std::vector<Pair> read_csv_pairs(const fs::path& p) {
-    std::vector<Pair> pairs;
-    std::istringstream in(read_file(p));
-    std::string line;
-    while (std::getline(in, line)) {
-        unsigned long a = 0, b = 0;
-        char extra = 0;
-        if (std::sscanf(line.c_str(), "%lu,%lu%c", &a, &b, &extra) != 2) {
-            ADD_FAILURE() << "bad pair line '" << line << "'";
-            continue;
-        }
-        pairs.push_back(Pair{std::uint32_t(a), std::uint32_t(b)});
-    }
-    return pairs;
-}
-
-std::vector<Pair> sorted(std::vector<Pair> v) {
-    broadphase::sort_pairs(v);
-    return v;
-}
-
-// ---------------------------------------------------------------- data
-
-/// Random rows, float-exact, with plenty of overlaps.
-std::vector<double> random_rows(std::size_t n, std::uint64_t seed) {
-    const Boxes b = broadphase_fixtures::random_boxes(n, seed, 0, 20, 0, 6);
-    std::vector<double> rows;
-    for (std::size_t i = 0; i < b.size(); ++i) {
-        const broadphase::Box x = b[i];
-        for (int k = 0; k < 3; ++k) rows.push_back(x.min[k]);
-        for (int k = 0; k < 3; ++k) rows.push_back(x.max[k]);
-    }
-    return rows;
-}
-
-/// The boxes the tool should see from float32 input (or a .csv whose values
-/// are all floats): rows rounded to float.
-Boxes boxes_of(const std::vector<double>& rows) {
-    std::vector<float> f(rows.begin(), rows.end());
-    return broadphase::boxes_from_rows(f.data(), f.size() / 6);
-}
-
-/// The boxes the tool should see from float64 input: the rows as they are.
-broadphase::BasicBoxes<double, 3> boxes64_of(const std::vector<double>& rows) {
-    return broadphase::boxes_from_rows<double, 3>(rows.data(), rows.size() / 6);
-}
-
-template <class T>
-std::vector<Pair> brute(const broadphase::BasicBoxes<T, 3>& a) {
-    broadphase::BasicBruteForce<T, 3> bf;
-    broadphase::Options o;
-    o.sorted = true;
-    std::vector<Pair> out;
-    EXPECT_TRUE(bf.find_pairs(a, out, o).ok());
-    return out;
-}
-
-template <class T>
-std::vector<Pair> brute(const broadphase::BasicBoxes<T, 3>& a, const broadphase::BasicBoxes<T, 3>& b) {
-    broadphase::BasicBruteForce<T, 3> bf;
-    broadphase::Options o;
-    o.sorted = true;
-    std::vector<Pair> out;
-    EXPECT_TRUE(bf.find_pairs(a, b, out, o).ok());
-    return out;
-}
-
-// ---------------------------------------------------------------- JSON
-
-/// One flat JSON object: string, number, true, false and null values only.
-/// Values are kept as text (strings unquoted); false when it does not parse.
-bool parse_flat_json(const std::string& s, std::map<std::string, std::string>& out) {
-    std::size_t i = 0;
-    auto space = [&] {
-        while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
-    };
-    auto read_string = [&](std::string& v) {
-        if (i >= s.size() || s[i] != '"') return false;
-        for (++i; i < s.size() && s[i] != '"'; ++i) {
-            if (s[i] == '\\' && ++i >= s.size()) return false;
-            v += s[i];
-        }
-        return i++ < s.size();
-    };
-    space();
-    if (i >= s.size() || s[i++] != '{') return false;
-    while (true) {
-        space();
-        std::string key, value;
-        if (!read_string(key)) return false;
-        space();
-        if (i >= s.size() || s[i++] != ':') return false;
-        space();
-        if (i < s.size() && s[i] == '"') {
-            if (!read_string(value)) return false;
-        } else {
-            const std::size_t end = s.find_first_of(",}", i);
-            if (end == std::string::npos) return false;
-            value = s.substr(i, end - i);
-            while (!value.empty() && std::isspace(static_cast<unsigned char>(value.back()))) value.pop_back();
-            i = end;
-            if (value != "true" && value != "false" && value != "null") {
-                char* e = nullptr;
-                std::strtod(value.c_str(), &e);
-                if (value.empty() || *e != '\0') return false;
-            }
-        }
-        out[key] = value;
-        space();
-        if (i >= s.size()) return false;
-        if (s[i] == '}') break;
-        if (s[i++] != ',') return false;
-    }
-    ++i;
-    space();
-    return i == s.size();
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-    std::vector<std::string> lines;
-    std::istringstream in(text);
-    std::string line;
-    while (std::getline(in, line))
-        if (!line.empty()) lines.push_back(line);
-    return lines;
-}
-
-std::size_t count_lines(const std::string& text) { return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')); }
-
-// ---------------------------------------------------------------- fixture
-
-struct RunResult {
-    int status = -1;  ///< exit status, or -1 when the tool did not exit normally
-    std::string out, err;
-};
-
-std::string shell_quote(const std::string& s) {
-    std::string q = "'";
-    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return q + "'";
-}
-
-class Cli : public ::testing::Test {
+class Cli : public ProgramTest {
 protected:
-    void SetUp() override {
-        const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-        std::random_device rd;
-        dir_ = fs::temp_directory_path() /
-               ("broadphase_cli_" + std::string(info->name()) + "_" + std::to_string(rd()) + std::to_string(rd()));
-        fs::create_directories(dir_);
-    }
-    void TearDown() override {
-        std::error_code ec;
-        fs::remove_all(dir_, ec);
-    }
-
-    /// A path in the test's directory.
-    std::string path(const std::string& name) const { return (dir_ / name).string(); }
-
-    /// Runs the tool with `args`, its stdin from the file `input` when given
-    /// (else the test's own stdin); stdout and stderr captured byte for byte.
-    RunResult run(const std::vector<std::string>& args, const std::string& input = "") const {
-        std::string cmd = shell_quote(BROADPHASE_CLI_PATH);
-        for (const std::string& a : args) cmd += " " + shell_quote(a);
-        if (!input.empty()) cmd += " <" + shell_quote(input);
-        const fs::path out = dir_ / "_stdout.txt", err = dir_ / "_stderr.txt";
-        cmd += " >" + shell_quote(out.string()) + " 2>" + shell_quote(err.string());
-        const int raw = std::system(cmd.c_str());
-        RunResult r;
-        r.status = (raw != -1 && WIFEXITED(raw)) ? WEXITSTATUS(raw) : -1;
-        r.out = read_file(out);
-        r.err = read_file(err);
-        fs::remove(out);
-        fs::remove(err);
-        return r;
-    }
-
-    /// The files in the test directory (to catch stray temporary outputs).
-    std::set<std::string> listing() const {
-        std::set<std::string> names;
-        for (const auto& e : fs::directory_iterator(dir_)) names.insert(e.path().filename().string());
-        return names;
-    }
-
-    fs::path dir_;
+    Cli() : ProgramTest(BROADPHASE_CLI_PATH) {}
 };
 
 const char* const all_algorithms[] = {"automatic", "brute_force", "sweep_and_prune", "uniform_grid", "hybrid_grid",
@@ -561,6 +258,111 @@ TEST_F(Cli, EmptyInputGivesEmptyOutput) {
     EXPECT_EQ(read_file(path("out.csv")), "");
 }
 
+// ---------------------------------------------------------------- query
+
+// `query BOXES QUERIES`: every query box against an index built over BOXES,
+// pairs (query index, built index) as brute force finds them between
+// QUERIES and BOXES; every algorithm, any thread count, the same file.
+TEST_F(Cli, QueryAnswersEveryQueryBoxAsBruteForce) {
+    const std::vector<double> built = random_rows(600, 41), queries = random_rows(150, 42);
+    write_file(path("built.npy"), npy_file(built));
+    write_file(path("queries.csv"), csv_file(queries, true));
+    const std::vector<Pair> expected = brute(boxes_of(queries), boxes_of(built));
+    ASSERT_GT(expected.size(), 50u);
+    std::string first;
+    for (const char* algorithm : all_algorithms)
+        for (const char* threads : {"1", "3"}) {
+            SCOPED_TRACE(std::string(algorithm) + ", threads " + threads);
+            const RunResult r = run({"query", path("built.npy"), path("queries.csv"), "-o", path("q.csv"),
+                                     "--algorithm", algorithm, "--threads", threads});
+            ASSERT_EQ(r.status, 0) << r.err;
+            EXPECT_EQ(r.out.rfind(std::to_string(expected.size()) + " pairs (", 0), 0u) << r.out;
+            EXPECT_EQ(sorted(read_csv_pairs(path("q.csv"))), expected);
+            if (std::string(algorithm) == "automatic") {  // below 64 built boxes brute force, else the uniform grid
+                EXPECT_NE(r.out.find("(uniform_grid)"), std::string::npos) << r.out;
+                if (first.empty()) first = read_file(path("q.csv"));
+                EXPECT_EQ(read_file(path("q.csv")), first);  // the same order on every thread count
+            }
+        }
+    // --sorted: canonical order, to .npy; to stdout as text, the summary on stderr.
+    RunResult r = run({"query", path("built.npy"), path("queries.csv"), "-o", path("q.npy"), "--sorted"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(read_npy_pairs(path("q.npy")), expected);
+    r = run({"query", path("built.npy"), path("queries.csv"), "-o", "-", "--output-format", "txt", "--sorted"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(count_lines(r.out), expected.size());
+    EXPECT_NE(r.err.find("written to <stdout>"), std::string::npos) << r.err;
+    // Querying a set against itself: each valid box hits itself too.
+    r = run({"query", path("built.npy"), path("built.npy"), "-o", path("self.npy")});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(read_npy_pairs(path("self.npy")).size(), built.size() / 6 + 2 * brute(boxes_of(built)).size());
+}
+
+// float64 files are queried in float64: boxes one double ulp apart do not touch.
+TEST_F(Cli, QueryIsExactInFloat64) {
+    const double x = 0.1 + 0.2;
+    write_file(path("built.npy"), npy_file({0, 0, 0, x, 1, 1}, true));
+    write_file(path("apart.npy"), npy_file({up(x), 0, 0, 2, 1, 1}, true));
+    write_file(path("touching.npy"), npy_file({x, 0, 0, 2, 1, 1}, true));
+    RunResult r = run({"query", path("built.npy"), path("apart.npy"), "-o", path("q.csv")});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(read_file(path("q.csv")), "");
+    r = run({"query", path("built.npy"), path("touching.npy"), "-o", path("q.csv")});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(read_file(path("q.csv")), "0,0\n");
+}
+
+// No query boxes, or nothing built: no pairs, an empty file. Invalid boxes
+// (NaN) on either side: skipped, noted by file.
+TEST_F(Cli, QueryEmptyAndInvalidBoxes) {
+    const std::vector<double> rows = random_rows(100, 43);
+    write_file(path("boxes.npy"), npy_file(rows));
+    write_file(path("empty.npy"), npy_header("<f4", "(0, 6)"));
+    write_file(path("empty.csv"), "minx,miny,minz,maxx,maxy,maxz\n");
+    for (const std::vector<std::string>& files : std::vector<std::vector<std::string>>{
+             {"boxes.npy", "empty.npy"}, {"empty.npy", "boxes.npy"}, {"boxes.npy", "empty.csv"}}) {
+        SCOPED_TRACE(files[0] + " " + files[1]);
+        const RunResult r = run({"query", path(files[0]), path(files[1]), "-o", path("q.npy")});
+        ASSERT_EQ(r.status, 0) << r.err;
+        EXPECT_TRUE(read_npy_pairs(path("q.npy")).empty());
+        EXPECT_EQ(r.out.rfind("0 pairs (", 0), 0u) << r.out;
+    }
+    std::vector<double> with_nan = rows;
+    with_nan[0] = std::nan("");
+    write_file(path("nan.csv"), csv_file(with_nan, false));
+    const RunResult r = run({"query", path("nan.csv"), path("nan.csv"), "-o", path("q.npy"), "--sorted"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    Boxes valid = boxes_of(with_nan);
+    EXPECT_EQ(read_npy_pairs(path("q.npy")), brute(valid, valid));
+    EXPECT_NE(r.err.find("1 in " + path("nan.csv") + ", 1 in " + path("nan.csv")), std::string::npos) << r.err;
+}
+
+// A bad file or command line: one line on stderr, no output written.
+TEST_F(Cli, QueryBadFilesAndArguments) {
+    write_file(path("good.npy"), npy_file(random_rows(20, 44)));
+    write_file(path("bad.npy"), "\x93NUMPZ");
+    for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+             {"query", path("good.npy"), path("bad.npy"), "-o", path("q.npy")},
+             {"query", path("bad.npy"), path("good.npy"), "-o", path("q.npy")},
+             {"query", path("good.npy"), path("missing.csv"), "-o", path("q.npy")},
+             {"query", path("good.npy"), "-o", path("q.npy")},
+             {"query", path("good.npy"), path("good.npy"), path("good.npy"), "-o", path("q.npy")},
+             {"query", path("good.npy"), path("good.npy")},
+             {"query", path("good.npy"), path("good.npy"), "-o", path("q.npy"), "--algorithm", "octree"},
+             {"query", "-", "-", "--format", "npy", "-o", path("q.npy")}}) {
+        SCOPED_TRACE(args[1] + " " + args[2]);
+        const RunResult r = run(args);
+        EXPECT_TRUE(r.status == 1 || r.status == 2) << r.status;
+        EXPECT_EQ(count_lines(r.err), 1u) << r.err;
+        EXPECT_EQ(r.out, "");
+        EXPECT_FALSE(fs::exists(path("q.npy")));
+    }
+    const RunResult bad = run({"query", path("good.npy"), path("bad.npy"), "-o", path("q.npy")});
+    EXPECT_EQ(bad.status, 1);
+    EXPECT_NE(bad.err.find("bad.npy"), std::string::npos) << bad.err;
+    EXPECT_EQ(run({"query", path("good.npy"), "-o", path("q.npy")}).status, 2);
+}
+
 TEST_F(Cli, InvalidBoxesAreSkippedWithANote) {
     std::vector<double> rows = random_rows(100, 18);
     const double nan = std::numeric_limits<double>::quiet_NaN();
@@ -759,6 +561,8 @@ TEST_F(Cli, ScenesListsEveryScene) {
         EXPECT_NE(r.out.find(broadphase_fixtures::describe(name)), std::string::npos) << name;
     }
     EXPECT_NE(r.out.find("20004"), std::string::npos) << r.out;  // dense20k's count
+    // The motion sequences are the lab's: named on the last line, where to list them.
+    EXPECT_NE(r.out.find("broadphase-lab scenes"), std::string::npos) << r.out;
     EXPECT_EQ(run({"scenes", "extra"}).status, 2);
 }
 
@@ -788,23 +592,28 @@ TEST_F(Cli, BenchAllAlgorithmsJson) {
     broadphase::Boxes scene;
     ASSERT_TRUE(broadphase_fixtures::make_scene("uniform:3000", scene));
     const std::size_t expected_pairs = brute(scene).size();
-    const RunResult r =
-        run({"bench", "uniform:3000", "--algorithm", "ours", "--frames", "2", "--threads", "3", "--verify", "--json"});
-    ASSERT_EQ(r.status, 0) << r.err;
-    const std::vector<std::string> lines = lines_of(r.out);
-    std::vector<std::string> seen;
-    for (const std::string& line : lines) {
-        std::map<std::string, std::string> obj;
-        ASSERT_TRUE(parse_flat_json(line, obj)) << line;
-        seen.push_back(obj["algorithm"]);
-        EXPECT_EQ(obj["scene"], "uniform:3000");
-        EXPECT_EQ(obj["n"], "3000");
-        EXPECT_EQ(obj["verified"], "true") << line;
-        EXPECT_EQ(obj["threads"], "3");
-        EXPECT_EQ(std::stoull(obj["pairs"]), expected_pairs) << line;
+    // "all" is "ours" here: the peers are broadphase-lab's.
+    for (const char* which : {"ours", "all"}) {
+        SCOPED_TRACE(which);
+        const RunResult r =
+            run({"bench", "uniform:3000", "--algorithm", which, "--frames", "2", "--threads", "3", "--verify", "--json"});
+        ASSERT_EQ(r.status, 0) << r.err;
+        const std::vector<std::string> lines = lines_of(r.out);
+        std::vector<std::string> seen;
+        for (const std::string& line : lines) {
+            std::map<std::string, std::string> obj;
+            ASSERT_TRUE(parse_flat_json(line, obj)) << line;
+            seen.push_back(obj["algorithm"]);
+            EXPECT_EQ(obj["scene"], "uniform:3000");
+            EXPECT_EQ(obj["n"], "3000");
+            EXPECT_EQ(obj["verified"], "true") << line;
+            EXPECT_EQ(obj["threads"], "3");
+            EXPECT_EQ(obj.count("peer"), 0u) << line;
+            EXPECT_EQ(std::stoull(obj["pairs"]), expected_pairs) << line;
+        }
+        EXPECT_EQ(seen, (std::vector<std::string>{"brute_force", "sweep_and_prune", "uniform_grid", "hybrid_grid",
+                                                  "adaptive_grid", "cluster_pairs", "automatic"}));
     }
-    EXPECT_EQ(seen, (std::vector<std::string>{"brute_force", "sweep_and_prune", "uniform_grid", "hybrid_grid",
-                                              "adaptive_grid", "cluster_pairs", "automatic"}));
 }
 
 TEST_F(Cli, BenchWithoutVerifyReportsNull) {
@@ -843,52 +652,30 @@ TEST_F(Cli, BenchHumanTableOnAFile) {
     EXPECT_EQ(lines.back().rfind("automatic (", 0), 0u) << lines.back();
 }
 
-// "all" is ours, then the peers this build has (bench/peers/: none, some or
-// all of cgal, fcl, bullet-dbvt), each verified equal to brute force.
-TEST_F(Cli, BenchAllRunsThePeersAfterOurs) {
-    broadphase::Boxes scene;
-    ASSERT_TRUE(broadphase_fixtures::make_scene("uniform:3000", scene));
-    const std::string expected_pairs = std::to_string(brute(scene).size());
-    const RunResult r = run({"bench", "uniform:3000", "--algorithm", "all", "--frames", "1", "--verify", "--json"});
-    ASSERT_EQ(r.status, 0) << r.err;
-    const std::vector<std::string> lines = lines_of(r.out);
-    ASSERT_GE(lines.size(), 7u) << r.out;
-    ASSERT_LE(lines.size(), 10u) << r.out;
-    for (std::size_t i = 0; i < lines.size(); ++i) {
-        std::map<std::string, std::string> obj;
-        ASSERT_TRUE(parse_flat_json(lines[i], obj)) << lines[i];
-        EXPECT_EQ(obj["pairs"], expected_pairs) << lines[i];
-        EXPECT_EQ(obj["verified"], "true") << lines[i];
-        EXPECT_EQ(obj.count("peer"), i < 7 ? 0u : 1u) << lines[i];
-        if (i < 7) continue;
-        EXPECT_TRUE(obj["algorithm"] == "cgal" || obj["algorithm"] == "fcl" || obj["algorithm"] == "bullet-dbvt")
-            << lines[i];
-        EXPECT_EQ(obj["relation"], "equal") << lines[i];
-        EXPECT_EQ(obj["missing"], "0") << lines[i];
-        EXPECT_EQ(obj["extra"], "0") << lines[i];
-        EXPECT_EQ(obj["threads"], "1") << lines[i];  // the peers run on one thread
+// The lab's modes (bench/lab/: motion sequences, move files, particles:N,
+// --mode, --save-moves, other libraries' broad phases) asked of the CLI: one
+// line naming broadphase-lab and the command to run there, exit status 2.
+TEST_F(Cli, BenchLabModesNameTheLab) {
+    for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+             {"bench", "jolt-moves:" + path("moves.bin")},
+             {"bench", "fall:1000"},
+             {"bench", "brownian:1000:0.1", "--mode", "all", "--verify"},
+             {"bench", "static-world:1000:0.1"},
+             {"bench", "game:1000:0.1", "--save-moves", path("m.bin")},
+             {"bench", "particles:1000", "--frames", "5"},
+             {"bench", "dense20k", "--mode", "rebuild"},
+             {"bench", "uniform:1000", "--save-moves", path("m.bin")},
+             {"bench", "uniform:1000", "--algorithm", "cgal"},
+             {"bench", "uniform:1000", "--algorithm", "fcl", "--verify"},
+             {"bench", "uniform:1000", "-a", "bullet-dbvt"}}) {
+        SCOPED_TRACE(args[1] + " " + args.back());
+        const RunResult r = run(args);
+        EXPECT_EQ(r.status, 2);
+        EXPECT_EQ(count_lines(r.err), 1u) << r.err;
+        EXPECT_NE(r.err.find("broadphase-lab bench " + args[1]), std::string::npos) << r.err;
+        EXPECT_EQ(r.out, "");
+        EXPECT_FALSE(fs::exists(path("m.bin")));
     }
-}
-
-// One peer by name: its row when this build has it, else one line saying so.
-TEST_F(Cli, BenchOnePeerOrACleanRefusal) {
-    for (const char* name : {"cgal", "fcl", "bullet-dbvt"}) {
-        SCOPED_TRACE(name);
-        const RunResult r = run({"bench", "uniform:2000", "--algorithm", name, "--frames", "1", "--verify", "--json"});
-        if (r.status != 0) {
-            EXPECT_EQ(r.status, 1);
-            EXPECT_EQ(count_lines(r.err), 1u) << r.err;
-            EXPECT_NE(r.err.find("built without"), std::string::npos) << r.err;
-            continue;
-        }
-        const std::vector<std::string> lines = lines_of(r.out);
-        ASSERT_EQ(lines.size(), 1u) << r.out;
-        std::map<std::string, std::string> obj;
-        ASSERT_TRUE(parse_flat_json(lines[0], obj)) << lines[0];
-        EXPECT_EQ(obj["algorithm"], name);
-        EXPECT_EQ(obj["verified"], "true");
-    }
-    EXPECT_EQ(run({"bench", "uniform:2000", "--algorithm", "cgal", "--queries"}).status, 2);
 }
 
 // --save-boxes writes the scene as float32 .npy, bit for bit: its pairs are the scene's.
@@ -1104,7 +891,14 @@ TEST_F(Cli, HelpAndVersion) {
         EXPECT_NE(r.out.find("broadphase bench"), std::string::npos) << r.out;
         EXPECT_NE(r.out.find("broadphase scenes"), std::string::npos) << r.out;
         EXPECT_NE(r.out.find("--queries"), std::string::npos) << r.out;
+        EXPECT_NE(r.out.find("broadphase query BOXES QUERIES"), std::string::npos) << r.out;
+        // The lab's modes are broadphase-lab's (named once, as where they went).
+        EXPECT_NE(r.out.find("broadphase-lab --help"), std::string::npos) << r.out;
+        for (const char* lab : {"--mode ", "jolt-moves", "--save-moves", "SEQUENCE", "cgal", "fcl", "bullet-dbvt",
+                                "particles:"})
+            EXPECT_EQ(r.out.find(lab), std::string::npos) << lab;
     }
+    EXPECT_EQ(run({"query", "--help"}).status, 0);
     EXPECT_EQ(run({"pairs", "--help"}).status, 0);
     const RunResult v = run({"--version"});
     EXPECT_EQ(v.status, 0);
@@ -1112,114 +906,6 @@ TEST_F(Cli, HelpAndVersion) {
     const RunResult none = run({});
     EXPECT_EQ(none.status, 2);
     EXPECT_NE(none.err.find("broadphase pairs"), std::string::npos) << none.err;
-}
-
-// ---------------------------------------------------------------- motion sequences
-
-TEST_F(Cli, BenchMotionSequencesVerifyEveryMode) {
-    for (const char* sequence : {"brownian:2000:0.1", "fall:2000", "static-world:2000:0.1"}) {
-        SCOPED_TRACE(sequence);
-        const RunResult r = run({"bench", sequence, "--mode", "all", "--verify", "--json", "--frames", "3"});
-        ASSERT_EQ(r.status, 0) << r.err;
-        std::vector<std::string> modes;
-        for (const std::string& line : lines_of(r.out)) {
-            std::map<std::string, std::string> obj;
-            ASSERT_TRUE(parse_flat_json(line, obj)) << line;
-            for (const char* key : {"scene", "n", "mode", "frames", "median_ms", "min_ms", "pairs", "begun", "ended",
-                                    "moved", "verified", "covers_exact", "oracle", "exact"})
-                EXPECT_EQ(obj.count(key), 1u) << key;
-            EXPECT_EQ(obj["scene"], sequence);
-            EXPECT_EQ(obj["n"], "2000");
-            EXPECT_EQ(obj["frames"], "3");
-            EXPECT_EQ(obj["oracle"], "brute_force");
-            EXPECT_GT(std::stod(obj["pairs"]), 0.0) << line;
-            EXPECT_GT(std::stod(obj["moved"]), 0.0) << line;
-            EXPECT_LE(std::stod(obj["min_ms"]), std::stod(obj["median_ms"]));
-            if (obj["mode"].rfind("bullet-", 0) == 0 || obj["mode"] == "fat-pairs") {  // fat pairs, never claimed exact
-                EXPECT_EQ(obj["exact"], "false");
-                EXPECT_EQ(obj["verified"], "null");
-                EXPECT_EQ(obj["covers_exact"], "true") << line;
-            } else {
-                EXPECT_EQ(obj["exact"], "true");
-                EXPECT_EQ(obj["verified"], "true") << line;
-            }
-            modes.push_back(obj["mode"]);
-        }
-        ASSERT_GE(modes.size(), 2u) << r.out;
-        EXPECT_EQ(modes[0], "multi_box_pruning");
-        EXPECT_EQ(modes[1], "rebuild");
-        for (const char* m : {"grid", "enlarged", "automatic", "fat-pairs"})
-            EXPECT_NE(std::find(modes.begin(), modes.end(), m), modes.end()) << m;
-    }
-}
-
-TEST_F(Cli, BenchMotionDefaultModesAndTable) {
-    const RunResult j = run({"bench", "brownian:500:1", "--frames", "2", "--json"});
-    ASSERT_EQ(j.status, 0) << j.err;
-    const std::vector<std::string> lines = lines_of(j.out);
-    ASSERT_EQ(lines.size(), 2u) << j.out;  // multi_box_pruning, rebuild
-    std::map<std::string, std::string> obj;
-    ASSERT_TRUE(parse_flat_json(lines[1], obj)) << lines[1];
-    EXPECT_EQ(obj["mode"], "rebuild");
-    EXPECT_EQ(obj["verified"], "null");
-    EXPECT_EQ(obj["moved"], "500.0");
-
-    const RunResult t = run({"bench", "static-world:1000:0.5", "--frames", "2", "--verify", "--mode", "enlarged,rebuild"});
-    ASSERT_EQ(t.status, 0) << t.err;
-    EXPECT_NE(t.out.find("enlarged"), std::string::npos) << t.out;
-    EXPECT_NE(t.out.find("yes"), std::string::npos) << t.out;
-    EXPECT_EQ(t.out.find("NO"), std::string::npos) << t.out;
-    EXPECT_EQ(t.out.find("multi_box_pruning"), std::string::npos) << t.out;
-
-    const RunResult l = run({"scenes"});
-    for (const char* name : {"fall:N", "brownian:N:F", "static-world:N:F", "game:N:F"})
-        EXPECT_NE(l.out.find(name), std::string::npos);
-
-    // Update modes are named as in C++ and Python (multi_box_pruning); the
-    // hyphen spelling is the same mode, asked for once.
-    const RunResult h = run({"bench", "brownian:300:0.5", "--frames", "1", "--json", "--mode",
-                             "grid,multi-box-pruning,multi_box_pruning"});
-    ASSERT_EQ(h.status, 0) << h.err;
-    const std::vector<std::string> hl = lines_of(h.out);
-    ASSERT_EQ(hl.size(), 2u) << h.out;
-    std::map<std::string, std::string> first, second;
-    ASSERT_TRUE(parse_flat_json(hl[0], first)) << hl[0];
-    ASSERT_TRUE(parse_flat_json(hl[1], second)) << hl[1];
-    EXPECT_EQ(first["mode"], "grid");
-    EXPECT_EQ(second["mode"], "multi_box_pruning");
-}
-
-TEST_F(Cli, BenchMotionRejectsBadNames) {
-    for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
-             {"bench", "fall:x"},
-             {"bench", "fall:0"},
-             {"bench", "fall"},
-             {"bench", "fall:100:0.5"},
-             {"bench", "fall:99999999999"},
-             {"bench", "brownian:100"},
-             {"bench", "brownian:100:0"},
-             {"bench", "brownian:100:1.5"},
-             {"bench", "brownian:100:abc"},
-             {"bench", "brownian:100:nan"},
-             {"bench", "static-world:-5:0.1"},
-             {"bench", "static-world:100:"},
-             {"bench", "fall:100", "--mode", "nosuchmode"},
-             {"bench", "fall:100", "--mode", "incremental"},
-             {"bench", "fall:100", "--mode", "rebuild,,tree"},
-             {"bench", "fall:100", "--algorithm", "all"},
-             {"bench", "fall:100", "--queries"},
-             {"bench", "fall:100", "--frames", "0"},
-             {"bench", "dense20k", "--mode", "rebuild"}}) {
-        SCOPED_TRACE(args[1] + (args.size() > 2 ? " " + args[2] : ""));
-        const RunResult b = run(args);
-        EXPECT_NE(b.status, 0);
-        EXPECT_NE(b.status, -1);
-        EXPECT_EQ(count_lines(b.err), 1u) << b.err;
-        EXPECT_EQ(b.out, "");
-        if (args.back() == "incremental") {
-            EXPECT_NE(b.err.find("'multi_box_pruning'"), std::string::npos) << b.err;
-        }
-    }
 }
 
 // ---------------------------------------------------------------- stdin, stdout, text, .npz
@@ -1759,89 +1445,3 @@ TEST_F(Cli, MeshErrorsAndNansAsForOtherBoxFiles) {
 }
 
 }  // namespace
-
-// ---------------------------------------------------------------- move files
-
-/// A JOLTMOV1 move file (the format of ../shared/peers/jolt_incremental.cpp's
-/// --moves): a row of unit boxes 0.9 apart, one block of two frames; frame
-/// 0 moves box 1 up out of reach of its neighbours, frame 1 moves box 3
-/// onto box 4 (it then meets 4 and 5, no longer 2). `peer` is the count of
-/// pairs with a moved body the file claims for frame 1 (the right one is 2).
-std::string move_file(std::uint64_t peer) {
-    std::string s = "JOLTMOV1";
-    auto put = [&](auto v) { s.append(reinterpret_cast<const char*>(&v), sizeof v); };
-    auto box = [&](float x, float y) {
-        for (float v : {x, y, 0.0f, x + 1, y + 1, 1.0f}) put(v);
-    };
-    const std::uint32_t n = 6;
-    put(n), put(std::uint32_t(1)), put(std::uint32_t(2)), put(std::uint32_t(7)), put(0.05f);
-    for (std::uint32_t i = 0; i < n; ++i) put(i);
-    for (std::uint32_t i = 0; i < n; ++i) box(0.9f * float(i), 0);
-    put(0.2f), put(std::uint32_t(1));
-    put(std::uint32_t(1)), put(std::uint32_t(1)), box(0.9f, 5), put(std::uint64_t(0));  // box 1 leaves both neighbours
-    put(std::uint32_t(1)), put(std::uint32_t(3)), box(3.6f, 0), put(peer);  // box 3 onto box 4
-    return s;
-}
-
-TEST_F(Cli, BenchReplaysAMoveFileInEveryMode) {
-    write_file(path("moves.bin"), move_file(2));
-    const RunResult r = run({"bench", "jolt-moves:" + path("moves.bin"), "--mode", "all", "--verify", "--json"});
-    ASSERT_EQ(r.status, 0) << r.err;
-    std::set<std::string> modes;
-    for (const std::string& line : lines_of(r.out)) {
-        std::map<std::string, std::string> obj;
-        ASSERT_TRUE(parse_flat_json(line, obj)) << line;
-        EXPECT_EQ(obj["bodies"], "6");
-        EXPECT_EQ(obj["frames"], "2");
-        modes.insert(obj["mode"]);
-        if (obj["mode"] == "queries") {  // the floor: the last frame's mover, box 3, finds boxes 4 and 5
-            EXPECT_EQ(obj["hits"], "2") << line;
-            continue;
-        }
-        EXPECT_EQ(obj["verified"], "true") << line;
-        EXPECT_EQ(obj["moved_pairs"], "2") << line;
-    }
-    for (const char* m : {"automatic", "multi_box_pruning", "grid", "rebuild", "enlarged", "queries"})
-        EXPECT_EQ(modes.count(m), 1u) << m;
-}
-
-TEST_F(Cli, BenchMoveFileErrors) {
-    write_file(path("wrong.bin"), move_file(3));
-    const RunResult wrong = run({"bench", "jolt-moves:" + path("wrong.bin"), "--verify"});
-    EXPECT_EQ(wrong.status, 1);
-    EXPECT_NE(wrong.err.find("differ from the peer's"), std::string::npos) << wrong.err;
-    const std::string whole = move_file(2);
-    write_file(path("short.bin"), whole.substr(0, whole.size() - 5));
-    const RunResult cut = run({"bench", "jolt-moves:" + path("short.bin")});
-    EXPECT_EQ(cut.status, 1);
-    EXPECT_NE(cut.err.find("truncated at byte"), std::string::npos) << cut.err;
-    write_file(path("other.bin"), "NOTMOVES" + whole.substr(8));
-    const RunResult other = run({"bench", "jolt-moves:" + path("other.bin")});
-    EXPECT_EQ(other.status, 1);
-    EXPECT_NE(other.err.find("not a move file"), std::string::npos) << other.err;
-    write_file(path("moves.bin"), whole);
-    const RunResult frames = run({"bench", "jolt-moves:" + path("moves.bin"), "--frames", "3"});
-    EXPECT_EQ(frames.status, 2);
-}
-
-TEST_F(Cli, BenchSavesASequencesMovesForAReplay) {
-    const RunResult w = run({"bench", "game:2000:0.05", "--frames", "4", "--mode", "grid", "--save-moves", path("game.bin")});
-    ASSERT_EQ(w.status, 0) << w.err;
-    const RunResult r = run({"bench", "jolt-moves:" + path("game.bin"), "--mode", "all", "--verify", "--json"});
-    ASSERT_EQ(r.status, 0) << r.err;
-    std::size_t rows = 0;
-    for (const std::string& line : lines_of(r.out)) {
-        std::map<std::string, std::string> obj;
-        ASSERT_TRUE(parse_flat_json(line, obj)) << line;
-        if (obj["mode"] != "queries") {
-            EXPECT_EQ(obj["verified"], "true") << line;
-        }
-        EXPECT_EQ(obj["frames"], "7");  // 3 warm-up + 4
-        EXPECT_EQ(obj["moved"], "100");
-        ++rows;
-    }
-    EXPECT_EQ(rows, 6u);  // five modes and the queries' floor
-    const RunResult statics = run({"bench", "static-world:500:0.1", "--save-moves", path("city.bin")});
-    EXPECT_EQ(statics.status, 2);
-    EXPECT_NE(statics.err.find("static objects"), std::string::npos) << statics.err;
-}

@@ -1,4 +1,4 @@
-// Each peer this build has (bench/peers/peers.hpp), called as broadphase
+// Each peer this build has (bench/peers/peers.hpp), called as broadphase-lab
 // bench calls it, against the library's BruteForce: the same pairs, each
 // once, a < b, indices of the boxes given (invalid boxes skipped, as ours
 // skip them). Scenes: the core suites' random cases, tiny sets, hand cases

@@ -2,25 +2,19 @@
 // built-in scene or a box file, optionally checking them against brute force.
 // With --queries it times an Index instead: its build, single-box queries
 // (one per box of the scene) and a batch query of every box.
-// Other libraries' broad phases (bench/peers/: CGAL, FCL, Bullet, those this
-// build found) run as one-shot peers: --algorithm all times them after ours,
-// --algorithm cgal|fcl|bullet-dbvt one of them.
+// The frames are frames.cpp's, shared with broadphase-lab, the lab, which
+// runs what is not for users: other libraries' broad phases as peers, motion
+// sequences, move-file replays and the particle simulation timed.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <iterator>
-#include <memory>
-#include <stdexcept>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include <broadphase/broadphase.hpp>
-#include <broadphase_fixtures/scenes.hpp>
-
-#include <peers.hpp>
+#include <broadphase_fixtures/motion.hpp>
 
 #ifdef BROADPHASE_WITH_CUDA
 #include <broadphase/cuda/pair_finder.hpp>
@@ -30,154 +24,14 @@
 #include "commands.hpp"
 #include "errors.hpp"
 #include "files.hpp"
+#include "frames.hpp"
 #include "json.hpp"
-#include "particles_bench.hpp"
-#include "motion_bench.hpp"
 #include "timing.hpp"
 
 namespace broadphase_cli {
 namespace {
 
 using broadphase::Algorithm;
-
-/// Timed frames stop once they add up to this much (at least one frame runs).
-constexpr double time_budget_ms = 2000.0;
-/// --algorithm all runs brute force only up to this many boxes.
-constexpr std::size_t brute_force_limit = 50000;
-
-struct Result {
-    std::string peer;  ///< a peer's name (bench/peers/), "" for one of ours
-    Algorithm algorithm = Algorithm::automatic;
-    Algorithm chosen = Algorithm::automatic;  ///< what `automatic` resolved to
-    std::uint64_t pairs = 0;
-    double median_ms = 0, min_ms = 0;
-    int frames = 0;
-    int verified = -1;  ///< -1 not checked, 0 differs from brute force, 1 equal
-    /// A peer's pairs against brute force's, when checked: "equal",
-    /// "superset" (every exact pair and more: fat boxes, margins), or
-    /// "differs" (some exact pair missing: other touching rules, rounding);
-    /// with how many exact pairs it lacks and how many it adds.
-    std::string relation;
-    std::uint64_t missing = 0, extra = 0;
-};
-
-void check(const broadphase::Report& r, Algorithm a) {
-    if (!r.ok())
-        throw CliError(std::string(broadphase::to_string(a)) + " failed: " + broadphase::to_string(r.status));
-}
-
-/// One untimed warm-up frame, then up to `frames` timed ones on `finder`.
-/// Leaves the last frame's pairs in `out`.
-Result time_frames(broadphase::PairFinder& finder, const broadphase::Boxes& boxes, Algorithm algorithm, int frames,
-                   unsigned threads, std::vector<broadphase::Pair>& out) {
-    broadphase::Options options;
-    options.algorithm = algorithm;
-    options.threads = threads;
-    check(finder.find_pairs(boxes, out, options), algorithm);
-
-    const std::vector<double> times =
-        time_repeated(frames, time_budget_ms, [&] { check(finder.find_pairs(boxes, out, options), algorithm); });
-    Result res;
-    res.algorithm = algorithm;
-    res.chosen = finder.last_algorithm();
-    res.pairs = out.size();
-    res.median_ms = median(times);
-    res.min_ms = *std::min_element(times.begin(), times.end());
-    res.frames = static_cast<int>(times.size());
-    return res;
-}
-
-std::string display_name(const Result& r) {
-    if (!r.peer.empty()) return r.peer;
-    std::string name = broadphase::to_string(r.algorithm);
-    if (r.algorithm == Algorithm::automatic) name += std::string(" (") + broadphase::to_string(r.chosen) + ")";
-    return name;
-}
-
-void print_json(const Result& r, const std::string& scene, std::size_t n, long long threads) {
-    const char* verified = r.verified < 0 ? "null" : r.verified ? "true" : "false";
-    const std::string algorithm = r.peer.empty() ? broadphase::to_string(r.algorithm) : r.peer;
-    const std::string chosen = r.peer.empty() ? broadphase::to_string(r.chosen) : r.peer;
-    // A peer's row adds its library and version, and with --verify how its pairs relate to the exact ones.
-    std::string peer_fields;
-    if (!r.peer.empty()) {
-        peer_fields = ",\"peer\":" + json_string(broadphase_peers::peer_version(r.peer));
-        if (!r.relation.empty())
-            peer_fields += ",\"relation\":\"" + r.relation + "\",\"missing\":" + std::to_string(r.missing) +
-                           ",\"extra\":" + std::to_string(r.extra);
-        threads = 1;  // the peers run on one thread whatever --threads says
-    }
-    std::printf(
-        "{\"scene\":%s,\"n\":%zu,\"algorithm\":\"%s\",\"chosen\":\"%s\",\"pairs\":%llu,\"median_ms\":%.4f,"
-        "\"min_ms\":%.4f,\"verified\":%s,\"frames\":%d,\"threads\":%lld%s}\n",
-        json_string(scene).c_str(), n, algorithm.c_str(), chosen.c_str(), static_cast<unsigned long long>(r.pairs),
-        r.median_ms, r.min_ms, verified, r.frames, threads, peer_fields.c_str());
-}
-
-const char* row_format = "%-27s %11s %11s %13s %7s %9s\n";
-
-void print_row(const Result& r) {
-    char median[32], min[32], pairs[32], frames[16];
-    std::snprintf(median, sizeof median, "%.3f", r.median_ms);
-    std::snprintf(min, sizeof min, "%.3f", r.min_ms);
-    std::snprintf(pairs, sizeof pairs, "%llu", static_cast<unsigned long long>(r.pairs));
-    std::snprintf(frames, sizeof frames, "%d", r.frames);
-    const char* verified = r.verified < 0 ? "-" : r.verified ? "yes" : "NO";
-    if (!r.relation.empty() && !r.verified) verified = r.relation.c_str();  // a peer's superset or differs
-    std::printf(row_format, display_name(r).c_str(), median, min, pairs, frames, verified);
-}
-
-// ---------------------------------------------------------------- peers
-
-/// One peer (bench/peers/) timed like time_frames times ours: the boxes
-/// loaded into the peer's own form (untimed), one untimed warm-up run, then
-/// up to `frames` timed runs within the time budget, each building the
-/// peer's structure from nothing and finding every pair (its structure is
-/// freed between runs, untimed). Leaves the last run's pairs in `out`.
-Result time_peer(const std::string& name, const broadphase::Boxes& boxes, int frames,
-                 std::vector<broadphase::Pair>& out) {
-    std::unique_ptr<broadphase_peers::Peer> peer = broadphase_peers::make_peer(name);
-    if (!peer) throw CliError(name + ": this broadphase was built without it");
-    peer->load(boxes);
-    peer->find_pairs(out);
-    std::vector<double> times;
-    double total = 0;
-    for (int k = 0; k < frames && (k == 0 || total < time_budget_ms); ++k) {
-        peer->clear();
-        const auto t0 = clock_type::now();
-        peer->find_pairs(out);
-        times.push_back(elapsed_ms(t0, clock_type::now()));
-        total += times.back();
-    }
-    Result res;
-    res.peer = name;
-    res.pairs = out.size();
-    res.median_ms = median(times);
-    res.min_ms = *std::min_element(times.begin(), times.end());
-    res.frames = static_cast<int>(times.size());
-    return res;
-}
-
-/// How a peer's pairs (sorted here) relate to the exact ones (`reference`,
-/// sorted): sets r.verified (1 only when equal), r.relation, r.missing and
-/// r.extra. A pair listed twice counts as extra. O(K log K).
-void compare_with_reference(std::vector<broadphase::Pair>& pairs, const std::vector<broadphase::Pair>& reference,
-                            Result& r) {
-    broadphase::sort_pairs(pairs);
-    std::size_t i = 0, j = 0;
-    r.missing = r.extra = 0;
-    while (i < pairs.size() || j < reference.size()) {
-        if (j == reference.size() || (i < pairs.size() && pairs[i] < reference[j])) {
-            ++r.extra, ++i;
-        } else if (i == pairs.size() || reference[j] < pairs[i]) {
-            ++r.missing, ++j;
-        } else {
-            ++i, ++j;
-        }
-    }
-    r.verified = r.missing == 0 && r.extra == 0 ? 1 : 0;
-    r.relation = r.verified ? "equal" : r.missing == 0 ? "superset" : "differs";
-}
 
 // ---------------------------------------------------------------- --queries
 
@@ -191,14 +45,6 @@ volatile std::uint32_t consumed = 0;
 
 std::int64_t elapsed_ns(clock_type::time_point t0, clock_type::time_point t1) {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count();
-}
-
-/// Every concrete algorithm the library knows, in the order its docs list
-/// them: broadphase::concrete_algorithms (options.hpp), the one list an
-/// algorithm is added to; nothing here needs an edit for a new one.
-std::vector<Algorithm> every_concrete_algorithm() {
-    return std::vector<Algorithm>(std::begin(broadphase::concrete_algorithms),
-                                  std::end(broadphase::concrete_algorithms));
 }
 
 /// The hits of every query box, each list sorted: query i hit
@@ -491,7 +337,8 @@ int run_cuda_bench(const broadphase::Boxes& boxes, const std::string& scene, int
         transfers.push_back(finder.last_stats().transfer_ms);
     }
     const bc::FrameStats& st = finder.last_stats();
-    Result res;
+    FrameResult res;
+    res.label = "cuda_grid";
     res.pairs = out.size();
     res.median_ms = median(times);
     res.min_ms = *std::min_element(times.begin(), times.end());
@@ -516,15 +363,8 @@ int run_cuda_bench(const broadphase::Boxes& boxes, const std::string& scene, int
     } else {
         std::printf("scene %s: %zu boxes, device %s%s\n", scene.c_str(), n, device.c_str(),
                     sorted ? ", pairs sorted on the device" : "");
-        std::printf(row_format, "algorithm", "median ms", "min ms", "pairs", "frames", "verified");
-        res.algorithm = Algorithm::automatic;
-        char median_s[32], min_s[32], pairs_s[32], frames_s[16];
-        std::snprintf(median_s, sizeof median_s, "%.3f", res.median_ms);
-        std::snprintf(min_s, sizeof min_s, "%.3f", res.min_ms);
-        std::snprintf(pairs_s, sizeof pairs_s, "%llu", static_cast<unsigned long long>(res.pairs));
-        std::snprintf(frames_s, sizeof frames_s, "%d", res.frames);
-        std::printf(row_format, "cuda_grid", median_s, min_s, pairs_s, frames_s,
-                    res.verified < 0 ? "-" : res.verified ? "yes" : "NO");
+        print_frame_columns();
+        print_frame_result(res, FrameBench{}, n);
         std::printf("upload %.3f ms (boxes to the device, not in the frame), pair transfer %.3f ms (not in the frame), "
                     "%llu cell entries, %d levels, %d key bits, %.1f MB device memory\n",
                     upload_ms, transfer_ms, static_cast<unsigned long long>(st.entries), st.levels, st.key_bits,
@@ -533,6 +373,26 @@ int run_cuda_bench(const broadphase::Boxes& boxes, const std::string& scene, int
     std::fflush(stdout);
     return 0;
 #endif
+}
+
+/// What `broadphase-lab` runs (the lab, not installed): the motion
+/// benchmarks, move-file replays, the particle simulation timed, and other
+/// libraries' broad phases as peers.
+bool is_lab_scene(const std::string& scene) {
+    return broadphase_fixtures::motion::is_sequence_name(scene) || scene.rfind("jolt-moves:", 0) == 0 ||
+           scene.rfind("particles:", 0) == 0;
+}
+bool is_lab_algorithm(const std::string& name) {
+    for (const char* peer : {"cgal", "fcl", "bullet-dbvt", "bullet-sap"})
+        if (name == peer) return true;
+    return false;
+}
+
+/// The one-line refusal of a lab mode: names broadphase-lab and the command to run there.
+CliError moved_to_lab(const std::string& what, const std::vector<std::string>& args) {
+    std::string command = "broadphase-lab bench";
+    for (const std::string& a : args) command += " " + a;
+    return usage_error(what + " is in broadphase-lab, the benchmark lab built beside broadphase (not installed): " + command);
 }
 
 }  // namespace
@@ -554,12 +414,13 @@ int run_bench(const std::vector<std::string>& args) {
     if (p.has("--help")) return print_usage();
     if (p.positional.size() != 1) throw usage_error("bench needs one scene name or box file (see broadphase scenes)");
     const std::string scene = p.positional[0];
-    // Motion sequences (fall:N, brownian:N:F, static-world:N:F, game:N:F) run as scenes: motion_bench.cpp.
-    if (broadphase_fixtures::motion::is_sequence_name(scene)) return run_motion_bench(p);
-    if (scene.rfind("jolt-moves:", 0) == 0) return run_moves_bench(p);
-    if (p.has("--save-moves")) throw usage_error("--save-moves applies to motion sequences (brownian:N:F, game:N:F)");
-    if (p.has("--mode"))
-        throw usage_error("--mode applies to motion sequences (fall:N, brownian:N:F, static-world:N:F, game:N:F) and move files");
+    // Motion sequences, move files, particles:N, --mode, --save-moves and
+    // the peers moved to the lab, broadphase-lab: one line saying where.
+    if (is_lab_scene(scene)) throw moved_to_lab("bench " + scene.substr(0, scene.find(':')) + ":...", args);
+    for (const char* option : {"--mode", "--save-moves"})
+        if (p.has(option)) throw moved_to_lab(option, args);
+    const std::string algorithm_name = p.get("--algorithm", "automatic");
+    if (is_lab_algorithm(algorithm_name)) throw moved_to_lab("--algorithm " + algorithm_name, args);
     const bool queries = p.has("--queries");
     const std::string device = p.get("--device", "cpu");
     if (device != "cpu" && device != "cuda")
@@ -570,159 +431,28 @@ int run_bench(const std::vector<std::string>& args) {
     if (on_cuda && p.has("--threads")) throw usage_error("--threads applies to --device cpu");
     if (!on_cuda && p.has("--sorted")) throw usage_error("--sorted applies to --device cuda");
     // --frames: timed frames, or with --queries timed passes over every box.
-    const int frames =
-        static_cast<int>(parse_count("--frames", p.get("--frames", queries ? "5" : "20"), 1, 1000000));
-    // --threads 0 (the default): all hardware threads; reported as the count it stands for.
-    long long threads = parse_count("--threads", p.get("--threads", "0"), 0, 4096);
-    if (threads == 0) threads = broadphase::default_threads();
-    const bool verify = p.has("--verify"), json = p.has("--json");
-    const std::string algorithm_name = p.get("--algorithm", "automatic");
-    // "all": every algorithm of ours, automatic, then the peers this build has; "ours": the same without the peers.
-    const bool with_peers = algorithm_name == "all";
-    const bool all = with_peers || algorithm_name == "ours";
-    const bool one_peer = broadphase_peers::is_peer_name(algorithm_name);
-    if (one_peer && (queries || on_cuda))
-        throw usage_error("--algorithm " + algorithm_name + ": the peers answer all pairs on the CPU only");
-    if (one_peer && !broadphase_peers::make_peer(algorithm_name))
-        throw CliError("--algorithm " + algorithm_name +
-                       ": this broadphase was built without that peer (install libcgal-dev, libfcl-dev or "
-                       "libbullet-dev, then configure again; see docs/peers.md)");
-    const Algorithm single = all || one_peer ? Algorithm::automatic : parse_algorithm_option(algorithm_name);
+    const FrameBench bench = frame_settings(p, scene, "broadphase", queries ? "5" : "20");
+    // A bad name is refused before the boxes are read.
+    if (algorithm_name != "all" && algorithm_name != "ours") parse_algorithm_option(algorithm_name);
 
-    if (is_particles_scene(scene)) return run_particles_bench(scene, p.has("--frames") ? frames : 0, threads, json);
-    broadphase::Boxes boxes;
-    if (!broadphase_fixtures::make_scene(scene, boxes)) {
-        FileOptions files;
-        files.format = p.get("--format");
-        files.array = p.get("--array");
-        if (!has_box_file_extension(scene) && !is_std_stream(scene) && !p.has("--format"))
-            throw usage_error("unknown scene '" + scene +
-                              "'; see broadphase scenes, or give a box file (.npy, .npz, .csv, .txt) or a "
-                              "mesh (.off, .ply, .obj, .stl)");
-        // bench is about speed: it times float boxes, as for every scene. A
-        // float64 file (or a .csv of values that are not all floats) is rounded
-        // to the nearest float here, which can change its pairs; `pairs`
-        // answers such files exactly, in double.
-        LoadedBoxes loaded = load_boxes(scene, files);
-        if (loaded.is_double())
-            std::fprintf(stderr,
-                         "broadphase: note: %s holds float64 values; bench times them rounded to float32 "
-                         "(broadphase pairs answers in float64)\n",
-                         file_label(scene).c_str());
-        boxes = std::move(loaded).into<float>();
-    }
+    const broadphase::Boxes boxes = load_bench_boxes(scene, p, bench.program);
     // --save-boxes FILE.npy: the scene's boxes, for other programs to time on the same input; nothing is timed.
     if (p.has("--save-boxes")) {
         save_boxes(p.get("--save-boxes", ""), boxes, p.get("--format"));
         return 0;
     }
     const std::size_t n = boxes.size();
-    std::size_t invalid = 0;
-    for (std::size_t i = 0; i < n; ++i) invalid += boxes[i].valid() ? 0 : 1;
-    if (invalid > 0)
-        std::fprintf(stderr, "broadphase: note: %zu invalid boxes (NaN or min > max) take part in no pair\n", invalid);
+    note_invalid_boxes(boxes, bench.program);
 
-    if (on_cuda) return run_cuda_bench(boxes, scene, frames, p.has("--sorted"), verify, json);
+    if (on_cuda) return run_cuda_bench(boxes, scene, bench.frames, p.has("--sorted"), bench.verify, bench.json);
 
-    if (queries) {
-        std::vector<Algorithm> algorithms;
-        if (all) {
-            for (Algorithm a : every_concrete_algorithm()) {
-                if (a == Algorithm::brute_force && n > brute_force_limit) {
-                    std::fprintf(stderr, "broadphase: note: brute_force skipped: %zu boxes, more than %zu\n", n,
-                                 brute_force_limit);
-                    continue;
-                }
-                algorithms.push_back(a);
-            }
-            algorithms.push_back(Algorithm::automatic);
-        } else {
-            algorithms.push_back(single);
-        }
-        return run_query_bench(boxes, scene, algorithms, frames, threads, verify, json);
-    }
+    // "all" and "ours": every algorithm the library knows (brute force only up
+    // to brute_force_limit boxes), then automatic; with --queries too.
+    const std::vector<Algorithm> algorithms = frame_algorithms(algorithm_name, n, bench.program);
+    if (queries) return run_query_bench(boxes, scene, algorithms, bench.frames, bench.threads, bench.verify, bench.json);
 
-    std::vector<Algorithm> algorithms;
-    std::vector<std::string> peers;
-    if (with_peers) peers = broadphase_peers::peer_names();
-    if (one_peer) peers.push_back(algorithm_name);
-    if (all) {
-        if (n <= brute_force_limit) algorithms.push_back(Algorithm::brute_force);
-        else
-            std::fprintf(stderr, "broadphase: note: brute_force skipped: %zu boxes, more than %zu\n", n,
-                         brute_force_limit);
-        for (Algorithm a : broadphase::concrete_algorithms)
-            if (a != Algorithm::brute_force) algorithms.push_back(a);
-        algorithms.push_back(Algorithm::automatic);
-    } else if (!one_peer) {
-        algorithms.push_back(single);
-    }
-
-    // The oracle, computed once, sorted.
-    std::vector<broadphase::Pair> reference;
-    if (verify) {
-        if (n > brute_force_limit)
-            std::fprintf(stderr, "broadphase: note: verifying %zu boxes by brute force takes O(n^2) time\n", n);
-        broadphase::BruteForce brute;
-        broadphase::Options sorted;
-        sorted.sorted = true;
-        sorted.threads = static_cast<unsigned>(threads);
-        const broadphase::Report r = brute.find_pairs(boxes, reference, sorted);
-        check(r, Algorithm::brute_force);
-    }
-
-    if (!json) {
-        std::printf("scene %s: %zu boxes, threads %lld\n", scene.c_str(), n, threads);
-        std::printf(row_format, "algorithm", "median ms", "min ms", "pairs", "frames", "verified");
-        std::fflush(stdout);
-    }
-    broadphase::PairFinder finder;  // one finder for every frame: memory is reused
-    std::vector<broadphase::Pair> out;
-    for (Algorithm a : algorithms) {
-        Result r = time_frames(finder, boxes, a, frames, static_cast<unsigned>(threads), out);
-        if (verify) {
-            broadphase::sort_pairs(out);
-            r.verified = out == reference ? 1 : 0;
-        }
-        if (json) print_json(r, scene, n, threads);
-        else print_row(r);
-        std::fflush(stdout);
-    }
-
-    // The peers, after ours, each on one thread.
-    std::size_t exact_pairs = verify ? reference.size() : out.size();
-    if (!peers.empty() && !verify && algorithms.empty()) {  // a peer alone: its pair cap needs the count
-        broadphase::Options o;
-        o.threads = static_cast<unsigned>(threads);
-        check(finder.find_pairs(boxes, out, o), Algorithm::automatic);
-        exact_pairs = out.size();
-    }
-    std::vector<std::string> ran;
-    for (const std::string& name : peers) {
-        if (exact_pairs > broadphase_peers::peer_pair_limit(name)) {
-            std::fprintf(stderr, "broadphase: note: %s skipped: %zu pairs, more than its cap of %zu (memory)\n",
-                         name.c_str(), exact_pairs, broadphase_peers::peer_pair_limit(name));
-            continue;
-        }
-        Result r;
-        try {
-            r = time_peer(name, boxes, frames, out);
-        } catch (const std::invalid_argument& e) {  // boxes the peer cannot take (docs/peers.md)
-            std::fprintf(stderr, "broadphase: note: %s skipped: %s\n", name.c_str(), e.what());
-            continue;
-        }
-        ran.push_back(name);
-        if (verify) compare_with_reference(out, reference, r);
-        if (json) print_json(r, scene, n, threads);
-        else print_row(r);
-        std::fflush(stdout);
-    }
-    if (!json && !ran.empty()) {
-        std::printf("peers, one thread each, a frame = build + all pairs:");
-        for (const std::string& name : ran)
-            std::printf(" %s = %s;", name.c_str(), broadphase_peers::peer_version(name).c_str());
-        std::printf(" see docs/peers.md\n");
-    }
+    std::vector<broadphase::Pair> reference, out;
+    run_frame_bench(boxes, algorithms, bench, reference, out);
     return 0;
 }
 

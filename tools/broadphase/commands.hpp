@@ -11,7 +11,10 @@ namespace broadphase_cli {
 /// broadphase pairs A [B] -o OUT [--algorithm NAME] [--sorted]
 int run_pairs(const std::vector<std::string>& args);
 
-/// broadphase bench SCENE|FILE [--algorithm NAME|all] [--frames K] [--threads T] [--verify] [--json]
+/// broadphase query BOXES QUERIES -o OUT [--algorithm NAME] [--sorted]: pairs (query index, built index)
+int run_query(const std::vector<std::string>& args);
+
+/// broadphase bench SCENE|FILE [--algorithm NAME|all|ours] [--frames K] [--threads T] [--verify] [--json]
 int run_bench(const std::vector<std::string>& args);
 
 /// broadphase scenes

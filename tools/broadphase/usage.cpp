@@ -9,12 +9,11 @@ const char* usage_text() {
 
 Usage:
   broadphase pairs A [B] -o PAIRS [--format F] [--array NAME] [--algorithm NAME] [--sorted] [--threads T]
-  broadphase bench SCENE|FILE [--algorithm NAME|all|ours|PEER] [--frames K] [--threads T] [--verify] [--json]
+  broadphase query BOXES QUERIES -o PAIRS [--format F] [--array NAME] [--algorithm NAME] [--sorted] [--threads T]
+  broadphase bench SCENE|FILE [--algorithm NAME|all|ours] [--frames K] [--threads T] [--verify] [--json]
   broadphase bench SCENE|FILE --save-boxes FILE
   broadphase bench SCENE|FILE --queries [--algorithm NAME|all] [--frames K] [--threads T] [--verify] [--json]
   broadphase bench SCENE|FILE --device cuda [--frames K] [--sorted] [--verify] [--json]
-  broadphase bench SEQUENCE [--mode M[,M...]|all] [--frames K] [--threads T] [--verify] [--json] [--save-moves FILE]
-  broadphase bench jolt-moves:FILE [--mode M[,M...]|all] [--threads T] [--verify] [--json]
   broadphase scenes
   broadphase demo [--particles N] [--steps S] [--model dem|elastic] [--broad-phase neighbor_list|spheres|boxes]
                   [--skin S] [--periodic] [--out DIR] [--threads T] [--export xyz|vtu|xyz,vtu]
@@ -41,27 +40,27 @@ pairs   With one file, every overlapping pair (i, j), i < j, within it; with
                                 and for every thread count
           --threads T           threads to use; 0 (default) = all hardware
                                 threads (OMP_NUM_THREADS applies)
+query   Builds an index (broadphase::Index) over the boxes of BOXES and
+        queries every box of QUERIES against it in one batch: every pair
+        (index in QUERIES, index in BOXES) of overlapping boxes, written to
+        PAIRS as pairs writes its pairs. The same files and options as
+        pairs; --algorithm names the index's algorithm (automatic: brute
+        force under 64 boxes, else the uniform grid; adaptive_grid answers
+        large batches fastest). An invalid query box overlaps nothing.
 bench   Times full frames (build + find) on one kept finder: one untimed
         warm-up frame, then K frames (stopping early after 2 s, at least 1).
         Prints the median and minimum milliseconds per frame and the pairs.
         Boxes are timed in float32: a float64 FILE (or a .csv of values not
         all float32) is rounded to the nearest float32 first, which may change
         its pairs (see Precision below; pairs gives exact answers).
-          -a, --algorithm NAME  one algorithm, or "all": every algorithm
-                                (brute_force only up to 50,000 boxes), then
-                                automatic, then the peers; "ours": the same
-                                without the peers; or one peer: cgal, fcl,
-                                bullet-dbvt (other libraries' broad phases,
-                                one-shot, one thread, when found at build
-                                time; see docs/peers.md)
+          -a, --algorithm NAME  one algorithm, or "all" (or "ours"): every
+                                algorithm (brute_force only up to 50,000
+                                boxes), then automatic
           --frames K            timed frames per algorithm (default 20)
           --threads T           threads per frame; 0 (default) = all hardware
                                 threads. Reported as the count used
           --verify              compare the sorted pairs with brute force's
-                                (a peer: equal, superset or differs)
-          --json                one JSON object per line per algorithm (a
-                                peer's adds peer, and with --verify relation,
-                                missing, extra)
+          --json                one JSON object per line per algorithm
           --save-boxes FILE     write the scene's boxes to FILE (.npy, (N, 6)
                                 float32; .csv or .txt, exact decimals; "-":
                                 stdout, with --format) and time nothing
@@ -95,53 +94,11 @@ bench   Times full frames (build + find) on one kept finder: one untimed
                                 beyond that the CPU's automatic choice
         JSON fields as above plus device, upload_ms, transfer_ms, entries,
         levels, key_bits, cell_size, device_mb, sorted, oracle.
-        With a motion sequence (fall:N, brownian:N:F, static-world:N:F, game:N:F; see
-        broadphase scenes), runs it frame by frame through each mode, all
-        modes in lockstep on the same moves: 3 untimed warm-up frames, then
-        K timed ones (default 30). A frame's time is "apply the moves + find
-        the pairs": for a Scene, one move batch + update(), which also gives
-        the begin/end events; for Bullet, setAabb per move +
-        calculateOverlappingPairs.
-          --mode M,M            Scene update modes: multi_box_pruning,
-                                rebuild, grid, enlarged ('-' for '_' also
-                                works), automatic,
-                                fat-pairs (automatic with fat-box pairs: a
-                                superset, checked like Bullet's); with
-                                Bullet built in: bullet-dbvt, bullet-sap
-                                (Bullet's pair cache: fat pairs, a superset,
-                                not exact). "all": every mode (bullet-sap
-                                only up to 30,000 objects: its setup is
-                                O(N^2)). Default multi_box_pruning,rebuild
-          --verify              every frame, against brute force up to 20,000
-                                objects, beyond that the automatic one-shot
-                                algorithm (static-static pairs left out):
-                                pairs() == now, begun == now - before,
-                                ended == before - now; Bullet: holds every
-                                exact pair (covers_exact)
-        JSON fields: scene, kind, n, fraction, objects, static, mode, exact,
-        frames, warmup, median_ms, min_ms, mean_ms, setup_ms, pairs, begun,
-        ended, moved (means per timed frame), verified, covers_exact, oracle,
-        threads.
-          --save-moves FILE     also write every frame's moves (warm-up
-                                included) as a move file, with the pairs
-                                with a moved body the first exact Scene
-                                mode found (sequences without static
-                                objects: brownian, game); replay it with
-                                jolt-moves:FILE, or through the Jolt peer
-        With jolt-moves:FILE (a move file from jolt_incremental --moves, the
-        Jolt peer: docs/scene.md), replays each fraction's frames through a
-        Scene per mode (default automatic; all: every exact mode and
-        queries), from the file's boxes, one thread unless --threads:
-        median and min ms per frame (one move batch + update()); --verify
-        compares every frame's pairs with a moved body with the peer's
-        count (and slows the frames: time without it). --mode queries: the
-        floor, the moved boxes queried as a batch against an Index of every
-        box built before the frame (untimed): no pair set, no events. JSON
-        fields: file, bodies, fraction, moved, mode, frames, median_ms,
-        min_ms, moved_pairs, peer_pairs, verified, threads (queries: hits,
-        its pairs with a moved body, movers' pairs counted from both sides).
-scenes  Lists the built-in scenes and motion sequences: names, box counts,
-        descriptions.
+        Other libraries' broad phases timed beside ours, the Scene's motion
+        benchmarks, move-file replays and the particle simulation timed
+        are in broadphase-lab, the benchmark lab built beside broadphase
+        and not installed: broadphase-lab --help.
+scenes  Lists the built-in scenes: names, box counts, descriptions.
 demo    The main job: the five challenges of the article "Simple Fast
         Adaptive Grid to Accelerate Collision Detection between AABB of
         Particles" (CodeProject, 2022), each answer checked against brute
@@ -174,11 +131,7 @@ demo    The main job: the five challenges of the article "Simple Fast
                                 and particles.pvd (VTK XML: ParaView opens
                                 the .pvd as a time series)
           --no-challenges, --no-simulation, --no-animation
-        bench particles:N[:dem|:elastic][:BROAD[:OTHER]] times the simulation's
-        steps (from the falling cloud; --frames K steps, default 100): steps
-        per second and the broad phase's share, with BROAD (neighbor_list,
-        the default, spheres or boxes); OTHER (default: spheres, or
-        neighbor_list when BROAD is spheres) is timed on the same states.
+        broadphase-lab times the simulation's steps (broadphase-lab --help).
 
 Box files: .npy with shape (N, 6), dtype float32 '<f4' or float64 '<f8',
   C order; .npz (np.savez, np.savez_compressed) holding such arrays, read

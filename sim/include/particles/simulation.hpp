@@ -17,7 +17,7 @@
 //
 // All three give the narrow phase every overlapping pair (it tests the
 // current positions, so the list's extra pairs only cost a distance test);
-// `broadphase bench particles:N:BROAD` times one against another on the
+// `broadphase-lab bench particles:N:BROAD` times one against another on the
 // same states. The models:
 //
 //   elastic  impulse collisions that exchange momentum: an

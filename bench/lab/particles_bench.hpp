@@ -1,4 +1,4 @@
-// broadphase bench particles:N[:dem|:elastic][:BROAD[:OTHER]] — the particle
+// broadphase-lab bench particles:N[:dem|:elastic][:BROAD[:OTHER]] — the particle
 // simulation (sim/) timed as a scene: steps per second and the broad phase's
 // share with BROAD (neighbor_list, the default, spheres or boxes); OTHER
 // (default spheres, or neighbor_list when BROAD is spheres) is timed on the

@@ -1,4 +1,4 @@
-// broadphase bench SEQUENCE: a motion sequence (fall:N, brownian:N:F,
+// broadphase-lab bench SEQUENCE: a motion sequence (fall:N, brownian:N:F,
 // static-world:N:F) run frame by frame through each mode, all modes in
 // lockstep on the same moves. A frame's time is "apply the moves + find the
 // pairs" (a Scene: move batch + update(), which gives the begin/end events
@@ -238,7 +238,7 @@ std::vector<Slot> make_slots(const std::string& mode_option, unsigned threads, s
             for (const std::string& b : bullet_mode_names()) {
                 if (b == "bullet-sap" && objects > bullet_sap_all_limit) {
                     std::fprintf(stderr,
-                                 "broadphase: note: --mode all leaves bullet-sap out above %zu objects (its setup "
+                                 "broadphase-lab: note: --mode all leaves bullet-sap out above %zu objects (its setup "
                                  "inserts one proxy at a time by insertion sort: O(N^2)); ask for it by name to run it\n",
                                  bullet_sap_all_limit);
                     continue;
@@ -265,7 +265,7 @@ std::vector<Slot> make_slots(const std::string& mode_option, unsigned threads, s
             const std::vector<std::string> built = bullet_mode_names();
             if (std::find(built.begin(), built.end(), n) == built.end())
                 throw usage_error("--mode " + n +
-                                  ": this broadphase was built without Bullet (install libbullet-dev and "
+                                  ": this broadphase-lab was built without Bullet (install libbullet-dev and "
                                   "reconfigure; see docs/peers.md)");
             s.runner = make_bullet_runner(n);
         }
@@ -462,7 +462,7 @@ int run_motion_bench(const ParsedArgs& p) {
 // Built without Bullet: no peers (bullet_peers.cpp has them).
 std::vector<std::string> bullet_mode_names() { return {}; }
 std::unique_ptr<MotionRunner> make_bullet_runner(const std::string& mode) {
-    throw usage_error("--mode " + mode + ": this broadphase was built without Bullet");
+    throw usage_error("--mode " + mode + ": this broadphase-lab was built without Bullet");
 }
 std::string bullet_version() { return ""; }
 #endif

@@ -1,4 +1,4 @@
-// Bullet's broad phases as peers in `broadphase bench SEQUENCE` (built only
+// Bullet's broad phases as peers in `broadphase-lab bench SEQUENCE` (built only
 // when CMake finds Debian's libbullet-dev: BROADPHASE_WITH_BULLET). Our own
 // glue around Bullet's public API; Bullet itself is only linked.
 //

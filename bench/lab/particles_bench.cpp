@@ -1,4 +1,4 @@
-// broadphase bench particles:N: see particles_bench.hpp.
+// broadphase-lab bench particles:N: see particles_bench.hpp.
 #include "particles_bench.hpp"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// broadphase bench on motion sequences (broadphase_fixtures/motion.hpp):
+// broadphase-lab bench on motion sequences (broadphase_fixtures/motion.hpp):
 // each mode is a broad phase kept across frames and driven by the same
 // moves. Scene modes are broadphase::Scene in one UpdateMode; Bullet's broad
 // phases are optional peers (bullet_peers.cpp, built with
