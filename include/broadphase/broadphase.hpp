@@ -21,7 +21,7 @@
 
 #include "boxes.hpp"
 #include "detail/extern_templates.hpp"
-#include "detail/parallel.hpp"
+#include "detail/thread_count.hpp"
 #include "options.hpp"
 #include "pairs.hpp"
 #include "version.hpp"
