@@ -90,7 +90,6 @@
 #include "detail/large_pages.hpp"
 #include "detail/prefetch.hpp"
 #include "broadphase.hpp"
-#include "detail/broadphase-inl.hpp"  // PairFinder, Index for every T, D a Scene takes
 #include "detail/scene/enlarged_bounds.hpp"
 #include "detail/scene/engines.hpp"
 #include "detail/scene/incremental_grid.hpp"

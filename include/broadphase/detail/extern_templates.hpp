@@ -35,8 +35,8 @@
 // back; it comes after it (an #error says so otherwise). Other scalar types
 // and dimensions with the compiled library (BasicPairFinder<float, 1>): a
 // file includes the -inl file after the header, as the headers that still
-// hold their bodies do (scene.hpp, periodic.hpp), and the compiled types
-// stay extern there.
+// hold their bodies do (periodic.hpp; the Scene's detail/scene/engines.hpp
+// and static_set.hpp), and the compiled types stay extern there.
 //
 // Header-only (CMake: -DBROADPHASE_HEADER_ONLY=ON; or copying include/):
 // leave BROADPHASE_EXTERN_TEMPLATES undefined or 0, and every file compiles
