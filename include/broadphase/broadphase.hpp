@@ -14,24 +14,32 @@
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
-#include <type_traits>
-#include <utility>
+#include <memory>
 #include <vector>
 
-#include "adaptive_grid.hpp"
 #include "boxes.hpp"
-#include "brute_force.hpp"
-#include "cluster_pairs.hpp"
-#include "hybrid_grid.hpp"
+#include "detail/extern_templates.hpp"
+#include "detail/thread_count.hpp"
 #include "options.hpp"
 #include "pairs.hpp"
-#include "simd.hpp"
-#include "sweep_and_prune.hpp"
-#include "uniform_grid.hpp"
 #include "version.hpp"
 
+// The declarations; the bodies (the algorithms behind them) are in
+// detail/broadphase-inl.hpp: compiled once in the library (src/pair_finder.cpp),
+// or, header-only, included at the end of this file.
+
 namespace broadphase {
+namespace detail {
+struct StatsScratch;  // detail/stats.hpp: the sample choose_algorithm takes
+
+/// One of each algorithm over T, D boxes and the scratch of the automatic
+/// choice: what a PairFinder or an Index holds, behind a pointer.
+/// Defined with the bodies (detail/broadphase-inl.hpp).
+template <class T, int D>
+struct AlgorithmSet;
+}  // namespace detail
 
 /// Picks the algorithm for one set from its size and a sample of it.
 /// O(1) past a fixed-size sample; `scratch` is reused.
@@ -60,26 +68,7 @@ namespace broadphase {
 ///   space the uniform grid's stencil visits), meshes at 10^6 faces,
 ///   clustered scenes, mixed sizes (several meshes overlapping).
 template <class T, int D>
-Algorithm choose_algorithm(const BasicBoxesView<T, D>& boxes, detail::StatsScratch& scratch) {
-    const std::size_t n = boxes.size();
-    if (n < 192) return Algorithm::brute_force;
-    if (n < 4096) return Algorithm::sweep_and_prune;
-    const detail::SceneStats<D> s = detail::scene_stats(boxes, scratch);
-    bool alike = true, one_size = true, within_8x = true;
-    for (int k = 0; k < D; ++k) {
-        alike = alike && s.extent_p99[k] <= 4 * s.extent_median[k];
-        one_size = one_size && s.extent_p99[k] <= 1.25 * s.extent_median[k];
-        within_8x = within_8x && s.extent_p99[k] <= 8 * s.extent_median[k];
-    }
-    const double fill = detail::UniformGridCore<T, D>::estimated_plan(s).fill();
-    if (std::is_same_v<T, float> && n >= 45000 && within_8x && fill >= 0.5 && simd_level() >= SimdLevel::avx2) {
-        const double solid = detail::volume_fraction(s);
-        if (solid >= 0.003 && solid <= 0.25) return Algorithm::cluster_pairs;
-    }
-    const double dense = n < (std::size_t(1) << 19) ? 0.75 : one_size ? 0.5 : 0.9;
-    if (alike && fill >= dense) return Algorithm::uniform_grid;
-    return Algorithm::hybrid_grid;
-}
+Algorithm choose_algorithm(const BasicBoxesView<T, D>& boxes, detail::StatsScratch& scratch);
 
 /// Same, for BasicBoxes.
 template <class T, int D>
@@ -89,10 +78,7 @@ Algorithm choose_algorithm(const BasicBoxes<T, D>& boxes, detail::StatsScratch& 
 
 /// Same, with its own scratch memory (allocates).
 template <class T, int D>
-Algorithm choose_algorithm(const BasicBoxesView<T, D>& boxes) {
-    detail::StatsScratch scratch;
-    return choose_algorithm(boxes, scratch);
-}
+Algorithm choose_algorithm(const BasicBoxesView<T, D>& boxes);
 
 /// Same, for BasicBoxes, with its own scratch memory (allocates).
 template <class T, int D>
@@ -124,61 +110,6 @@ Algorithm choose_algorithm(const BasicBoxes<T, D>& a, const BasicBoxes<T, D>& b)
     return choose_algorithm(a.view(), b.view());
 }
 
-namespace detail {
-
-/// One of each algorithm over T, D boxes, and the one switch that picks
-/// one: PairFinder and Index hold these. `automatic` is resolved before
-/// (choose_algorithm; Index::build); here it means the hybrid grid.
-template <class T, int D>
-struct AlgorithmSet {
-    // Declared here and defaulted below, out of the struct body (as the calls
-    // that run an algorithm are), so that with the compiled library a file
-    // that makes a PairFinder or an Index does not compile the five
-    // algorithms' construction, copies and destruction.
-    AlgorithmSet();
-    ~AlgorithmSet();
-    AlgorithmSet(const AlgorithmSet&);
-    AlgorithmSet(AlgorithmSet&&) noexcept;
-    AlgorithmSet& operator=(const AlgorithmSet&);
-    AlgorithmSet& operator=(AlgorithmSet&&) noexcept;
-
-    BasicBruteForce<T, D> brute_force;
-    BasicSweepAndPrune<T, D> sweep_and_prune;
-    BasicUniformGrid<T, D> uniform_grid;
-    BasicHybridGrid<T, D> hybrid_grid;
-    BasicAdaptiveGrid<T, D> adaptive_grid;
-    BasicClusterPairs<T, D> cluster_pairs;
-
-    /// f(the algorithm a names), const or not as `set` is. O(1).
-    template <class Set, class F>
-    static auto visit(Set& set, Algorithm a, F&& f) {
-        switch (a) {
-            case Algorithm::brute_force: return f(set.brute_force);
-            case Algorithm::sweep_and_prune: return f(set.sweep_and_prune);
-            case Algorithm::uniform_grid: return f(set.uniform_grid);
-            case Algorithm::adaptive_grid: return f(set.adaptive_grid);
-            case Algorithm::cluster_pairs: return f(set.cluster_pairs);
-            case Algorithm::hybrid_grid:
-            case Algorithm::automatic: break;
-        }
-        return f(set.hybrid_grid);
-    }
-};
-
-template <class T, int D>
-AlgorithmSet<T, D>::AlgorithmSet() = default;
-template <class T, int D>
-AlgorithmSet<T, D>::~AlgorithmSet() = default;
-template <class T, int D>
-AlgorithmSet<T, D>::AlgorithmSet(const AlgorithmSet&) = default;
-template <class T, int D>
-AlgorithmSet<T, D>::AlgorithmSet(AlgorithmSet&&) noexcept = default;
-template <class T, int D>
-AlgorithmSet<T, D>& AlgorithmSet<T, D>::operator=(const AlgorithmSet&) = default;
-template <class T, int D>
-AlgorithmSet<T, D>& AlgorithmSet<T, D>::operator=(AlgorithmSet&&) noexcept = default;
-
-}  // namespace detail
 
 /// Finds pairs frame after frame, keeping every algorithm's memory between
 /// calls. Not thread-safe: use one per thread.
@@ -190,6 +121,15 @@ template <class T, int D>
 class BasicPairFinder {
 public:
     using view_type = BasicBoxesView<T, D>;
+
+    /// Allocates its algorithms (one allocation, their memory empty).
+    BasicPairFinder();
+    ~BasicPairFinder();
+    BasicPairFinder(const BasicPairFinder&);
+    /// The moved-from finder stays usable (it allocates again on its next call).
+    BasicPairFinder(BasicPairFinder&&) noexcept;
+    BasicPairFinder& operator=(const BasicPairFinder&);
+    BasicPairFinder& operator=(BasicPairFinder&&) noexcept;
 
     /// All pairs (a < b) within `boxes` into `out` (replaced). O(n) to O(n log n)
     /// plus the pairs for the grids and sweep; O(n^2) for brute force.
@@ -203,52 +143,30 @@ public:
     /// Options::max_pairs applies; Options::sorted does not (nothing is kept).
     template <class F>
     Report for_each_pair(view_type boxes, F&& f, const Options& options = {}) {
-        last_ = resolve(options.algorithm, boxes);
-        return dispatch(last_, [&](auto& algo) { return algo.for_each_pair(boxes, f, options.max_pairs); });
+        return stream_pairs(boxes, detail::pair_callback_ref(f), options);
     }
 
     /// Streams pairs between two sets to f(a_index, b_index), as above.
     template <class F>
     Report for_each_pair(view_type a, view_type b, F&& f, const Options& options = {}) {
-        last_ = options.algorithm == Algorithm::automatic ? choose_algorithm(a, b) : options.algorithm;
-        return dispatch(last_, [&](auto& algo) { return algo.for_each_pair(a, b, f, options.max_pairs); });
+        return stream_pairs(a, b, detail::pair_callback_ref(f), options);
     }
 
     /// The algorithm the last call used.
     Algorithm last_algorithm() const { return last_; }
 
 private:
-    Algorithm resolve(Algorithm a, view_type boxes) {
-        return a == Algorithm::automatic ? choose_algorithm(boxes, stats_scratch_) : a;
-    }
-
-    template <class F>
-    Report dispatch(Algorithm a, F&& f) {
-        return detail::AlgorithmSet<T, D>::visit(algorithms_, a, f);
-    }
+    // What for_each_pair compiles to, whatever f's type: f erased (pairs
+    // reach it in blocks, PairSink), the algorithm run out of line.
+    Report stream_pairs(view_type boxes, detail::PairCallbackRef f, const Options& options);
+    Report stream_pairs(view_type a, view_type b, detail::PairCallbackRef f, const Options& options);
+    /// The algorithms, allocated again after a move; false (and r's status
+    /// out_of_memory) when that failed.
+    bool ready(Report& r);
 
     Algorithm last_ = Algorithm::automatic;
-    detail::StatsScratch stats_scratch_;
-    detail::AlgorithmSet<T, D> algorithms_;
+    std::unique_ptr<detail::AlgorithmSet<T, D>> algorithms_;
 };
-
-
-// Out of the class body, so not inline: where BROADPHASE_EXTERN_TEMPLATES
-// declares the specialisation extern (the compiled library), a translation
-// unit that calls them compiles a call, not the five algorithms behind it
-// (measured: docs/measured-in-code.md#compile-times). Header-only, they are
-// instantiated where used, as before.
-template <class T, int D>
-Report BasicPairFinder<T, D>::find_pairs(view_type boxes, std::vector<Pair>& out, const Options& options) {
-    last_ = resolve(options.algorithm, boxes);
-    return dispatch(last_, [&](auto& algo) { return algo.find_pairs(boxes, out, options); });
-}
-
-template <class T, int D>
-Report BasicPairFinder<T, D>::find_pairs(view_type a, view_type b, std::vector<Pair>& out, const Options& options) {
-    last_ = options.algorithm == Algorithm::automatic ? choose_algorithm(a, b) : options.algorithm;
-    return dispatch(last_, [&](auto& algo) { return algo.find_pairs(a, b, out, options); });
-}
 
 using PairFinder = BasicPairFinder<float, 3>;
 
@@ -291,6 +209,15 @@ public:
     /// implicitly; see BasicBoxesView for views over your own arrays.
     using view_type = BasicBoxesView<T, D>;
 
+    /// Allocates its algorithms (one allocation, their memory empty).
+    BasicIndex();
+    ~BasicIndex();
+    BasicIndex(const BasicIndex&);
+    /// The moved-from index is empty (built again, it allocates again).
+    BasicIndex(BasicIndex&&) noexcept;
+    BasicIndex& operator=(const BasicIndex&);
+    BasicIndex& operator=(BasicIndex&&) noexcept;
+
     /// Builds over `boxes` (copied). `automatic` picks brute force below 64
     /// boxes, else the uniform grid, whose queries visit only the cells the
     /// query box covers. O(n) build.
@@ -314,7 +241,7 @@ public:
     /// Scene's for_each_overlap() (the query contract, docs/queries.md).
     template <class F>
     bool for_each_overlap(const BasicBox<T, D>& q, F&& f) const {
-        return dispatch(*this, [&](const auto& a) { return a.for_each_overlap(q, f); });
+        return overlaps(q, detail::hit_callback_ref(f));
     }
 
     /// Pairs (query index, built index) for every query box into `out`
@@ -325,47 +252,29 @@ public:
     /// return false to stop.
     template <class F>
     Report for_each_overlap_batch(view_type queries, F&& f) const {
-        return dispatch(*this, [&](const auto& a) { return a.for_each_overlap_batch(queries, f); });
+        return stream_batch(queries, detail::pair_callback_ref(f));
     }
 
     /// The algorithm the index was built with.
     Algorithm algorithm() const { return algo_; }
 
 private:
-    /// Calls f on the active algorithm (const or not, as self is).
-    template <class Self, class F>
-    static auto dispatch(Self& self, F&& f) {
-        return detail::AlgorithmSet<T, D>::visit(self.algorithms_, self.algo_, f);
-    }
+    // What the callback calls compile to, whatever f's type (as PairFinder's).
+    bool overlaps(const BasicBox<T, D>& q, detail::HitCallbackRef f) const;
+    Report stream_batch(view_type queries, detail::PairCallbackRef f) const;
+    /// The algorithms; an empty set after a move.
+    const detail::AlgorithmSet<T, D>& set() const;
 
     Algorithm algo_ = Algorithm::brute_force;
-    detail::AlgorithmSet<T, D> algorithms_;
+    std::unique_ptr<detail::AlgorithmSet<T, D>> algorithms_;
 };
-
-
-template <class T, int D>
-Report BasicIndex<T, D>::build(view_type boxes, const Options& options) {
-    algo_ = options.algorithm == Algorithm::automatic
-                ? (boxes.size() < 64 ? Algorithm::brute_force : Algorithm::uniform_grid)
-                : options.algorithm;
-    return dispatch(*this, [&](auto& a) { return a.build(boxes, options); });
-}
-
-template <class T, int D>
-std::size_t BasicIndex<T, D>::query(const BasicBox<T, D>& q, std::vector<std::uint32_t>& out) const {
-    return dispatch(*this, [&](const auto& a) { return a.query(q, out); });
-}
-
-template <class T, int D>
-Report BasicIndex<T, D>::query_batch(view_type queries, std::vector<Pair>& out, const Options& options) const {
-    return dispatch(*this, [&](const auto& a) { return a.query_batch(queries, out, options); });
-}
 
 using Index = BasicIndex<float, 3>;
 
 // Compiled once in the library, src/pair_finder.cpp (detail/extern_templates.hpp).
 #define BROADPHASE_PAIR_FINDER_TEMPLATES(T, D, prefix) \
-    prefix template struct detail::AlgorithmSet<T, D>; \
+    prefix template Algorithm choose_algorithm(const BasicBoxesView<T, D>&, detail::StatsScratch&); \
+    prefix template Algorithm choose_algorithm(const BasicBoxesView<T, D>&); \
     prefix template class BasicPairFinder<T, D>; \
     prefix template class BasicIndex<T, D>;
 #if BROADPHASE_EXTERN_TEMPLATES
@@ -373,3 +282,10 @@ BROADPHASE_COMPILED_TYPES(BROADPHASE_PAIR_FINDER_TEMPLATES, extern)
 #endif
 
 }  // namespace broadphase
+
+// Header-only, the bodies too (the one include of a body file by its
+// declaring header; the body file does not include this one back: see
+// detail/extern_templates.hpp).
+#if !BROADPHASE_EXTERN_TEMPLATES
+#include "detail/broadphase-inl.hpp"
+#endif

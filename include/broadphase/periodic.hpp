@@ -72,6 +72,7 @@
 #include <vector>
 
 #include "broadphase.hpp"
+#include "detail/broadphase-inl.hpp"  // PairFinder for every T, D
 #include "detail/exceptions.hpp"
 #include "detail/cell_list.hpp"
 #include "detail/sphere_rule.hpp"

@@ -32,6 +32,7 @@
 
 #include <broadphase/broadphase.hpp>
 #include <broadphase/detail/large_pages.hpp>
+#include <broadphase/detail/parallel.hpp>  // plan_threads, run_parts
 
 namespace broadphase_python {
 

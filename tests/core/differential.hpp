@@ -26,6 +26,7 @@
 #include <gtest/gtest.h>
 
 #include <broadphase/broadphase.hpp>
+#include <broadphase/brute_force.hpp>  // the library's reference the checks compare with
 
 #include "reference.hpp"
 

@@ -94,15 +94,17 @@ public:
         return stream_batch(queries, pair_callback_ref(f), max_pairs);
     }
 
-protected:
     /// What the callback calls above compile to, whatever f's type: the
     /// algorithm runs once per class (not per lambda), f gets blocks of
     /// pairs or hits (PairSink, streaming). Out of the class body below.
+    /// Public for PairFinder and Index, which erase their callbacks in
+    /// their header and call these from their bodies.
     Report stream_self(view_type boxes, PairCallbackRef f, std::uint64_t max_pairs);
     Report stream_cross(view_type a, view_type b, PairCallbackRef f, std::uint64_t max_pairs);
     Report stream_batch(view_type queries, PairCallbackRef f, std::uint64_t max_pairs) const;
     bool overlaps(const box_type& q, HitCallbackRef f) const;
 
+protected:
     /// Threads the current find_pairs or build may use for `items` boxes.
     unsigned threads_for(std::size_t items) const {
         return plan_threads(threads_requested_, items, min_boxes_per_thread_);

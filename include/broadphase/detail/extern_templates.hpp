@@ -24,6 +24,21 @@
 // inline, are still compiled where used, so nothing changes in what a call
 // does.
 //
+// Bodies out of the headers, as {fmt}'s format.h and format-inl.h: a
+// header may keep only declarations, and its bodies go to
+// detail/<header>-inl.hpp (so far detail/broadphase-inl.hpp, for
+// <broadphase/broadphase.hpp>: PairFinder, Index, choose_algorithm and the
+// algorithms behind them, whose headers only the -inl file includes). The
+// -inl file is included by src/<name>.cpp, which instantiates the compiled
+// types, and, header-only, by its header as that header's last line under
+// `#if !BROADPHASE_EXTERN_TEMPLATES`. The rule on includes: no file includes
+// a file that includes it, so the -inl file does not include its header
+// back; it comes after it (an #error says so otherwise). Other scalar types
+// and dimensions with the compiled library (BasicPairFinder<float, 1>): a
+// file includes the -inl file after the header, as the headers that still
+// hold their bodies do (periodic.hpp; the Scene's detail/scene/engines.hpp
+// and static_set.hpp), and the compiled types stay extern there.
+//
 // Header-only (CMake: -DBROADPHASE_HEADER_ONLY=ON; or copying include/):
 // leave BROADPHASE_EXTERN_TEMPLATES undefined or 0, and every file compiles
 // what it uses. With exceptions off (-fno-exceptions) a program may link the

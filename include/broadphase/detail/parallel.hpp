@@ -29,8 +29,8 @@
 #include <type_traits>
 #include <vector>
 
-#if defined(BROADPHASE_THREADS) && !defined(BROADPHASE_NO_THREADS)
-#define BROADPHASE_DETAIL_THREADS 1
+#include "thread_count.hpp"  // BROADPHASE_DETAIL_THREADS, default_threads()
+#ifdef BROADPHASE_DETAIL_THREADS
 #include <thread>
 
 #include "task_pool.hpp"
@@ -50,43 +50,6 @@
 
 namespace broadphase {
 namespace detail {
-
-/// A thread count from the environment variable `name` (its first
-/// comma-separated number, as OMP_NUM_THREADS takes it); 0 when unset or
-/// not a positive number.
-inline unsigned threads_from_env(const char* name) {
-    const char* e = std::getenv(name);
-    if (!e) return 0;
-    char* end = nullptr;
-    const long v = std::strtol(e, &end, 10);
-    return end != e && v > 0 && v < 65536 ? static_cast<unsigned>(v) : 0u;
-}
-
-/// Threads a request of 0 means: BROADPHASE_NUM_THREADS, else
-/// OMP_NUM_THREADS (still honoured), else the hardware threads; read once.
-/// 1 without threads.
-inline unsigned default_threads() {
-#ifdef BROADPHASE_DETAIL_THREADS
-    static const unsigned t = [] {
-        unsigned n = threads_from_env("BROADPHASE_NUM_THREADS");
-        if (!n) n = threads_from_env("OMP_NUM_THREADS");
-        if (!n) n = std::thread::hardware_concurrency();
-        return std::max(n, 1u);
-    }();
-    return t;
-#else
-    return 1u;
-#endif
-}
-
-/// True when this build can run more than one thread.
-inline bool threads_enabled() {
-#ifdef BROADPHASE_DETAIL_THREADS
-    return true;
-#else
-    return false;
-#endif
-}
 
 /// The threads to use for `items` units of work: `requested` (0 = the
 /// default), but no more than one per `min_items_per_thread`, and 1

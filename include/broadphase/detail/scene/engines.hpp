@@ -49,6 +49,7 @@
 
 #include "../../boxes.hpp"
 #include "../../broadphase.hpp"
+#include "../broadphase-inl.hpp"  // PairFinder for every T, D
 #include "../../options.hpp"
 #include "../../pairs.hpp"
 #include "../parallel.hpp"

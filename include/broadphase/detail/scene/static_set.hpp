@@ -43,6 +43,7 @@
 
 #include "../../boxes.hpp"
 #include "../../broadphase.hpp"
+#include "../broadphase-inl.hpp"  // Index for every T, D
 #include "../../options.hpp"
 #include "../box_rules.hpp"
 #include "../exceptions.hpp"
