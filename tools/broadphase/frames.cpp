@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <utility>
 
+#include <broadphase/brute_force.hpp>
 #include <broadphase_fixtures/scenes.hpp>
 
 #include "errors.hpp"
