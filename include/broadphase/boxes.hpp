@@ -19,26 +19,13 @@
 #include <iterator>
 #include <vector>
 
+#include "box.hpp"
 #include "detail/box_rules.hpp"
 #include "detail/large_pages.hpp"
+#include "geometry.hpp"
 
 namespace broadphase {
 
-/// One box as a plain value (array of structs): the form queries take.
-template <class T, int D>
-struct BasicBox {
-    std::array<T, D> min{};
-    std::array<T, D> max{};
-
-    /// True when min <= max on every axis (false for any NaN). O(D).
-    bool valid() const {
-        for (int k = 0; k < D; ++k)
-            if (!detail::valid_interval(min[k], max[k])) return false;
-        return true;
-    }
-};
-
-using Box = BasicBox<float, 3>;
 
 /// A non-owning view of n boxes kept in someone else's arrays: what every
 /// algorithm, BasicPairFinder and BasicIndex read. Copying a view copies 2*D
@@ -334,8 +321,3 @@ BasicBoxes<T, 3> boxes_from_objects(const Range& objects) {
 }
 
 }  // namespace broadphase
-
-// The box tests (overlaps, contains, and the point, sphere, ray and box-cast
-// tests) live in geometry.hpp; included here, after BasicBox, so that this
-// header alone still gives them.
-#include "geometry.hpp"

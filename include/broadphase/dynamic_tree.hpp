@@ -39,10 +39,13 @@
 // insertion with rotations or after rebuild()), k the number of results.
 //
 // This file is the class as a reader scans it: members and their contracts.
-// The bodies are in detail/dynamic_tree_impl.hpp (included at the end); the
+// The bodies are in detail/dynamic_tree_impl.hpp, _queries.hpp and
+// _structure.hpp (included at the end); the
 // per-box tests every query applies (overlaps, box_contains_point,
 // sphere_overlaps_box, ray_hits_box, box_cast_hits_box) are in geometry.hpp.
 #pragma once
+// For the body files included at the end, which check that they come after this.
+#define BROADPHASE_DECLARED_DYNAMIC_TREE
 
 #include <array>
 #include <cstddef>
@@ -521,6 +524,8 @@ using DynamicTree = BasicDynamicTree<float, 3>;
 }  // namespace broadphase
 
 #include "detail/dynamic_tree_impl.hpp"
+#include "detail/dynamic_tree_queries.hpp"
+#include "detail/dynamic_tree_structure.hpp"
 
 namespace broadphase {
 // Compiled once in the library, src/dynamic_tree.cpp (detail/extern_templates.hpp).

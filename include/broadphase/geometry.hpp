@@ -26,9 +26,9 @@
 #include <cstddef>
 #include <utility>
 
-// BasicBox. boxes.hpp includes this header at its end (after BasicBox), so
-// `#include <broadphase/boxes.hpp>` alone also gives every test here.
-#include "boxes.hpp"
+// BasicBox. boxes.hpp includes this header, so `#include
+// <broadphase/boxes.hpp>` alone also gives every test here.
+#include "box.hpp"
 #include "detail/box_rules.hpp"
 
 namespace broadphase {

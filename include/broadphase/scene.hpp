@@ -13,7 +13,7 @@
 // removed (or became invalid, or filtered out) has ended.
 //
 // Statics: static objects are kept apart from the engines, in an index
-// built in bulk (detail/scene/static_set.hpp: a home-cell grid, plus a
+// built in bulk (detail/scene/static_set.hpp: a uniform grid, plus a
 // small delta for statics added since, rebuilt once it holds an eighth of
 // the base); the engines and the update methods below hold and count the
 // dynamic objects only. Each dynamic object keeps the statics around a box
@@ -30,51 +30,31 @@
 // engine finds the pairs, and every engine implements one interface
 // (detail/scene/engines.hpp): the changed objects in (added, moved, removed,
 // type or filter changed since the last update), every pair with a changed
-// object out; the pairs between unchanged objects are kept from before.
-// - grid: each object in the cell of its min corner, each changed one
-//   querying the cells around it (detail/scene/incremental_grid.hpp);
-// - multi_box_pruning: regions with sorted entries
-//   (detail/scene/multi_box_pruning.hpp); slower than the grid while few
-//   objects change, faster past that, and it does not mind crowds
-//   (measured: docs/measured-in-code.md#scene);
-// - enlarged: each object keeps its candidates, the objects whose enlarged
-//   boxes (grown by its motion) overlap its own; a changed object still
-//   inside its enlarged box re-tests them and touches no structure, one
-//   that left it is placed again in a grid of enlarged boxes
-//   (detail/scene/enlarged_bounds.hpp). Chosen by the user: it wins where
-//   movers stay inside (sparse boxes moved by small steps) and loses
-//   where they leave it every few frames (measured: docs/measured-in-code.md#scene);
-// - rebuild: every pair from scratch by the best one-shot algorithm
-//   (PairFinder: the automatic choice, all threads).
-// automatic is two rules: (1) follow the changes while that is expected to
-// cost less than a rebuild (the changed share of the dynamic objects at
-// most rebuild_share(), 11-21% by the pairs an object holds), else
-// rebuild; (2) follow them by the grid, or by multi box pruning where the
-// grid's cells hold crowds (kGridCrowding).
-// The grid, multi box pruning and enlarged bounds follow every change once
-// filled, so automatic moves between them without filling one again, until
-// one has followed changes of a quarter of the objects without running (it
-// is then dropped: following had cost about a fill). (A tree engine and an
-// incremental sweep and prune were removed: slower than the grid on
-// every replay; measured: docs/measured-in-code.md#scene.)
-// All end with the events: while few objects changed (kPartnerShare), the
-// changed objects' pairs now against their pairs before, read from each
-// object's list of partners, so an update costs what changed, not the K
-// pairs held (pairs() makes the sorted array of all of them on demand);
-// past it, one merge with the sorted array. Memory is reused between
-// updates. The tree (dynamic_tree.hpp, fat boxes) serves the queries and
-// is brought up to date lazily. With set_fat_pairs(true), pairs are those
-// of the fat boxes instead (a superset, Bullet's and Box2D's convention),
-// and moves inside the fat box cost nothing.
+// object out; the pairs between unchanged objects are kept from before. The
+// engines (grid, multi_box_pruning, enlarged, rebuild) are described at
+// UpdateMode below and in docs/scene.md ("How each method works"); automatic
+// is two rules: (1) follow the changes while that is expected to cost less
+// than a rebuild (the changed share of the dynamic objects at most
+// rebuild_share()), else rebuild; (2) follow them by the grid, or by multi
+// box pruning where the grid's cells hold crowds (kGridCrowding); an idle
+// engine keeps following changes until that has cost about a fill (then it
+// is dropped). All end with the events: while few objects changed
+// (kPartnerShare), each changed object's pairs now against its partners
+// before, so an update costs what changed, not the pairs held (pairs()
+// sorts them on demand); past it, one merge with the sorted array. Memory
+// is reused between updates. The tree (dynamic_tree.hpp, fat boxes) serves
+// the queries, brought up to date lazily. set_fat_pairs(true): the pairs
+// of the fat boxes (a superset, as Bullet and Box2D report).
 //
 // Thread safety: the const functions (queries included) may run on many
-// threads at once between updates; add, remove, move, set_* and update are
-// single-writer.
+// threads at once between updates; the others are single-writer.
 //
 // This file holds the class and its contracts; the bodies of the update
 // machinery are in detail/scene/scene_update.hpp, those of the queries in
 // detail/scene/scene_queries.hpp (both included at the end).
 #pragma once
+// For the body files included at the end, which check that they come after this.
+#define BROADPHASE_DECLARED_SCENE
 
 #include <algorithm>
 #include <atomic>

@@ -46,6 +46,8 @@
 // level-by-level build) and adaptive_grid_core_queries.hpp (queries, all pairs
 // and the walk they share). validate() is at the end of this file.
 #pragma once
+// For the body files included at the end, which check that they come after this.
+#define BROADPHASE_DECLARED_DETAIL_ADAPTIVE_GRID_CORE
 
 #include <algorithm>
 #include <cmath>

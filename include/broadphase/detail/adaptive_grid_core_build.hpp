@@ -9,6 +9,12 @@
 // class body: compilers weigh that hint when inlining.
 #pragma once
 
+// A body file: it comes after the header that declares what it defines,
+// which includes it at its end, and does not include that header back.
+#ifndef BROADPHASE_DECLARED_DETAIL_ADAPTIVE_GRID_CORE
+#error "include <broadphase/detail/adaptive_grid_core.hpp> before <broadphase/detail/adaptive_grid_core_build.hpp>"
+#endif
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -18,7 +24,6 @@
 #include <vector>
 
 #include "../pairs.hpp"
-#include "adaptive_grid_core.hpp"
 #include "buffers.hpp"
 #include "parallel.hpp"
 #include "simd_dispatch.hpp"

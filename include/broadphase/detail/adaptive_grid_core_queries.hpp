@@ -8,13 +8,18 @@
 // class body: compilers weigh that hint when inlining the walk.
 #pragma once
 
+// A body file: it comes after the header that declares what it defines,
+// which includes it at its end, and does not include that header back.
+#ifndef BROADPHASE_DECLARED_DETAIL_ADAPTIVE_GRID_CORE
+#error "include <broadphase/detail/adaptive_grid_core.hpp> before <broadphase/detail/adaptive_grid_core_queries.hpp>"
+#endif
+
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
 #include "../boxes.hpp"
 #include "../pairs.hpp"
-#include "adaptive_grid_core.hpp"
 #include "box_rules.hpp"
 #include "buffers.hpp"
 #include "parallel.hpp"

@@ -49,6 +49,8 @@
 // may be included alone): cell_list_build.hpp (wrap, bin and sort) and
 // cell_list_traversal.hpp (the stencil and the traversals).
 #pragma once
+// For the body files included at the end, which check that they come after this.
+#define BROADPHASE_DECLARED_DETAIL_CELL_LIST
 
 #include <algorithm>
 #include <cmath>

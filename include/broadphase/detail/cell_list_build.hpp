@@ -9,6 +9,12 @@
 // class body (and must be: the class is not a template).
 #pragma once
 
+// A body file: it comes after the header that declares what it defines,
+// which includes it at its end, and does not include that header back.
+#ifndef BROADPHASE_DECLARED_DETAIL_CELL_LIST
+#error "include <broadphase/detail/cell_list.hpp> before <broadphase/detail/cell_list_build.hpp>"
+#endif
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -17,7 +23,6 @@
 #include <vector>
 
 #include "cell_frame.hpp"
-#include "cell_list.hpp"
 #include "parallel.hpp"
 #include "prefetch.hpp"
 #include "radix_sort.hpp"

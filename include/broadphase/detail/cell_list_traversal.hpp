@@ -9,6 +9,12 @@
 // class body (and must be: the class is not a template).
 #pragma once
 
+// A body file: it comes after the header that declares what it defines,
+// which includes it at its end, and does not include that header back.
+#ifndef BROADPHASE_DECLARED_DETAIL_CELL_LIST
+#error "include <broadphase/detail/cell_list.hpp> before <broadphase/detail/cell_list_traversal.hpp>"
+#endif
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -18,7 +24,6 @@
 #include "../pairs.hpp"
 #include "../simd.hpp"
 #include "cell_frame.hpp"
-#include "cell_list.hpp"
 #include "cell_scan.hpp"
 #include "parallel.hpp"
 

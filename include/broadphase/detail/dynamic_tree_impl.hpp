@@ -1,6 +1,6 @@
 // The bodies of BasicDynamicTree's members (declared, with their contracts,
-// in ../dynamic_tree.hpp, which includes this file at its end, and this file
-// its two siblings at its own), in three files: this one (the small helpers only the tree uses:
+// in ../dynamic_tree.hpp, which includes this file and its two siblings at
+// its end, this one first), in three files: this one (the small helpers only the tree uses:
 // call-stack stacks, the conservative ray test that prunes ray casts; the
 // settings, mutation and inspection), dynamic_tree_queries.hpp (the queries
 // and their walk) and dynamic_tree_structure.hpp (node storage, insertion,
@@ -9,6 +9,12 @@
 // Member functions are defined `inline` as they were when written in the
 // class body: compilers weigh that hint when inlining the query walks.
 #pragma once
+
+// A body file: it comes after the header that declares what it defines,
+// which includes it at its end, and does not include that header back.
+#ifndef BROADPHASE_DECLARED_DYNAMIC_TREE
+#error "include <broadphase/dynamic_tree.hpp> before <broadphase/detail/dynamic_tree_impl.hpp>"
+#endif
 
 #include <algorithm>
 #include <array>
@@ -21,7 +27,6 @@
 #include <utility>
 #include <vector>
 
-#include "../dynamic_tree.hpp"
 #include "prefetch.hpp"
 
 namespace broadphase {
@@ -428,7 +433,3 @@ inline bool BasicDynamicTree<T, D>::cast_ok(const box_type& m, const vec_type& d
 }
 
 }  // namespace broadphase
-
-// The queries and the structure, after the helpers above that they use.
-#include "dynamic_tree_queries.hpp"
-#include "dynamic_tree_structure.hpp"

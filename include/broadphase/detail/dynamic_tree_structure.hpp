@@ -3,6 +3,12 @@
 // balanced. See dynamic_tree_impl.hpp for the rest.
 #pragma once
 
+// A body file: it comes after the header that declares what it defines,
+// which includes it at its end, and does not include that header back.
+#ifndef BROADPHASE_DECLARED_DYNAMIC_TREE
+#error "include <broadphase/dynamic_tree.hpp> before <broadphase/detail/dynamic_tree_structure.hpp>"
+#endif
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -13,7 +19,6 @@
 #include <utility>
 #include <vector>
 
-#include "dynamic_tree_impl.hpp"
 #include "prefetch.hpp"
 
 namespace broadphase {

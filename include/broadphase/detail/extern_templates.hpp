@@ -33,7 +33,12 @@
 // types, and, header-only, by its header as that header's last line under
 // `#if !BROADPHASE_EXTERN_TEMPLATES`. The rule on includes: no file includes
 // a file that includes it, so the -inl file does not include its header
-// back; it comes after it (an #error says so otherwise). Other scalar types
+// back; it comes after it (an #error says so otherwise). The classes whose
+// bodies are still split over several files for length (the grids' cores,
+// the cell list, the dynamic tree, the Scene) follow the same rule: the
+// header includes its body files at its end, and each body file checks
+// that the header came first instead of including it (the package test
+// reads that #error line). Other scalar types
 // and dimensions with the compiled library (BasicPairFinder<float, 1>): a
 // file includes the -inl file after the header, as the headers that still
 // hold their bodies do (periodic.hpp; the Scene's detail/scene/engines.hpp

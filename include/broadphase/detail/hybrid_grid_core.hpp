@@ -30,6 +30,8 @@
 // placement) and hybrid_grid_core_pairs.hpp (the pairs, the queries and the large
 // boxes).
 #pragma once
+// For the body files included at the end, which check that they come after this.
+#define BROADPHASE_DECLARED_DETAIL_HYBRID_GRID_CORE
 
 #include <algorithm>
 #include <cstddef>

@@ -9,6 +9,12 @@
 // class body: compilers weigh that hint when inlining.
 #pragma once
 
+// A body file: it comes after the header that declares what it defines,
+// which includes it at its end, and does not include that header back.
+#ifndef BROADPHASE_DECLARED_DETAIL_HYBRID_GRID_CORE
+#error "include <broadphase/detail/hybrid_grid_core.hpp> before <broadphase/detail/hybrid_grid_core_build.hpp>"
+#endif
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -17,7 +23,6 @@
 
 #include "box_record.hpp"
 #include "buffers.hpp"
-#include "hybrid_grid_core.hpp"
 #include "parallel.hpp"
 #include "radix_sort.hpp"
 #include "simd_dispatch.hpp"

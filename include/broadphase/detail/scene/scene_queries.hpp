@@ -8,6 +8,12 @@
 // class body.
 #pragma once
 
+// A body file: it comes after the header that declares what it defines,
+// which includes it at its end, and does not include that header back.
+#ifndef BROADPHASE_DECLARED_SCENE
+#error "include <broadphase/scene.hpp> before <broadphase/detail/scene/scene_queries.hpp>"
+#endif
+
 #include <atomic>
 #include <cstdint>
 #include <mutex>
@@ -15,7 +21,6 @@
 
 #include "../../dynamic_tree.hpp"
 #include "../../pairs.hpp"
-#include "../../scene.hpp"
 
 namespace broadphase {
 

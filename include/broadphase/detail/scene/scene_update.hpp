@@ -9,6 +9,12 @@
 // class body; update() is not (see below).
 #pragma once
 
+// A body file: it comes after the header that declares what it defines,
+// which includes it at its end, and does not include that header back.
+#ifndef BROADPHASE_DECLARED_SCENE
+#error "include <broadphase/scene.hpp> before <broadphase/detail/scene/scene_update.hpp>"
+#endif
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -19,7 +25,6 @@
 #include "../../broadphase.hpp"
 #include "../../options.hpp"
 #include "../../pairs.hpp"
-#include "../../scene.hpp"
 #include "../exceptions.hpp"
 #include "../parallel.hpp"
 #include "enlarged_bounds.hpp"
