@@ -205,15 +205,7 @@ LoadedBoxes load_box_slice(const std::string& path, std::uint64_t part, std::uin
     const LoadedBoxes all = load_boxes(path);
     const std::uint64_t n = all.size(), begin = n * part / parts, end = n * (part + 1) / parts;
     if (total_rows) *total_rows = n;
-    return all.visit([&](const auto& boxes) {
-        std::decay_t<decltype(boxes)> out(static_cast<std::size_t>(end - begin));
-        for (int k = 0; k < 3; ++k)
-            for (std::uint64_t i = begin; i < end; ++i) {
-                out.min(k)[i - begin] = boxes.min(k)[i];
-                out.max(k)[i - begin] = boxes.max(k)[i];
-            }
-        return LoadedBoxes(std::move(out));
-    });
+    return all.slice(static_cast<std::size_t>(begin), static_cast<std::size_t>(end));
 }
 
 namespace {

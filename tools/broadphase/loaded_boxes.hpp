@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <type_traits>
 #include <utility>
 #include <variant>
 
@@ -65,6 +66,19 @@ public:
     broadphase::BasicBoxes<T, 3> into() && {
         if (holds<T>()) return std::move(std::get<broadphase::BasicBoxes<T, 3>>(boxes_));
         return converted<T>();
+    }
+
+    /// Rows [begin, end) as a set of their own, in the precision held.
+    LoadedBoxes slice(std::size_t begin, std::size_t end) const {
+        return std::visit([&](const auto& boxes) {
+            std::decay_t<decltype(boxes)> out(end - begin);
+            for (int k = 0; k < 3; ++k)
+                for (std::size_t i = begin; i < end; ++i) {
+                    out.min(k)[i - begin] = boxes.min(k)[i];
+                    out.max(k)[i - begin] = boxes.max(k)[i];
+                }
+            return LoadedBoxes(std::move(out));
+        }, boxes_);
     }
 
     /// fn(boxes) on the boxes as held (BasicBoxes<float, 3> or <double, 3>).

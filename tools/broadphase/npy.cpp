@@ -299,15 +299,7 @@ LoadedBoxes read_npy_box_slice(std::FILE* in, const std::string& name, std::uint
     LoadedBoxes all = read_loaded_rows(source, name, layout, 0, layout.n);
     if (std::fgetc(in) != EOF) throw CliError(name + ": unexpected data after the " + shape_text(layout.shape) + " array");
     if (std::ferror(in)) throw CliError(name + ": read error");
-    return all.visit([&](const auto& boxes) {
-        std::decay_t<decltype(boxes)> out(static_cast<std::size_t>(end - begin));
-        for (int k = 0; k < 3; ++k)
-            for (std::uint64_t i = begin; i < end; ++i) {
-                out.min(k)[i - begin] = boxes.min(k)[i];
-                out.max(k)[i - begin] = boxes.max(k)[i];
-            }
-        return LoadedBoxes(std::move(out));
-    });
+    return all.slice(static_cast<std::size_t>(begin), static_cast<std::size_t>(end));
 }
 
 namespace {
