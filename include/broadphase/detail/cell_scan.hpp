@@ -133,10 +133,7 @@ BROADPHASE_CELL_AVX2 inline std::size_t avx2(const ScanArgs& a, std::size_t jb, 
     const __m128i bias = _mm_set1_epi32(static_cast<int>(0x80000000u));
     const __m128i lim = _mm_set1_epi32(static_cast<int>((a.lim - 1u) ^ 0x80000000u));
     const bool any_lim = a.lim != 0;
-    const double* const X = a.X;
-    const double* const Y = a.Y;
-    const double* const Z = a.Z;
-    const double* const R = a.R;
+    const double *const X = a.X, *const Y = a.Y, *const Z = a.Z, *const R = a.R;  // kept in registers
     const std::uint32_t* const ids = a.ids;
     const std::size_t skip = a.skip;
     std::size_t w = 0;
@@ -188,10 +185,7 @@ BROADPHASE_CELL_AVX512 inline std::size_t avx512(const ScanArgs& a, std::size_t 
     const __m512d rr1 = _mm512_set1_pd(a.rr_one), ri = _mm512_set1_pd(a.ri), ex = _mm512_set1_pd(a.extra);
     const __m256i lim = _mm256_set1_epi32(static_cast<int>(a.lim));
     const bool any_lim = a.lim != 0;
-    const double* const X = a.X;
-    const double* const Y = a.Y;
-    const double* const Z = a.Z;
-    const double* const R = a.R;
+    const double *const X = a.X, *const Y = a.Y, *const Z = a.Z, *const R = a.R;  // kept in registers
     const std::uint32_t* const ids = a.ids;
     const std::size_t skip = a.skip;
     std::size_t w = 0;
