@@ -25,44 +25,15 @@
 #include <string>
 #include <vector>
 
+#include "../../cli/npy_writer.hpp"
+
 namespace {
 
-void append_le(std::string& out, std::uint64_t v, int bytes) {
-    for (int k = 0; k < bytes; ++k) out += static_cast<char>((v >> (8 * k)) & 0xff);
-}
-
-std::string npy_header(const std::string& descr, const std::string& shape, int major = 1) {
-    std::string dict = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
-    const std::size_t prefix = 8 + (major == 1 ? 2 : 4);
-    dict.append((64 - (prefix + dict.size() + 1) % 64) % 64, ' ');
-    dict += '\n';
-    std::string out = "\x93NUMPY";
-    out += static_cast<char>(major);
-    out += '\0';
-    append_le(out, dict.size(), major == 1 ? 2 : 4);
-    return out + dict;
-}
-
-std::string data_bytes(const std::vector<double>& rows, bool float64) {
-    std::string out;
-    for (double v : rows) {
-        if (float64) {
-            std::uint64_t u;
-            std::memcpy(&u, &v, 8);
-            append_le(out, u, 8);
-        } else {
-            const float f = static_cast<float>(v);
-            std::uint32_t u;
-            std::memcpy(&u, &f, 4);
-            append_le(out, u, 4);
-        }
-    }
-    return out;
-}
+using broadphase_test_files::npy_header;
+using broadphase_test_files::row_bytes;
 
 std::string npy(const std::vector<double>& rows, bool float64, int major = 1) {
-    return npy_header(float64 ? "<f8" : "<f4", "(" + std::to_string(rows.size() / 6) + ", 6)", major) +
-           data_bytes(rows, float64);
+    return broadphase_test_files::npy_file(rows, float64, major);
 }
 
 std::string text(double v) {
@@ -145,7 +116,7 @@ int main(int argc, char** argv) {
     const std::vector<double> fine = boxes(2500, 50, true, 2);
     std::vector<double> float_values = boxes(1200, 30, false, 3);
     const std::vector<double> tiny = {0, 0, 0, 1, 1, 1, 1, 1, 1, 2, 2, 2};
-    std::string truncated = npy_header("<f4", "(100, 6)") + data_bytes(std::vector<double>(50 * 6, 1.0), false);
+    std::string truncated = npy_header("<f4", "(100, 6)") + row_bytes(std::vector<double>(50 * 6, 1.0), false);
     std::string fields = "1,2,3,4,5,6\n1,2,3,4,5,6\n0,0,0,1,1\n";
     std::string word = "1,2,3,4,5,6\n1,2,3,4,5,six\n";
     bool ok = write(dir, "f32.npy", npy(coarse, false)) && write(dir, "f64.npy", npy(fine, true)) &&
