@@ -77,24 +77,35 @@
 // default, as Options::threads), one per 8,192 particles at most.
 #pragma once
 
-#include <algorithm>
-#include <array>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <limits>
-#include <new>
+#include <memory>
 #include <stdexcept>
 #include <string>
-#include <type_traits>
 #include <vector>
 
-#include "detail/cell_list.hpp"
+#include "detail/cell_frame.hpp"
 #include "detail/exceptions.hpp"
+#include "detail/extern_templates.hpp"
 #include "pairs.hpp"
+#include "periodic.hpp"
 #include "spheres.hpp"
 
+// The declarations and the accessors a force loop calls per particle; the
+// bodies (and the cell list behind them, detail/cell_list.hpp) are in
+// detail/neighbor_list-inl.hpp: compiled once in the library
+// (src/neighbor_list.cpp) for float and double, or, header-only, included
+// at the end of this file.
+
 namespace broadphase {
+namespace detail {
+/// What a NeighborList keeps between builds besides its rows (the cell
+/// list, the positions of the last build, the scratch of the row moves),
+/// behind a pointer. Defined with the bodies (detail/neighbor_list-inl.hpp).
+template <class T>
+struct NeighborListWork;
+}  // namespace detail
 
 /// What a NeighborList lists and how.
 struct NeighborListOptions {
@@ -112,14 +123,24 @@ struct NeighborListOptions {
 };
 
 /// A neighbour list over particles of precision T (float or double).
+/// Move-only (the cell list's memory is not copied); a moved-from list
+/// builds again, allocating again, on its next update.
 template <class T>
 class BasicNeighborList {
 public:
+    /// Allocates its working memory (one allocation, empty). Throws
+    /// std::invalid_argument for a bad cell, cutoff or skin (see the top
+    /// of the file).
     explicit BasicNeighborList(const NeighborListOptions& options = {}, const PeriodicCell& cell = {})
-        : options_(options) {
+        : BasicNeighborList(options, Allocate{}) {
         check_options();
         set_cell(cell);
     }
+    ~BasicNeighborList();
+    BasicNeighborList(const BasicNeighborList&) = delete;
+    BasicNeighborList(BasicNeighborList&&) noexcept;
+    BasicNeighborList& operator=(const BasicNeighborList&) = delete;
+    BasicNeighborList& operator=(BasicNeighborList&&) noexcept;
 
     /// Replaces the cell (a box that changes shape: NPT); the next update
     /// rebuilds. Throws std::invalid_argument for a bad cell. O(1).
@@ -139,13 +160,7 @@ public:
     /// rebuild, build()'s cost with one.
     bool update(const T* xyz, std::size_t n) { return update(sphere_rows<T>(xyz, T(0), n)); }
     /// Spheres (their radii count in the reach). As update(xyz, n).
-    bool update(const SphereView<T>& particles) {
-        if (stale_ || particles.n != n_ || moved_too_far(particles)) {
-            build(particles);
-            return true;
-        }
-        return false;
-    }
+    bool update(const SphereView<T>& particles);
 
     /// Builds the list now, whatever moved. Returns the report: ok, or
     /// too_many_boxes (over 2^32 - 2 particles), out_of_memory,
@@ -153,26 +168,7 @@ public:
     /// invalid_argument (see the top of the file); invalid particles in
     /// Report::invalid_a. O(n + candidates + entries).
     Report build(const T* xyz, std::size_t n) { return build(sphere_rows<T>(xyz, T(0), n)); }
-    Report build(const SphereView<T>& v) {
-        report_ = Report{};
-        stale_ = false, binned_ = false;
-        n_ = v.n;
-        ++builds_;
-        // The arrays keep their size until the new list's is known: a
-        // list rebuilt at the same size is not written twice (zeroed,
-        // then filled).
-        if (bad_cell_ || bad_options_ || v.n > max_boxes) {
-            report_.status = v.n > max_boxes ? Status::too_many_boxes : Status::invalid_argument;
-            empty_list();
-            return report_;
-        }
-        const bool done = detail::guarded(report_, [&] {
-            if (!build_now(v)) report_.status = Status::out_of_memory;
-        });
-        if (!done || report_.status == Status::out_of_memory) empty_list();
-        report_.pairs = indices_.size();
-        return report_;
-    }
+    Report build(const SphereView<T>& v);
 
     /// Number of particles of the last build. O(1).
     std::size_t size() const { return n_; }
@@ -199,22 +195,19 @@ public:
     /// (measured: docs/measured-in-code.md\#cell-list-and-neighbour-lists). Empty before the
     /// first build; the identity after a build that sorted nothing (a bad
     /// cell, out of memory). O(n).
-    std::vector<std::uint32_t> spatial_order() const {
-        std::vector<std::uint32_t> order;
-        order.reserve(n_);
-        const auto& where = grid_.where();
-        if (!binned_ || where.size() != n_) {
-            for (std::size_t i = 0; i < n_; ++i) order.push_back(static_cast<std::uint32_t>(i));
-            return order;
-        }
-        const auto& ids = grid_.ids();
-        order.assign(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(grid_.gridded()));
-        for (std::size_t i = 0; i < n_; ++i)
-            if (where[i] == ~std::uint32_t(0)) order.push_back(static_cast<std::uint32_t>(i));
-        return order;
-    }
+    std::vector<std::uint32_t> spatial_order() const;
 
 private:
+    // The checks of the arguments (the constructor, set_cell) are here, in
+    // the caller's translation unit: they throw, or without exceptions
+    // set the flags that build() reports, as the caller's build does, also
+    // when it links the library built with exceptions.
+
+    /// The constructor that allocates (compiled in the library); the
+    /// public one checks the arguments after it.
+    struct Allocate {};
+    BasicNeighborList(const NeighborListOptions& options, Allocate);
+
     /// A bad argument: std::invalid_argument, or (built without
     /// exceptions) every build reports Status::invalid_argument.
     void fail(const std::string& what) {
@@ -238,226 +231,56 @@ private:
     }
 
     /// x and h are the same value (NaN equal to NaN). O(1).
-    static bool same(double x, double h) { return x == h || (std::isnan(x) && std::isnan(h)); }
-
+    static bool same(double x, double h);
     /// Whether some particle moved more than skin/2 since the last build
     /// (a particle with a NaN or infinite coordinate: whether it changed).
-    bool moved_too_far(const SphereView<T>& v) const {
-        if (held_.size() != 3 * v.n) return true;
-        const double limit = 0.5 * options_.skin;
-        const double lim2 = limit * limit;
-        const double* held = held_.data();
-        bool far = false;
-        if (frame_.diagonal) {
-            double L[3], inv[3];
-            for (int k = 0; k < 3; ++k) L[k] = frame_.periodic[k] ? std::fabs(frame_.h[k][k]) : 0, inv[k] = L[k] ? 1 / L[k] : 0;
-            for (std::size_t i = 0; i < v.n; ++i) {
-                double d2 = 0;
-                for (int k = 0; k < 3; ++k) {
-                    const double x = static_cast<double>(v.coord(i, k)), h = held[3 * i + k];
-                    double d = x - h;
-                    if (!std::isfinite(d)) d = same(x, h) ? 0.0 : std::numeric_limits<double>::infinity();
-                    else d -= L[k] * std::nearbyint(d * inv[k]);
-                    d2 += d * d;
-                }
-                far |= !(d2 <= lim2);
-            }
-        } else {
-            for (std::size_t i = 0; i < v.n; ++i) {
-                double d[3], s[3];
-                bool odd = false, unchanged = true;
-                for (int k = 0; k < 3; ++k) {
-                    const double x = static_cast<double>(v.coord(i, k)), h = held[3 * i + k];
-                    d[k] = x - h;
-                    odd = odd || !std::isfinite(d[k]);
-                    unchanged = unchanged && same(x, h);
-                }
-                if (odd) {  // a NaN or infinite coordinate: moved unless it is as it was
-                    far |= !unchanged;
-                    continue;
-                }
-                for (int k = 0; k < 3; ++k) s[k] = std::nearbyint(frame_.frac(d, k));
-                double d2 = 0;
-                for (int k = 0; k < 3; ++k) {
-                    const double e = d[k] - ((s[0] * frame_.h[0][k] + s[1] * frame_.h[1][k]) + s[2] * frame_.h[2][k]);
-                    d2 += e * e;
-                }
-                far |= !(d2 <= lim2);
-            }
-        }
-        return far;
-    }
+    bool moved_too_far(const SphereView<T>& v) const;
+    /// No entries (after a failed build); the next update rebuilds.
+    void empty_list();
+    /// False when the stencil would be too large (a reach over ~60 cells).
+    bool build_now(const SphereView<T>& v);
 
     /// Particles a thread at least: a dense liquid has hundreds of
     /// candidates a particle, so threads pay from a few thousand.
     static constexpr std::size_t min_per_thread = 8192;
 
-    /// No entries (after a failed build); the next update rebuilds.
-    void empty_list() {
-        offsets_.assign(n_ + 1, 0);
-        indices_.clear(), vectors_.clear(), shifts_.clear();
-        stale_ = true;
-    }
-
-    /// False when the stencil would be too large (a reach over ~60 cells).
-    bool build_now(const SphereView<T>& v) {
-        const std::size_t n = v.n;
-        // Positions as of this build, for the skin test.
-        held_.resize(3 * n);
-        const unsigned threads = detail::plan_threads(options_.threads, n, min_per_thread);
-        detail::run_parts(threads, n, [&](std::size_t, std::size_t b, std::size_t e) {
-            for (std::size_t i = b; i < e; ++i)
-                for (int k = 0; k < 3; ++k) held_[3 * i + k] = static_cast<double>(v.coord(i, k));
-        });
-        const double extra = options_.cutoff + options_.skin;
-        // Infinite radii are invalid here (their list would be infinite).
-        SphereView<T> use = v;
-        const bool checked = grid_.sort(use, frame_, extra, options_.threads, min_per_thread, report_.invalid_a);
-        if (!checked) {
-            // Infinite radius somewhere, or a reach over ~60 cells: the
-            // particles with an infinite radius become invalid and the rest
-            // go through again; a reach too large is out of memory.
-            if (grid_.summary().infinite_radius) {
-                finite_radii_.assign(n, T(0));
-                for (std::size_t i = 0; i < n; ++i) {
-                    const T r = v.r(i);
-                    finite_radii_[i] = std::isinf(r) ? std::numeric_limits<T>::quiet_NaN() : r;
-                }
-                use.radii = finite_radii_.data();
-                if (!grid_.sort(use, frame_, extra, options_.threads, min_per_thread, report_.invalid_a)) return false;
-            } else {
-                return false;
-            }
-        }
-        binned_ = true;
-        bool exceeded = false;
-        const bool images = options_.shifts || options_.vectors;
-        grid_.rows(!options_.full, images, options_.max_entries, exceeded);
-        if (exceeded) {  // rows missing here and there would look complete: none
-            report_.status = Status::pair_budget_exceeded;
-            empty_list();
-            return true;
-        }
-        // Offsets in input order, then each row moved to its place. The
-        // rows come out in bin order, random in the input: the passes go
-        // in input order, so that the writes stream, and read each row's
-        // count and place (one line, fetched a few particles ahead) and
-        // then its entries (fetched ahead too): two random lines a
-        // particle (measured: docs/measured-in-code.md#cell-list-and-neighbour-lists).
-        const auto& ids = grid_.ids();
-        const auto& where = grid_.where();
-        constexpr std::uint32_t none = ~std::uint32_t(0);
-        constexpr std::size_t ahead = 16;
-        rows_at_.resize(grid_.gridded());
-        grid_.for_each_row(true, [&](std::size_t s, const std::uint32_t* cols, const std::uint32_t*, std::uint32_t c) {
-            rows_at_[s] = RowAt{cols, c};
-        });
-        detail::reserve_large(offsets_, n + 1);
-        offsets_.resize(n + 1);
-        offsets_[0] = 0;
-        from_.resize(n);
-        detail::run_parts(threads, n, [&](std::size_t, std::size_t b, std::size_t e) {
-            for (std::size_t i = b; i < e; ++i) {
-                if (i + ahead < e && where[i + ahead] != none) detail::prefetch_read(&rows_at_[where[i + ahead]]);
-                const std::uint32_t s = where[i];
-                const RowAt r = s == none ? RowAt{nullptr, 0} : rows_at_[s];
-                offsets_[i + 1] = r.count;
-                from_[i] = r.cols;
-            }
-        });
-        for (std::size_t i = 0; i < n; ++i) offsets_[i + 1] += offsets_[i];
-        const std::size_t total = static_cast<std::size_t>(offsets_[n]);
-        // The caller's arrays: sized once, on huge pages when new.
-        detail::reserve_large(indices_, total);
-        indices_.resize(total);
-        if (options_.vectors) detail::reserve_large(vectors_, 3 * total), vectors_.resize(3 * total);
-        if (options_.shifts) detail::reserve_large(shifts_, 3 * total), shifts_.resize(3 * total);
-        if (images) image_.resize(n * 3);
-        if (images) {
-            // Each particle's image count n_i (for S) from its wrap.
-            detail::run_parts(threads, n, [&](std::size_t, std::size_t b, std::size_t e) {
-                for (std::size_t i = b; i < e; ++i) {
-                    if (grid_.where()[i] == ~std::uint32_t(0)) continue;
-                    const double x[3] = {static_cast<double>(use.coord(i, 0)), static_cast<double>(use.coord(i, 1)),
-                                         static_cast<double>(use.coord(i, 2))};
-                    double w[3], m[3];
-                    frame_.wrap(x, w, m);
-                    for (int k = 0; k < 3; ++k) image_[3 * i + k] = m[k];
-                }
-            });
-        }
-        if (!options_.sorted && !images) {  // the common case: each row as found
-            detail::run_parts(threads, n, [&](std::size_t, std::size_t b, std::size_t e) {
-                for (std::size_t i = b; i < e; ++i) {
-                    if (i + ahead < e) detail::prefetch_read(from_[i + ahead]);
-                    const std::uint32_t* from = from_[i];
-                    std::uint32_t* to = indices_.data() + offsets_[i];
-                    for (std::uint64_t c = offsets_[i + 1] - offsets_[i]; c--;) *to++ = *from++;
-                }
-            });
-            return true;
-        }
-        const double* X[3] = {grid_.x(0), grid_.x(1), grid_.x(2)};
-        grid_.for_each_row(true, [&](std::size_t s, const std::uint32_t* cols, const std::uint32_t* codes, std::uint32_t c) {
-            const std::uint32_t i = ids[s];
-            const std::size_t at = static_cast<std::size_t>(offsets_[i]);
-            // The row's order: as found, or (sorted) by j then by image (P
-            // and S differ by a constant for one j, so this is by (j, S)).
-            thread_local std::vector<std::uint32_t> order;
-            order.resize(c);
-            for (std::uint32_t e = 0; e < c; ++e) order[e] = e;
-            if (options_.sorted)
-                std::sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) {
-                    if (cols[x] != cols[y]) return cols[x] < cols[y];
-                    if (!codes) return x < y;
-                    int px[3], py[3];
-                    detail::unpack_image(codes[x], px), detail::unpack_image(codes[y], py);
-                    return std::lexicographical_compare(px, px + 3, py, py + 3);
-                });
-            for (std::uint32_t e = 0; e < c; ++e) indices_[at + e] = cols[order[e]];
-            if (!codes) return;
-            for (std::uint32_t e = 0; e < c; ++e) {
-                const std::uint32_t from = order[e];
-                int p[3];
-                detail::unpack_image(codes[from], p);
-                const std::uint32_t j = cols[from], sj = where[j];
-                if (options_.vectors) {
-                    for (int k = 0; k < 3; ++k)
-                        vectors_[3 * (at + e) + k] = (X[k][sj] - X[k][s]) + frame_.shift(p, k);
-                }
-                if (options_.shifts) {
-                    for (int k = 0; k < 3; ++k)
-                        shifts_[3 * (at + e) + k] =
-                            static_cast<std::int32_t>(p[k] + image_[3 * i + k] - image_[3 * j + k]);
-                }
-            }
-        });
-        return true;
-    }
-
     NeighborListOptions options_;
     PeriodicCell cell_;
     detail::CellFrame frame_;
-    detail::CellList grid_;
     Report report_;
     bool stale_ = true, bad_cell_ = false, bad_options_ = false;
     bool binned_ = false;  // the last build sorted the particles (spatial_order)
     std::size_t n_ = 0, builds_ = 0;
-    detail::LargeVector<double> held_, image_;
-    std::vector<T> finite_radii_;
     std::vector<std::uint64_t> offsets_;
     std::vector<std::uint32_t> indices_;
-    struct RowAt {
-        const std::uint32_t* cols;
-        std::uint64_t count;
-    };
-    detail::LargeVector<RowAt> rows_at_;               // per sorted position: its row in the grid's output
-    detail::LargeVector<const std::uint32_t*> from_;  // per particle: its row in the grid's output
     std::vector<double> vectors_;
     std::vector<std::int32_t> shifts_;
+    std::unique_ptr<detail::NeighborListWork<T>> work_;  // null after a move (allocated again by build)
 };
 
 using NeighborList = BasicNeighborList<double>;
 using NeighborListF = BasicNeighborList<float>;
 
+// Compiled once in the library, src/neighbor_list.cpp, for float and double
+// (BROADPHASE_COMPILED_SCALARS, detail/extern_templates.hpp).
+// The members are named one by one, not the class: the inline ones (the
+// argument checks above) stay in the caller's translation unit.
+#define BROADPHASE_NEIGHBOR_LIST_TEMPLATES(T, prefix) \
+    prefix template BasicNeighborList<T>::BasicNeighborList(const NeighborListOptions&, BasicNeighborList<T>::Allocate); \
+    prefix template BasicNeighborList<T>::~BasicNeighborList(); \
+    prefix template BasicNeighborList<T>::BasicNeighborList(BasicNeighborList<T>&&) noexcept; \
+    prefix template BasicNeighborList<T>& BasicNeighborList<T>::operator=(BasicNeighborList<T>&&) noexcept; \
+    prefix template bool BasicNeighborList<T>::update(const SphereView<T>&); \
+    prefix template Report BasicNeighborList<T>::build(const SphereView<T>&); \
+    prefix template std::vector<std::uint32_t> BasicNeighborList<T>::spatial_order() const;
+#if BROADPHASE_EXTERN_TEMPLATES
+BROADPHASE_COMPILED_SCALARS(BROADPHASE_NEIGHBOR_LIST_TEMPLATES, extern)
+#endif
+
 }  // namespace broadphase
+
+// Header-only, the bodies too (the body file does not include this one
+// back: see detail/extern_templates.hpp).
+#if !BROADPHASE_EXTERN_TEMPLATES
+#include "detail/neighbor_list-inl.hpp"
+#endif

@@ -31,6 +31,7 @@
 #include <type_traits>
 #include <vector>
 
+#include <broadphase/detail/parallel.hpp>  // plan_threads, threads_enabled
 #include <broadphase/neighbor_list.hpp>
 #include <broadphase/simd.hpp>
 

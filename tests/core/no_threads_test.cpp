@@ -12,6 +12,7 @@
 #include <vector>
 
 #include <broadphase/broadphase.hpp>
+#include <broadphase/detail/parallel.hpp>  // plan_threads
 #include <broadphase_fixtures/scenes.hpp>
 #include <broadphase/spheres.hpp>
 

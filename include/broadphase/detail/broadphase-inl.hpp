@@ -4,8 +4,9 @@
 // lists; header-only, broadphase.hpp includes this file at its end. A file
 // that uses other scalar types or dimensions with the compiled library
 // (BasicPairFinder<float, 1>, say) includes it after broadphase.hpp, as the
-// headers that still hold their own bodies do (periodic.hpp, the Scene's
-// detail/scene/engines.hpp and static_set.hpp).
+// files that need the PairFinder for every T and D do
+// (detail/periodic-inl.hpp, the Scene's detail/scene/engines.hpp and
+// static_set.hpp).
 //
 // It comes after broadphase.hpp and does not include it back: no file
 // includes the file that includes it (detail/extern_templates.hpp).

@@ -28,7 +28,10 @@
 // header may keep only declarations, and its bodies go to
 // detail/<header>-inl.hpp (so far detail/broadphase-inl.hpp, for
 // <broadphase/broadphase.hpp>: PairFinder, Index, choose_algorithm and the
-// algorithms behind them, whose headers only the -inl file includes). The
+// algorithms behind them, whose headers only the -inl file includes;
+// detail/neighbor_list-inl.hpp and detail/spheres-inl.hpp, the only files
+// that include the cell list, detail/cell_list.hpp; and
+// detail/periodic-inl.hpp). The
 // -inl file is included by src/<name>.cpp, which instantiates the compiled
 // types, and, header-only, by its header as that header's last line under
 // `#if !BROADPHASE_EXTERN_TEMPLATES`. The rule on includes: no file includes
@@ -41,8 +44,16 @@
 // reads that #error line). Other scalar types
 // and dimensions with the compiled library (BasicPairFinder<float, 1>): a
 // file includes the -inl file after the header, as the headers that still
-// hold their bodies do (periodic.hpp; the Scene's detail/scene/engines.hpp
-// and static_set.hpp), and the compiled types stay extern there.
+// hold their bodies do (the Scene's detail/scene/engines.hpp and
+// static_set.hpp), and the compiled types stay extern there.
+//
+// What throws std::invalid_argument for a bad argument (a period, a cell,
+// a cutoff) stays inline, in the caller's translation unit, and a class
+// with such members names its compiled members one by one instead of
+// `template class` (periodic.hpp, neighbor_list.hpp, spheres.hpp): a
+// -fno-exceptions program that links the library, compiled with
+// exceptions, then gets Status::invalid_argument, not a throw from the
+// library's copy.
 //
 // Header-only (CMake: -DBROADPHASE_HEADER_ONLY=ON; or copying include/):
 // leave BROADPHASE_EXTERN_TEMPLATES undefined or 0, and every file compiles
@@ -63,3 +74,8 @@
 /// (`prefix`: `extern` in the headers, empty in src/; then what else X takes).
 #define BROADPHASE_COMPILED_TYPES(X, ...) \
     X(float, 2, __VA_ARGS__) X(float, 3, __VA_ARGS__) X(double, 2, __VA_ARGS__) X(double, 3, __VA_ARGS__)
+
+/// The scalar types compiled into the library for what takes no dimension
+/// (the sphere finder, the neighbour list: 3-D only), listed once: expands
+/// X(T, prefix, ...) for float and double.
+#define BROADPHASE_COMPILED_SCALARS(X, ...) X(float, __VA_ARGS__) X(double, __VA_ARGS__)
