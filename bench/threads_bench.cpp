@@ -19,6 +19,7 @@
 #include <broadphase/broadphase.hpp>
 #include <broadphase_fixtures/scenes.hpp>
 #include <broadphase/spheres.hpp>
+#include <broadphase/detail/parallel.hpp>
 
 namespace {
 

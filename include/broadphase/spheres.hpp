@@ -79,11 +79,6 @@
 #include "detail/extern_templates.hpp"
 #include "detail/large_pages.hpp"
 #include "detail/pair_output.hpp"
-// Not used here: kept for the programs that reach detail::plan_threads and
-// detail::use_pool_layer through this header (bench/threads_bench.cpp):
-// about 350 lines a user's file would not need. To drop once it includes
-// detail/parallel.hpp itself.
-#include "detail/parallel.hpp"
 #include "periodic.hpp"
 
 // The declarations; the bodies of SpherePairFinder (and the cell list

@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include <broadphase/detail/parallel.hpp>
 #include <broadphase_fixtures/scenes.hpp>
 
 namespace particles {

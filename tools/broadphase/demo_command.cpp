@@ -16,6 +16,7 @@
 #include <vector>
 
 #include <broadphase/broadphase.hpp>
+#include <broadphase/brute_force.hpp>
 #include <broadphase_fixtures/scenes.hpp>
 
 #include "particles/demo.hpp"

@@ -10,11 +10,6 @@
 #include "particles/export.hpp"
 #include "particles/render.hpp"
 #include "particles/simulation.hpp"
-// Not used here: tools/broadphase/demo_command.cpp (`broadphase demo`) checks
-// its pairs with BruteForce, which came with spheres.hpp until issue 47 moved
-// the sphere finder's bodies out of it. To drop once that file includes
-// <broadphase/brute_force.hpp> itself.
-#include <broadphase/brute_force.hpp>
 
 namespace particles {
 
