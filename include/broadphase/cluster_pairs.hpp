@@ -26,173 +26,43 @@
 // Two sets: a tree for each, pairs of one cluster of each. Queries: down
 // the tree, one batch of M entries a level.
 #pragma once
+// For the body file, which checks that it comes after this.
+#define BROADPHASE_DECLARED_CLUSTER_PAIRS
 
-#include <algorithm>
-#include <cstdint>
-#include <vector>
-
-#include "boxes.hpp"
-#include "detail/algorithm_base.hpp"
-#include "detail/cluster_tree.hpp"
-#include "detail/simd_dispatch.hpp"
-#include "detail/stats.hpp"
+#include "detail/algorithm_front.hpp"
 
 namespace broadphase {
-
+namespace detail {
 template <class T, int D>
-class BasicClusterPairs : public detail::AlgorithmBase<BasicClusterPairs<T, D>, T, D> {
-    friend class detail::AlgorithmBase<BasicClusterPairs<T, D>, T, D>;
-    using View = detail::SoaView<T, D>;
-    using Tree = detail::ClusterTree<T, D>;
-    using Side = detail::ClusterSide<T, D>;
+class ClusterPairsImpl;  // detail/cluster_pairs-inl.hpp
+}  // namespace detail
 
+/// The calls every algorithm has: detail/algorithm_front.hpp.
+template <class T, int D>
+class BasicClusterPairs : public detail::AlgorithmFront<T, D, detail::ClusterPairsImpl<T, D>> {
 public:
     /// Boxes a cluster: 8 or 16; 0 (the default) means 16 (see
     /// detail::ClusterTree::default_group_size). The pairs are the same
-    /// either way; their order is not.
-    void set_cluster_size(int m) { forced_m_ = (m == 8 || m == 16) ? m : 0; }
+    /// either way; their order is not. O(1).
+    void set_cluster_size(int m);
 
     /// Pairs of clusters the last pair search tested (a cluster with
-    /// itself included): the kernel's calls.
-    std::size_t cluster_pair_count() const { return cluster_pairs_; }
-
-private:
-    /// Cluster pairs given to one kernel call: the stop test runs between calls.
-    static constexpr std::size_t chunk = 256;
-
-    int cluster_size() const { return forced_m_ ? forced_m_ : Tree::default_group_size; }
-
-    /// cluster_pair_hits for the tree's group size m.
-    template <class Flush>
-    static void kernel(int m, const Side& a, const Side& b, const Pair* pairs, std::size_t count, int mode,
-                       Flush&& flush) {
-        if (m == 16) detail::cluster_pair_hits<16>(a, b, pairs, count, mode, flush);
-        else detail::cluster_pair_hits<8>(a, b, pairs, count, mode, flush);
-    }
-
-    /// The pairs of clusters (level 0's groups) whose boxes overlap, into
-    /// list_: from the root's group down. Trees of equal height.
-    void cluster_list(const Tree& ta, const Tree& tb, int mode) {
-        list_.clear();
-        list_.push_back({0, 0});
-        std::size_t longest = 1;
-        const int m = ta.group_size();
-        for (int l = ta.height() - 1; l >= 1; --l) {
-            next_.clear();
-            kernel(m, ta.side(l), tb.side(l), list_.data(), list_.size(), mode,
-                   [&](const Pair* p, std::size_t k) { next_.insert(next_.end(), p, p + k); });
-            list_.swap(next_);
-            longest = std::max(longest, list_.size());
-        }
-        // Both lists hold any level next frame (the levels swap them), with room to grow.
-        for (std::vector<Pair>* v : {&list_, &next_})
-            if (v->capacity() < longest + longest / 8 + 64) v->reserve(longest + longest / 4 + 256);
-        cluster_pairs_ = list_.size();
-        by_first_cluster(ta.level(1).n);
-    }
-
-    /// Orders list_ by its pairs' first cluster (stable: a counting sort),
-    /// and keeps where each cluster's pairs start (starts_): threads take
-    /// runs of clusters, the same boxes from frame to frame, so each task's
-    /// pairs, and the memory they need, change little when the boxes move.
-    void by_first_cluster(std::size_t clusters) {
-        starts_.assign(clusters + 1, 0);
-        for (const Pair& p : list_) ++starts_[p.a + 1];
-        for (std::size_t c = 0; c < clusters; ++c) starts_[c + 1] += starts_[c];
-        next_.resize(list_.size());
-        for (const Pair& p : list_) next_[starts_[p.a]++] = p;  // starts_[c] becomes c's end
-        for (std::size_t c = clusters; c > 0; --c) starts_[c] = starts_[c - 1];
-        starts_[0] = 0;
-        list_.swap(next_);
-    }
-
-    /// The pairs of boxes of the listed cluster pairs [begin, end) into
-    /// `sink`, checking it between chunks.
-    template <class S>
-    void leaf_pairs(const Tree& ta, const Tree& tb, int mode, std::size_t begin, std::size_t end, S& sink,
-                    bool blocks) const {
-        const Side sa = ta.side(0), sb = tb.side(0);
-        auto to_sink = [&](const Pair* p, std::size_t k) {
-            if (!blocks || sink.streams()) {
-                for (std::size_t i = 0; i < k; ++i) sink(p[i].a, p[i].b);
-                return;
-            }
-            // Into the caller's vector as a block: room made once, no test
-            // a pair. (Not into a task's buffer: TaskPairs sizes those for
-            // the sink's own growth, in chunks, and the exact growth of
-            // extend() left too little headroom for the next frame.)
-            std::size_t granted = 0;
-            Pair* out = sink.extend(k, granted);
-            std::copy(p, p + granted, out);
-        };
-        for (std::size_t t = begin; t < end && !sink.stopped(); t += chunk)
-            kernel(ta.group_size(), sa, sb, list_.data() + t, std::min(chunk, end - t), mode, to_sink);
-    }
-
-    /// The pairs of boxes of every listed cluster pair, in list order: on
-    /// `threads` threads, each task the pairs of a run of first clusters.
-    template <class Sink>
-    void run_leaves(const Tree& ta, const Tree& tb, int mode, unsigned threads, Sink& sink) {
-        const std::size_t n = list_.size(), clusters = starts_.size() - 1;
-        if (threads <= 1 || n < 2 * chunk) {
-            leaf_pairs(ta, tb, mode, 0, n, sink, true);
-            return;
-        }
-        const std::size_t nt = detail::task_count(threads, clusters, 16);
-        tasks_.run(threads, nt, sink, [&](std::size_t t, PairSink& s, unsigned) {
-            const std::size_t begin = starts_[detail::even_bound(clusters, nt, t)];
-            const std::size_t end = starts_[detail::even_bound(clusters, nt, t + 1)];
-            leaf_pairs(ta, tb, mode, begin, end, s, false);
-        });
-    }
-
-    template <class Sink>
-    void self_impl(const View& v, Sink& sink) {
-        cluster_pairs_ = 0;
-        if (v.n < 2) return;
-        const unsigned threads = this->threads_for(v.n);
-        a_.build(v, cluster_size(), threads, stats_);
-        cluster_list(a_, a_, detail::cluster_diagonal);
-        run_leaves(a_, a_, detail::cluster_after_only, threads, sink);
-    }
-
-    template <class Sink>
-    void cross_impl(const View& va, const View& vb, Sink& sink) {
-        cluster_pairs_ = 0;
-        if (va.n == 0 || vb.n == 0) return;
-        const unsigned threads = this->threads_for(std::max(va.n, vb.n));
-        const int m = cluster_size();
-        a_.build(va, m, threads, stats_);
-        b_.build(vb, m, threads, stats_);
-        const int height = std::max(a_.height(), b_.height());
-        a_.grow_to(height);
-        b_.grow_to(height);
-        cluster_list(a_, b_, detail::cluster_two_sets);
-        run_leaves(a_, b_, detail::cluster_two_sets, threads, sink);
-    }
-
-    void build_impl(const View& v) { built_.build(v, cluster_size(), this->threads_for(v.n), stats_); }
-
-    template <class Emit>
-    void query_impl(const BasicBox<T, D>& q, Emit&& emit) const {
-        built_.query(q, emit);
-    }
-
-    Tree a_, b_, built_;
-    std::vector<Pair> list_, next_;
-    std::vector<std::uint32_t> starts_;  // per first cluster, where its pairs start in list_ (clusters + 1)
-    detail::StatsScratch stats_;
-    detail::TaskPairs tasks_;
-    std::size_t cluster_pairs_ = 0;
-    int forced_m_ = 0;
+    /// itself included): the kernel's calls. O(1).
+    std::size_t cluster_pair_count() const;
 };
 
 /// Cluster pairs over 3-D float boxes.
 using ClusterPairs = BasicClusterPairs<float, 3>;
 
 // Compiled once in the library, src/cluster_pairs.cpp (detail/extern_templates.hpp).
+#define BROADPHASE_CLUSTER_PAIRS_TEMPLATES(T, D, prefix) \
+    BROADPHASE_FRONT_TEMPLATES(T, D, prefix, ClusterPairsImpl, BasicClusterPairs)
 #if BROADPHASE_EXTERN_TEMPLATES
-BROADPHASE_COMPILED_TYPES(BROADPHASE_ALGORITHM_TEMPLATES, extern, BasicClusterPairs)
+BROADPHASE_COMPILED_TYPES(BROADPHASE_CLUSTER_PAIRS_TEMPLATES, extern)
 #endif
 
 }  // namespace broadphase
+
+#if !BROADPHASE_EXTERN_TEMPLATES
+#include "detail/cluster_pairs-inl.hpp"
+#endif

@@ -14,26 +14,18 @@
 // than the uniform grid; against a plain sweep it prunes the two other axes
 // too. The fastest on clustered, dense and mixed scenes in docs/choosing.md.
 #pragma once
+// For the body file, which checks that it comes after this.
+#define BROADPHASE_DECLARED_HYBRID_GRID
 
 #include "detail/grid_algorithm.hpp"
 
 namespace broadphase {
 
-struct HybridGridPolicy {
-    static constexpr bool home_cells = false;
-    template <class T, int D>
-    static typename detail::HybridGridCore<T, D>::Params params(const detail::SoaView<T, D>& v,
-                                                           detail::StatsScratch& scratch) {
-        const int sweep = D > 1 ? detail::scene_stats(v, scratch).sparsest_axis() : 0;
-        // Cells at least the 99th-percentile box wide: on clusters of many
-        // scales the occupancy target would fit the densest cluster's
-        // small boxes and leave the wide ones large (spread-clusters;
-        // measured: docs/measured-in-code.md#hybrid-grid).
-        return detail::grid_params<T, D>(sweep, /*boxes_per_cell=*/512, /*min_cell_extents=*/4, /*max_cells=*/9,
-                                         /*min_cell_p99=*/1);
-    }
-};
+/// The grid's parameters (detail/hybrid_grid-inl.hpp).
+struct HybridGridPolicy;
 
+/// The calls every algorithm has (detail/algorithm_front.hpp) and the
+/// grid's tuning (detail/grid_algorithm.hpp).
 template <class T, int D>
 using BasicHybridGrid = detail::GridAlgorithm<T, D, HybridGridPolicy>;
 
@@ -46,3 +38,7 @@ BROADPHASE_COMPILED_TYPES(BROADPHASE_GRID_TEMPLATES, extern, HybridGridPolicy)
 #endif
 
 }  // namespace broadphase
+
+#if !BROADPHASE_EXTERN_TEMPLATES
+#include "detail/hybrid_grid-inl.hpp"
+#endif

@@ -21,20 +21,18 @@
 // scenes. Loses where sizes vary widely or the boxes sit in far-apart
 // clusters; the hybrid grid is more forgiving of both.
 #pragma once
+// For the body file, which checks that it comes after this.
+#define BROADPHASE_DECLARED_UNIFORM_GRID
 
 #include "detail/grid_algorithm.hpp"
 
 namespace broadphase {
 
-struct UniformGridPolicy {
-    /// All pairs in one set: one home cell per box (detail/uniform_grid_core.hpp).
-    static constexpr bool home_cells = true;
-    template <class T, int D>
-    static typename detail::HybridGridCore<T, D>::Params params(const detail::SoaView<T, D>&, detail::StatsScratch&) {
-        return detail::grid_params<T, D>(-1, /*boxes_per_cell=*/8, /*min_cell_extents=*/2, /*max_cells=*/27);
-    }
-};
+/// The grid's parameters (detail/uniform_grid-inl.hpp).
+struct UniformGridPolicy;
 
+/// The calls every algorithm has (detail/algorithm_front.hpp) and the
+/// grid's tuning (detail/grid_algorithm.hpp).
 template <class T, int D>
 using BasicUniformGrid = detail::GridAlgorithm<T, D, UniformGridPolicy>;
 
@@ -47,3 +45,7 @@ BROADPHASE_COMPILED_TYPES(BROADPHASE_GRID_TEMPLATES, extern, UniformGridPolicy)
 #endif
 
 }  // namespace broadphase
+
+#if !BROADPHASE_EXTERN_TEMPLATES
+#include "detail/uniform_grid-inl.hpp"
+#endif

@@ -138,6 +138,38 @@ struct Generic {
         EXPECT_TRUE(same_pair_set(got, ref_self(a)));
     }
 
+    /// A copy keeps the built structure; a moved-from algorithm is empty
+    /// and unbuilt, and works again on its next call (it holds its
+    /// algorithm behind a pointer: detail/algorithm_front.hpp).
+    static void copy_and_move() {
+        const Boxes_<T, D> a = random_scene<T, D>(400, 4, RandomKind::dense);
+        const Boxes_<T, D> q = random_scene<T, D>(50, 5, RandomKind::dense);
+        Algo algo;
+        ASSERT_EQ(algo.build(a).status, Status::ok);
+        std::vector<Pair> want, got;
+        algo.query_batch(q, want);
+        ASSERT_FALSE(want.empty());
+        Algo copy = algo;
+        EXPECT_TRUE(copy.built());
+        copy.query_batch(q, got);
+        EXPECT_TRUE(same_pair_set(got, want));
+        Algo moved = std::move(algo);
+        EXPECT_TRUE(moved.built());
+        moved.query_batch(q, got);
+        EXPECT_TRUE(same_pair_set(got, want));
+        EXPECT_FALSE(algo.built());  // NOLINT(bugprone-use-after-move): the documented moved-from state
+        std::vector<std::uint32_t> hits{7};
+        EXPECT_EQ(algo.query(q[0], hits), 0u);
+        EXPECT_TRUE(hits.empty());
+        EXPECT_EQ(algo.query_batch(q, got).pairs, 0u);
+        EXPECT_TRUE(got.empty());
+        EXPECT_EQ(algo.find_pairs(a, got).status, Status::ok);
+        EXPECT_TRUE(same_pair_set(got, ref_self(a)));
+        copy = moved;  // assignment reuses the copy's memory
+        copy.query_batch(q, got);
+        EXPECT_TRUE(same_pair_set(got, want));
+    }
+
     static void budget_and_stop() {
         DirectOps<Algo> ops;
         const Boxes_<T, D> a = random_scene<T, D>(300, 2, RandomKind::dense);
@@ -164,13 +196,14 @@ struct GenericCase {
     void (*adversarial)();
     void (*void_callback)();
     void (*budget_and_stop)();
+    void (*copy_and_move)();
 };
 
 template <class Algo>
 GenericCase generic_case(const char* algorithm) {
     using G = Generic<Algo>;
     return {std::string(algorithm) + "_" + type_suffix<typename G::T, G::D>(), &G::random_scenes, &G::large,
-            &G::adversarial, &G::void_callback, &G::budget_and_stop};
+            &G::adversarial, &G::void_callback, &G::budget_and_stop, &G::copy_and_move};
 }
 
 // The front door, a kept PairFinder and Index for a type, with every algorithm.

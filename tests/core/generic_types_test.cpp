@@ -36,6 +36,7 @@ TEST_P(GenericAlgorithmTest, Large) { GetParam().large(); }
 TEST_P(GenericAlgorithmTest, Adversarial) { GetParam().adversarial(); }
 TEST_P(GenericAlgorithmTest, VoidCallbackStreamsEverything) { GetParam().void_callback(); }
 TEST_P(GenericAlgorithmTest, BudgetAndStop) { GetParam().budget_and_stop(); }
+TEST_P(GenericAlgorithmTest, CopyAndMove) { GetParam().copy_and_move(); }
 
 INSTANTIATE_TEST_SUITE_P(GenericTypes, GenericAlgorithmTest, ::testing::ValuesIn(generic_cases()), ParamName());
 

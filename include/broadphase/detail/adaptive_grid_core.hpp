@@ -57,6 +57,7 @@
 #include <utility>
 #include <vector>
 
+#include "adaptive_grid_params.hpp"
 #include "../boxes.hpp"
 #include "buffers.hpp"
 #include "box_rules.hpp"
@@ -93,14 +94,7 @@ public:
     static constexpr int max_level = 15;  ///< bits / 2: cells of one quantum
     static constexpr std::uint32_t all_flags = (1u << D) - 1;
 
-    struct Params {
-        /// A node with more instances than this splits (if that can separate them).
-        std::uint32_t leaf_capacity = 32;
-        /// A box touching more cells of the children's size than this stays
-        /// in the node as a resident. It also bounds the instances of one box
-        /// (at most this many), so it is capped at 4^D: larger values act as 4^D.
-        std::uint32_t resident_children = 8;
-    };
+    using Params = AdaptiveGridParams;
 
     struct BatchScratch {
         std::vector<std::uint32_t> keys, order;

@@ -1,4 +1,9 @@
-// The public surface every algorithm shares, written once.
+// What every algorithm shares, written once: the checks, the working set
+// and the sink around an algorithm's search. The public classes
+// (BasicBruteForce, ...) are fronts (detail/algorithm_front.hpp) that hold
+// such an algorithm behind a pointer and hand each call to it; PairFinder
+// and Index hold the algorithms themselves (detail/broadphase-inl.hpp).
+// Only the algorithms' -inl files include this file.
 //
 // An algorithm derives from AlgorithmBase<Derived, T, D> and provides, for
 // valid boxes only (the base removes invalid ones and maps indices back):
@@ -332,8 +337,9 @@ bool AlgorithmBase<Derived, T, D>::overlaps(const box_type& q, HitCallbackRef f)
 }  // namespace broadphase
 
 /// An algorithm's specialisations for one T and D, compiled once in the
-/// library (detail/extern_templates.hpp): brute_force.hpp, sweep_and_prune.hpp
-/// and adaptive_grid.hpp pass their class template.
+/// library (detail/extern_templates.hpp): detail/brute_force-inl.hpp,
+/// sweep_and_prune-inl.hpp, adaptive_grid-inl.hpp and cluster_pairs-inl.hpp
+/// pass their class template.
 #define BROADPHASE_ALGORITHM_TEMPLATES(T, D, prefix, Algorithm) \
     prefix template class detail::AlgorithmBase<Algorithm<T, D>, T, D>; \
     prefix template class Algorithm<T, D>;

@@ -31,7 +31,13 @@
 #include "../simd.hpp"
 #include "../sweep_and_prune.hpp"
 #include "../uniform_grid.hpp"
+#include "adaptive_grid-inl.hpp"
+#include "brute_force-inl.hpp"
 #include "buffers.hpp"
+#include "cluster_pairs-inl.hpp"
+#include "hybrid_grid-inl.hpp"
+#include "sweep_and_prune-inl.hpp"
+#include "uniform_grid-inl.hpp"
 #include "uniform_grid_core.hpp"
 #include "stats.hpp"
 
@@ -43,12 +49,14 @@ namespace detail {
 /// (choose_algorithm; Index::build); here it means the hybrid grid.
 template <class T, int D>
 struct AlgorithmSet {
-    BasicBruteForce<T, D> brute_force;
-    BasicSweepAndPrune<T, D> sweep_and_prune;
-    BasicUniformGrid<T, D> uniform_grid;
-    BasicHybridGrid<T, D> hybrid_grid;
-    BasicAdaptiveGrid<T, D> adaptive_grid;
-    BasicClusterPairs<T, D> cluster_pairs;
+    // The algorithms themselves, not their fronts (BasicBruteForce, ...):
+    // held here by value, they need no allocation of their own.
+    BruteForceImpl<T, D> brute_force;
+    SweepAndPruneImpl<T, D> sweep_and_prune;
+    GridAlgorithmImpl<T, D, UniformGridPolicy> uniform_grid;
+    GridAlgorithmImpl<T, D, HybridGridPolicy> hybrid_grid;
+    AdaptiveGridImpl<T, D> adaptive_grid;
+    ClusterPairsImpl<T, D> cluster_pairs;
     StatsScratch stats_scratch;  ///< PairFinder's automatic choice (choose_algorithm)
 
     /// f(the algorithm a names), const or not as `set` is. O(1).

@@ -26,12 +26,15 @@
 //
 // Bodies out of the headers, as {fmt}'s format.h and format-inl.h: a
 // header may keep only declarations, and its bodies go to
-// detail/<header>-inl.hpp (so far detail/broadphase-inl.hpp, for
-// <broadphase/broadphase.hpp>: PairFinder, Index, choose_algorithm and the
-// algorithms behind them, whose headers only the -inl file includes;
-// detail/neighbor_list-inl.hpp and detail/spheres-inl.hpp, the only files
-// that include the cell list, detail/cell_list.hpp; and
-// detail/periodic-inl.hpp). The
+// detail/<header>-inl.hpp: detail/broadphase-inl.hpp, for
+// <broadphase/broadphase.hpp> (PairFinder, Index, choose_algorithm, with
+// the algorithms behind them); one for each algorithm header (the public
+// class is a front, detail/algorithm_front.hpp, holding the algorithm
+// behind a pointer: detail/brute_force-inl.hpp, ..., the two grids'
+// detail/uniform_grid-inl.hpp and hybrid_grid-inl.hpp over
+// detail/grid_algorithm-inl.hpp); detail/neighbor_list-inl.hpp and
+// detail/spheres-inl.hpp, the only files that include the cell list,
+// detail/cell_list.hpp; and detail/periodic-inl.hpp. The
 // -inl file is included by src/<name>.cpp, which instantiates the compiled
 // types, and, header-only, by its header as that header's last line under
 // `#if !BROADPHASE_EXTERN_TEMPLATES`. The rule on includes: no file includes
