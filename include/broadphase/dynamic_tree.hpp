@@ -39,8 +39,11 @@
 // insertion with rotations or after rebuild()), k the number of results.
 //
 // This file is the class as a reader scans it: members and their contracts.
-// The bodies are in detail/dynamic_tree_impl.hpp, _queries.hpp and
-// _structure.hpp (included at the end); the
+// The queries' bodies are in detail/dynamic_tree_impl.hpp and _queries.hpp
+// (included at the end: templates on the caller's callback); the settings,
+// mutation and structure are compiled in the library
+// (detail/dynamic_tree-inl.hpp and _structure.hpp; header-only, included
+// at the end too); the
 // per-box tests every query applies (overlaps, box_contains_point,
 // sphere_overlaps_box, ray_hits_box, box_cast_hits_box) are in geometry.hpp.
 #pragma once
@@ -523,9 +526,9 @@ using DynamicTree = BasicDynamicTree<float, 3>;
 
 }  // namespace broadphase
 
+// The queries, templates on the caller's callback, in the caller's file.
 #include "detail/dynamic_tree_impl.hpp"
 #include "detail/dynamic_tree_queries.hpp"
-#include "detail/dynamic_tree_structure.hpp"
 
 namespace broadphase {
 // Compiled once in the library, src/dynamic_tree.cpp (detail/extern_templates.hpp).
@@ -534,3 +537,8 @@ namespace broadphase {
 BROADPHASE_COMPILED_TYPES(BROADPHASE_DYNAMIC_TREE_TEMPLATES, extern)
 #endif
 }  // namespace broadphase
+
+// The settings, mutation and structure: compiled in the library.
+#if !BROADPHASE_EXTERN_TEMPLATES
+#include "detail/dynamic_tree-inl.hpp"
+#endif

@@ -1,10 +1,11 @@
 // BasicDynamicTree's structure (declared in ../dynamic_tree.hpp): node
 // storage, insertion, removal and the rotations that keep the tree
-// balanced. See dynamic_tree_impl.hpp for the rest.
+// balanced. Included by dynamic_tree-inl.hpp (compiled in the library);
+// see dynamic_tree_impl.hpp for the rest.
 #pragma once
 
 // A body file: it comes after the header that declares what it defines,
-// which includes it at its end, and does not include that header back.
+// and does not include that header back.
 #ifndef BROADPHASE_DECLARED_DYNAMIC_TREE
 #error "include <broadphase/dynamic_tree.hpp> before <broadphase/detail/dynamic_tree_structure.hpp>"
 #endif
@@ -26,7 +27,7 @@ namespace broadphase {
 // -- node storage --------------------------------------------------------
 
 template <class T, int D>
-inline bool BasicDynamicTree<T, D>::grow_to(std::size_t cap) {
+bool BasicDynamicTree<T, D>::grow_to(std::size_t cap) {
     const std::size_t old = nodes_.size();
     if (cap <= old) return true;
     // Reserve all three first: a bad_alloc there changes nothing; the
@@ -48,7 +49,7 @@ inline bool BasicDynamicTree<T, D>::grow_to(std::size_t cap) {
 }
 
 template <class T, int D>
-inline bool BasicDynamicTree<T, D>::ensure_free(std::size_t k) {
+bool BasicDynamicTree<T, D>::ensure_free(std::size_t k) {
     const std::size_t free_count = nodes_.size() - used_;
     if (free_count >= k) return true;
     const std::size_t need = nodes_.size() + (k - free_count);
@@ -58,7 +59,7 @@ inline bool BasicDynamicTree<T, D>::ensure_free(std::size_t k) {
 }
 
 template <class T, int D>
-inline std::uint32_t BasicDynamicTree<T, D>::allocate_node() {
+std::uint32_t BasicDynamicTree<T, D>::allocate_node() {
     const std::uint32_t i = free_;
     Node& n = nodes_[i];
     free_ = n.parent;
@@ -69,7 +70,7 @@ inline std::uint32_t BasicDynamicTree<T, D>::allocate_node() {
 }
 
 template <class T, int D>
-inline void BasicDynamicTree<T, D>::free_node(std::uint32_t i) {
+void BasicDynamicTree<T, D>::free_node(std::uint32_t i) {
     Node& n = nodes_[i];
     n.height = -1;
     n.child1 = n.child2 = null;
@@ -81,7 +82,7 @@ inline void BasicDynamicTree<T, D>::free_node(std::uint32_t i) {
 // -- structure -----------------------------------------------------------
 
 template <class T, int D>
-inline std::uint32_t BasicDynamicTree<T, D>::find_sibling(const box_type& b) const {
+std::uint32_t BasicDynamicTree<T, D>::find_sibling(const box_type& b) const {
     std::uint32_t i = root_;
     while (nodes_[i].height > 0) {
         const Node& n = nodes_[i];
@@ -104,7 +105,7 @@ inline std::uint32_t BasicDynamicTree<T, D>::find_sibling(const box_type& b) con
 }
 
 template <class T, int D>
-inline void BasicDynamicTree<T, D>::insert_leaf(std::uint32_t leaf) {
+void BasicDynamicTree<T, D>::insert_leaf(std::uint32_t leaf) {
     if (root_ == null) {
         root_ = leaf;
         nodes_[leaf].parent = null;
@@ -127,7 +128,7 @@ inline void BasicDynamicTree<T, D>::insert_leaf(std::uint32_t leaf) {
 }
 
 template <class T, int D>
-inline void BasicDynamicTree<T, D>::replace_child(std::uint32_t parent, std::uint32_t from, std::uint32_t to) {
+void BasicDynamicTree<T, D>::replace_child(std::uint32_t parent, std::uint32_t from, std::uint32_t to) {
     if (parent == null) {
         root_ = to;
         return;
@@ -140,7 +141,7 @@ inline void BasicDynamicTree<T, D>::replace_child(std::uint32_t parent, std::uin
 }
 
 template <class T, int D>
-inline void BasicDynamicTree<T, D>::remove_leaf(std::uint32_t leaf) {
+void BasicDynamicTree<T, D>::remove_leaf(std::uint32_t leaf) {
     if (leaf == root_) {
         root_ = null;
         return;
@@ -156,7 +157,7 @@ inline void BasicDynamicTree<T, D>::remove_leaf(std::uint32_t leaf) {
 }
 
 template <class T, int D>
-inline void BasicDynamicTree<T, D>::refit_up(std::uint32_t i) {
+void BasicDynamicTree<T, D>::refit_up(std::uint32_t i) {
     while (i != null) {
         Node& n = nodes_[i];
         const Node& a = nodes_[n.child1];
@@ -171,7 +172,7 @@ inline void BasicDynamicTree<T, D>::refit_up(std::uint32_t i) {
 }
 
 template <class T, int D>
-inline std::uint32_t BasicDynamicTree<T, D>::balance(std::uint32_t a) {
+std::uint32_t BasicDynamicTree<T, D>::balance(std::uint32_t a) {
     const std::uint32_t b = nodes_[a].child1, c = nodes_[a].child2;
     const std::int32_t hb = nodes_[b].height, hc = nodes_[c].height;
     if (hc > hb + slack_) return promote(a, c, b);
@@ -180,7 +181,7 @@ inline std::uint32_t BasicDynamicTree<T, D>::balance(std::uint32_t a) {
 }
 
 template <class T, int D>
-inline std::uint32_t BasicDynamicTree<T, D>::promote(std::uint32_t a, std::uint32_t tall, std::uint32_t other) {
+std::uint32_t BasicDynamicTree<T, D>::promote(std::uint32_t a, std::uint32_t tall, std::uint32_t other) {
     Node& an = nodes_[a];
     Node& tn = nodes_[tall];
     const std::uint32_t f = tn.child1, g = tn.child2;
@@ -206,7 +207,7 @@ inline std::uint32_t BasicDynamicTree<T, D>::promote(std::uint32_t a, std::uint3
 }
 
 template <class T, int D>
-inline void BasicDynamicTree<T, D>::rotate(std::uint32_t a) {
+void BasicDynamicTree<T, D>::rotate(std::uint32_t a) {
     const std::uint32_t kids[2] = {nodes_[a].child1, nodes_[a].child2};
     if (nodes_[kids[0]].height == 0 && nodes_[kids[1]].height == 0) return;
     // The best swap so far, as swap_down's arguments: none until one
@@ -231,7 +232,7 @@ inline void BasicDynamicTree<T, D>::rotate(std::uint32_t a) {
 }
 
 template <class T, int D>
-inline void BasicDynamicTree<T, D>::swap_down(std::uint32_t a, std::uint32_t x, std::uint32_t y, bool first) {
+void BasicDynamicTree<T, D>::swap_down(std::uint32_t a, std::uint32_t x, std::uint32_t y, bool first) {
     Node& an = nodes_[a];
     Node& yn = nodes_[y];
     const std::uint32_t g = first ? yn.child1 : yn.child2;
@@ -253,13 +254,13 @@ inline void BasicDynamicTree<T, D>::swap_down(std::uint32_t a, std::uint32_t x, 
 }
 
 template <class T, int D>
-inline T BasicDynamicTree<T, D>::centre2(std::uint32_t i, int k) const {
+T BasicDynamicTree<T, D>::centre2(std::uint32_t i, int k) const {
     const T c = nodes_[i].box.min[k] + nodes_[i].box.max[k];
     return c == c ? c : T(0);
 }
 
 template <class T, int D>
-inline std::uint32_t BasicDynamicTree<T, D>::build(std::uint32_t* first, std::uint32_t* last, int depth) {
+std::uint32_t BasicDynamicTree<T, D>::build(std::uint32_t* first, std::uint32_t* last, int depth) {
     const std::size_t n = static_cast<std::size_t>(last - first);
     if (n == 1) return *first;
     std::uint32_t* mid = first + n / 2;
@@ -279,7 +280,7 @@ inline std::uint32_t BasicDynamicTree<T, D>::build(std::uint32_t* first, std::ui
 }
 
 template <class T, int D>
-inline std::uint32_t* BasicDynamicTree<T, D>::split(std::uint32_t* first, std::uint32_t* last, int depth) {
+std::uint32_t* BasicDynamicTree<T, D>::split(std::uint32_t* first, std::uint32_t* last, int depth) {
     constexpr int bins = 16;
     const std::size_t n = static_cast<std::size_t>(last - first);
     std::array<T, D> lo, hi;
@@ -361,7 +362,7 @@ inline std::uint32_t* BasicDynamicTree<T, D>::split(std::uint32_t* first, std::u
 }
 
 template <class T, int D>
-inline int BasicDynamicTree<T, D>::bin_of(double c, double lo, double scale, int bins) {
+int BasicDynamicTree<T, D>::bin_of(double c, double lo, double scale, int bins) {
     const double f = (c - lo) * scale;
     if (!(f >= 0)) return 0;
     if (f >= bins - 1) return bins - 1;
