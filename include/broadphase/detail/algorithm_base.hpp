@@ -45,65 +45,15 @@ public:
     using view_type = BasicBoxesView<T, D>;
     using box_type = BasicBox<T, D>;
 
-    /// All overlapping pairs (a < b) within `boxes`, replacing `out`'s contents.
+    // The calls of AlgorithmFront (detail/algorithm_front.hpp, where their
+    // contracts are written), which hands each one to these; PairFinder and
+    // Index call them directly. The callback calls take f erased.
     Report find_pairs(view_type boxes, std::vector<Pair>& out, const Options& options = {});
-
-    /// Streams every pair within `boxes` to f(a, b) (return false to stop),
-    /// at most max_pairs of them. Nothing is stored. Runs on the calling
-    /// thread (f is never called concurrently).
-    template <class F>
-    Report for_each_pair(view_type boxes, F&& f, std::uint64_t max_pairs = no_budget) {
-        return stream_self(boxes, pair_callback_ref(f), max_pairs);
-    }
-
-    /// All pairs (index in a, index in b) between two sets, replacing `out`.
     Report find_pairs(view_type a, view_type b, std::vector<Pair>& out, const Options& options = {});
-
-    /// Streams every pair between two sets to f(a_index, b_index), at most
-    /// max_pairs of them, on the calling thread.
-    template <class F>
-    Report for_each_pair(view_type a, view_type b, F&& f, std::uint64_t max_pairs = no_budget) {
-        return stream_cross(a, b, pair_callback_ref(f), max_pairs);
-    }
-
-    /// Builds the structure over `boxes` for later queries; copies what it
-    /// needs, so `boxes` may change afterwards. Reuses memory between builds.
-    /// Uses options.threads (other options do not apply).
     Report build(view_type boxes, const Options& options = {});
-
-    /// True after a successful build().
     bool built() const { return built_; }
-
-    /// Indices of the built boxes overlapping q, replacing `out`. An invalid q
-    /// overlaps nothing. Safe to call from many threads at once.
     std::size_t query(const box_type& q, std::vector<std::uint32_t>& out) const;
-
-    /// Calls f(index) for every built box overlapping the closed box q
-    /// (touching counts; nothing for an invalid q), in no particular order;
-    /// f returns bool (false stops) or void. False when f stopped it. Safe
-    /// to call from many threads at once.
-    template <class F>
-    bool for_each_overlap(const box_type& q, F&& f) const {
-        return overlaps(q, hit_callback_ref(f));
-    }
-
-    /// Pairs (query index, built index) for a batch of query boxes, replacing
-    /// `out`. Safe to call from many threads at once; each call may itself
-    /// use options.threads threads.
     Report query_batch(view_type queries, std::vector<Pair>& out, const Options& options = {}) const;
-
-    /// Streams (query index, built index) pairs of a batch to f, at most
-    /// max_pairs of them, on the calling thread.
-    template <class F>
-    Report for_each_overlap_batch(view_type queries, F&& f, std::uint64_t max_pairs = no_budget) const {
-        return stream_batch(queries, pair_callback_ref(f), max_pairs);
-    }
-
-    /// What the callback calls above compile to, whatever f's type: the
-    /// algorithm runs once per class (not per lambda), f gets blocks of
-    /// pairs or hits (PairSink, streaming). Out of the class body below.
-    /// Public for PairFinder and Index, which erase their callbacks in
-    /// their header and call these from their bodies.
     Report stream_self(view_type boxes, PairCallbackRef f, std::uint64_t max_pairs);
     Report stream_cross(view_type a, view_type b, PairCallbackRef f, std::uint64_t max_pairs);
     Report stream_batch(view_type queries, PairCallbackRef f, std::uint64_t max_pairs) const;
@@ -275,7 +225,8 @@ Report AlgorithmBase<Derived, T, D>::build(view_type boxes, const Options& optio
 template <class Derived, class T, int D>
 std::size_t AlgorithmBase<Derived, T, D>::query(const box_type& q, std::vector<std::uint32_t>& out) const {
     out.clear();
-    for_each_overlap(q, [&](std::uint32_t i) { out.push_back(i); });
+    auto push = [&](std::uint32_t i) { out.push_back(i); };
+    overlaps(q, hit_callback_ref(push));
     return out.size();
 }
 
