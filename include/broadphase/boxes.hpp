@@ -21,7 +21,7 @@
 
 #include "box.hpp"
 #include "detail/box_rules.hpp"
-#include "detail/large_pages.hpp"
+#include "detail/page_advice.hpp"
 #include "geometry.hpp"
 
 namespace broadphase {
@@ -153,7 +153,7 @@ public:
     bool empty() const { return size() == 0; }
 
     /// Resizes every axis array; new boxes are zero-sized at the origin. O(n).
-    /// (New large arrays go on huge pages: detail/large_pages.hpp.)
+    /// (New large arrays go on huge pages: detail/page_advice.hpp.)
     void resize(std::size_t n) {
         for (int k = 0; k < D; ++k) {
             detail::reserve_large(lo_[k], n);

@@ -40,53 +40,16 @@
 #include <vector>
 
 #include "exceptions.hpp"
-
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
-
-#if defined(__SANITIZE_ADDRESS__)
-#define BROADPHASE_LARGE_PAGES_MAPPED 0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
-#define BROADPHASE_LARGE_PAGES_MAPPED 0
-#endif
-#endif
-#if !defined(BROADPHASE_LARGE_PAGES_MAPPED)
-#if defined(__linux__) && defined(MREMAP_MAYMOVE) && defined(MADV_HUGEPAGE)
-#define BROADPHASE_LARGE_PAGES_MAPPED 1
-#else
-#define BROADPHASE_LARGE_PAGES_MAPPED 0
-#endif
-#endif
+#include "page_advice.hpp"
 
 namespace broadphase {
 namespace detail {
-
-/// A huge page, and the size from which a buffer is mapped on them.
-constexpr std::size_t large_page = std::size_t(2) << 20;
-constexpr std::size_t large_bytes = large_page;
 
 /// bytes rounded up to whole huge pages. O(1).
 inline std::size_t large_round(std::size_t bytes) { return (bytes + large_page - 1) & ~(large_page - 1); }
 
 /// Whether a buffer of `bytes` is mapped (large_allocate). O(1).
 inline bool large_mapped(std::size_t bytes) { return BROADPHASE_LARGE_PAGES_MAPPED && bytes >= large_bytes; }
-
-/// Advises the whole huge pages inside [p, p + bytes) to be backed by huge
-/// pages (MADV_HUGEPAGE), for memory not yet touched (a fresh allocation
-/// of the C library's: its large blocks are fresh mappings). Nothing where
-/// the kernel or platform has no such advice. O(1).
-inline void advise_large_pages(void* p, std::size_t bytes) {
-#if BROADPHASE_LARGE_PAGES_MAPPED
-    if (bytes < 2 * large_page || !p) return;
-    const std::uintptr_t b = (reinterpret_cast<std::uintptr_t>(p) + large_page - 1) & ~(large_page - 1);
-    const std::uintptr_t e = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(large_page - 1);
-    if (e > b) (void)madvise(reinterpret_cast<void*>(b), e - b, MADV_HUGEPAGE);
-#else
-    (void)p, (void)bytes;
-#endif
-}
 
 /// The alignment operator new gives without being asked.
 constexpr std::size_t new_alignment = __STDCPP_DEFAULT_NEW_ALIGNMENT__;
@@ -188,17 +151,6 @@ struct LargePageAllocator {
 /// The library's scratch arrays: std::vector on LargePageAllocator.
 template <class T>
 using LargeVector = std::vector<T, LargePageAllocator<T>>;
-
-/// v.reserve(n) for a vector the caller owns (std::allocator), growing by
-/// half at least (a set that grows a little every frame reallocates
-/// rarely), with the new block advised onto huge pages before anything
-/// touches it. O(v.size()).
-template <class T, class A>
-void reserve_large(std::vector<T, A>& v, std::size_t n) {
-    if (n <= v.capacity()) return;
-    v.reserve(std::max(n, v.capacity() + v.capacity() / 2));
-    advise_large_pages(v.data(), v.capacity() * sizeof(T));
-}
 
 /// A growable block of trivially copyable T, mapped on huge pages when
 /// large, that grows without copying where it is mapped and can hand its
