@@ -6,14 +6,6 @@
 // 0) and every rank leaves through MPI_Finalize with that status.
 #pragma once
 
-#ifndef OMPI_SKIP_MPICXX
-#define OMPI_SKIP_MPICXX 1
-#endif
-#ifndef MPICH_SKIP_MPICXX
-#define MPICH_SKIP_MPICXX 1
-#endif
-#include <mpi.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
@@ -24,6 +16,7 @@
 #include <vector>
 
 #include <broadphase/broadphase.hpp>
+#include <broadphase/mpi/distributed.hpp>  // <mpi.h>, its C API only
 
 #include "errors.hpp"
 
