@@ -34,6 +34,9 @@
 #include <vector>
 
 #include <broadphase/broadphase.hpp>
+#include <broadphase/detail/buffers.hpp>
+#include <broadphase/detail/stats.hpp>
+#include <broadphase/hybrid_grid.hpp>  // detail::GridAlgorithm, detail::HybridGridCore
 #include <broadphase/scene.hpp>
 #include <broadphase_fixtures/scenes.hpp>
 
