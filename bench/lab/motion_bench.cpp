@@ -15,6 +15,7 @@
 #include <vector>
 
 #include <broadphase/broadphase.hpp>
+#include <broadphase/brute_force.hpp>
 #include <broadphase/scene.hpp>
 
 #include "errors.hpp"

@@ -49,33 +49,33 @@
 // Thread safety: the const functions (queries included) may run on many
 // threads at once between updates; the others are single-writer.
 //
-// This file holds the class and its contracts; the bodies of the update
-// machinery are in detail/scene/scene_update.hpp, those of the queries in
-// detail/scene/scene_queries.hpp (both included at the end).
+// This file holds the class and its contracts, and the inline members that
+// read or mark the objects (add, move, remove, the object fields, pairs(),
+// begun(), ended()). Everything else, the engines, the statics' index, the
+// query tree and the update's scratch, is behind one pointer
+// (detail::SceneState, detail/scene/scene_state.hpp), and the member
+// bodies are in detail/scene-inl.hpp (with detail/scene/scene_update.hpp,
+// the update machinery, and detail/scene/scene_queries.hpp, the queries):
+// compiled once in the library (src/scene.cpp) for float and double, 2-D
+// and 3-D; header-only, included at the end of this file. Other scalar
+// types or dimensions with the compiled library: include
+// <broadphase/detail/scene-inl.hpp> after this file. The queries taking a
+// callback erase it here (hits reach it in blocks, as the Index's do) and
+// call one compiled member per kind of query.
 #pragma once
-// For the body files included at the end, which check that they come after this.
+// For the body files, which check that they come after this.
 #define BROADPHASE_DECLARED_SCENE
 
-#include <algorithm>
 #include <atomic>
-#include <iterator>
-#include <mutex>
+#include <cstddef>
 #include <cstdint>
-#include <new>
+#include <limits>
+#include <memory>
 #include <type_traits>
 #include <vector>
 
 #include "boxes.hpp"
-#include "detail/exceptions.hpp"
 #include "detail/extern_templates.hpp"
-#include "detail/large_pages.hpp"
-#include "detail/prefetch.hpp"
-#include "broadphase.hpp"
-#include "detail/scene/enlarged_bounds.hpp"
-#include "detail/scene/engines.hpp"
-#include "detail/scene/incremental_grid.hpp"
-#include "detail/scene/multi_box_pruning.hpp"
-#include "detail/scene/static_set.hpp"
 #include "dynamic_tree.hpp"
 #include "options.hpp"
 #include "pairs.hpp"
@@ -98,6 +98,62 @@ struct Filter {
         return a.group == 0 || a.group != b.group;
     }
 };
+
+namespace detail {
+/// A clipped cast's filter, erased: a Filter (Filter::may_meet), a
+/// predicate pred(id) -> bool, or neither (every object).
+struct CastFilterRef {
+    const Filter* filter = nullptr;
+    void* pred = nullptr;
+    bool (*test)(void* pred, std::uint32_t id) = nullptr;
+};
+
+/// What a BasicScene holds behind its pointer (detail/scene/scene_state.hpp).
+template <class T, int D>
+struct SceneState;
+
+/// A caller's f(id, t) behind a pointer (the Scene's ray hits): false when
+/// f returned false (stop; void means go on, as detail::call_go_on).
+template <class T>
+struct RayHitRef {
+    void* f;
+    bool (*call)(void* f, std::uint32_t id, T t);
+};
+
+template <class F, class T>
+bool call_ray_hit(void* fp, std::uint32_t id, T t) {
+    return call_go_on(*static_cast<F*>(fp), id, t);
+}
+
+/// A clipped cast's f(id, t) behind a pointer, its answer as the T that
+/// steers the cast (BasicDynamicTree::ray_cast_clipped): an f returning
+/// bool or void answers cast_stop (0, for false) or cast_continue (+inf).
+template <class T>
+struct CastCallbackRef {
+    void* f;
+    T (*call)(void* f, std::uint32_t id, T t);
+};
+
+template <class F, class T>
+T call_cast(void* fp, std::uint32_t id, T t) {
+    F& f = *static_cast<F*>(fp);
+    using R = std::invoke_result_t<F&, std::uint32_t&, T&>;
+    if constexpr (std::is_void_v<R>) {
+        f(id, t);
+        return std::numeric_limits<T>::infinity();
+    } else if constexpr (std::is_same_v<std::decay_t<R>, bool>) {
+        return f(id, t) ? std::numeric_limits<T>::infinity() : T(0);
+    } else {
+        return static_cast<T>(f(id, t));
+    }
+}
+
+template <class Q>
+bool call_cast_filter(void* qp, std::uint32_t id) {
+    return static_cast<bool>((*static_cast<Q*>(qp))(id));
+}
+
+}  // namespace detail
 
 /// How update() finds the pairs (see the top of this file).
 enum class UpdateMode : std::uint8_t {
@@ -132,6 +188,15 @@ public:
     /// are reused, but only after the update() that reports their pairs ended.
     using Id = std::uint32_t;
     static constexpr Id null = ~Id(0);
+
+    /// An empty scene: one allocation (its engines, tree and scratch,
+    /// their memory empty).
+    BasicScene();
+    ~BasicScene();
+    /// Not copyable nor movable: concurrent const calls sync the tree and
+    /// the pairs under the scene's own locks.
+    BasicScene(const BasicScene&) = delete;
+    BasicScene& operator=(const BasicScene&) = delete;
 
     /// Adds an object; returns its id. An invalid box (NaN, min > max) is
     /// kept but meets nothing until moved to a valid one. O(1). Returns null
@@ -194,11 +259,7 @@ public:
     /// O(n), the memory for all of them made once. A static world is added
     /// this way: the next update() builds the statics' index in bulk (see
     /// "Statics" at the top of this file; measured: docs/measured-in-code.md\#scene).
-    void add(const box_type* boxes, std::size_t n, Id* ids_out, ObjectType type = ObjectType::dynamic_object) {
-        const std::size_t fresh = n > free_.size() ? n - free_.size() : 0;
-        if (fresh > 0 && fits_indices(std::uint64_t(objects_.size()) + fresh)) reserve_objects(objects_.size() + fresh);
-        for (std::size_t i = 0; i < n; ++i) ids_out[i] = add(boxes[i], type);
-    }
+    void add(const box_type* boxes, std::size_t n, Id* ids_out, ObjectType type = ObjectType::dynamic_object);
 
     /// Moves (ids[i] gets boxes[i]) or removes n objects at once. Returns
     /// how many ids were live.
@@ -237,20 +298,8 @@ public:
     /// default 0.1): a move within it does not touch the queries' tree, nor,
     /// with fat pairs on, the pairs. False (nothing changed) unless finite
     /// and >= 0. With fat pairs on, every object's fat box is made again: O(n).
-    bool set_margin(T margin) {
-        const T before = tree_.margin();
-        if (!tree_.set_margin(margin)) return false;
-        if (!fat_pairs_) return true;
-        BROADPHASE_TRY {
-            touch_all();
-        } BROADPHASE_CATCH_ALL {
-            tree_.set_margin(before);
-            BROADPHASE_RETHROW;
-        }
-        refresh_pair_boxes();
-        return true;
-    }
-    T margin() const { return tree_.margin(); }
+    bool set_margin(T margin);
+    T margin() const { return margin_; }
 
     /// Fat pairs: off (the default), pairs are exact on the tight boxes. On,
     /// a pair is two objects whose fat boxes overlap (each tight box grown by
@@ -260,12 +309,7 @@ public:
     /// slowly moving objects cause no events and no work. The tree and sweep
     /// and prune methods then run as multi box pruning. Switching it makes
     /// every object changed for the next update: O(n).
-    void set_fat_pairs(bool on) {
-        if (on == fat_pairs_) return;
-        touch_all();
-        fat_pairs_ = on;
-        refresh_pair_boxes();
-    }
+    void set_fat_pairs(bool on);
     bool fat_pairs() const { return fat_pairs_; }
     /// The box an object's pairs are found with: its tight box, or with fat
     /// pairs on its fat box (id must be live).
@@ -278,7 +322,7 @@ public:
     UpdateMode last_method() const { return last_method_; }
     /// The tree holding the objects with valid boxes (user value = object id),
     /// brought up to date first.
-    const Tree& tree() const { return synced_tree(); }
+    const Tree& tree() const;
 
     /// Finds the current pairs and the events since the last update.
     /// Status::out_of_memory if an allocation failed (the pairs did not
@@ -316,13 +360,19 @@ public:
 
     /// f(id) for every object whose box overlaps q.
     template <class F>
-    bool for_each_overlap(const box_type& q, F&& f) const;
+    bool for_each_overlap(const box_type& q, F&& f) const {
+        return overlaps(q, detail::hit_callback_ref(f));
+    }
     /// f(id) for every object whose box contains point p.
     template <class F>
-    bool for_each_containing(const vec_type& p, F&& f) const;
+    bool for_each_containing(const vec_type& p, F&& f) const {
+        return containing(p, detail::hit_callback_ref(f));
+    }
     /// f(id) for every object whose box the closed sphere touches.
     template <class F>
-    bool for_each_overlapping_sphere(const vec_type& center, T radius, F&& f) const;
+    bool for_each_overlapping_sphere(const vec_type& center, T radius, F&& f) const {
+        return sphere_overlaps(center, radius, detail::hit_callback_ref(f));
+    }
     /// The first object along origin + t * direction, t in [0, max_t]:
     /// {id, t}, id == null when nothing is hit.
     struct Hit {
@@ -332,7 +382,10 @@ public:
     Hit ray_cast(const vec_type& origin, const vec_type& direction, T max_t) const;
     /// f(id, t) for every object the ray hits.
     template <class F>
-    void for_each_ray_hit(const vec_type& origin, const vec_type& direction, T max_t, F&& f) const;
+    void for_each_ray_hit(const vec_type& origin, const vec_type& direction, T max_t, F&& f) const {
+        using Fn = std::remove_reference_t<F>;
+        ray_hits(origin, direction, max_t, {erased(f), &detail::call_ray_hit<Fn, T>});
+    }
     /// The first object box `moving` touches when swept along `displacement`.
     Hit box_cast(const box_type& moving, const vec_type& displacement) const;
 
@@ -357,11 +410,17 @@ public:
     /// objects' boxes: filter, then f(id, t) steering the cast (see above).
     template <class F, class Q = AcceptAll>
     CastResult ray_cast_clipped(const vec_type& origin, const vec_type& direction, T max_t, F&& f,
-                                Q&& filter = Q{}) const;
+                                Q&& filter = Q{}) const {
+        using Fn = std::remove_reference_t<F>;
+        return ray_cast_erased(origin, direction, max_t, {erased(f), &detail::call_cast<Fn, T>}, cast_filter(filter));
+    }
     /// Box `moving` swept along `displacement` (t in [0, 1]) against the
     /// objects' boxes: filter, then f(id, t) steering the cast (see above).
     template <class F, class Q = AcceptAll>
-    CastResult box_cast_clipped(const box_type& moving, const vec_type& displacement, F&& f, Q&& filter = Q{}) const;
+    CastResult box_cast_clipped(const box_type& moving, const vec_type& displacement, F&& f, Q&& filter = Q{}) const {
+        using Fn = std::remove_reference_t<F>;
+        return box_cast_erased(moving, displacement, {erased(f), &detail::call_cast<Fn, T>}, cast_filter(filter));
+    }
 
     /// Share of the dynamic objects changed past which UpdateMode::automatic
     /// rebuilds rather than following the changes, for objects holding
@@ -381,8 +440,42 @@ public:
     static constexpr double kPartnerShare = 0.04;
 
 private:
-    // How update() finds the pairs; defined, with what each does, in
-    // detail/scene/scene_update.hpp.
+    // The bodies of what follows are in detail/scene-inl.hpp and, for the
+    // update machinery and the queries, detail/scene/scene_update.hpp and
+    // detail/scene/scene_queries.hpp.
+    using State = detail::SceneState<T, D>;
+
+    // What the queries compile to, whatever the callback's type: f erased,
+    // the tree walked out of line.
+    bool overlaps(const box_type& q, detail::HitCallbackRef f) const;
+    bool containing(const vec_type& p, detail::HitCallbackRef f) const;
+    bool sphere_overlaps(const vec_type& center, T radius, detail::HitCallbackRef f) const;
+    void ray_hits(const vec_type& origin, const vec_type& direction, T max_t, detail::RayHitRef<T> f) const;
+    CastResult ray_cast_erased(const vec_type& origin, const vec_type& direction, T max_t,
+                               detail::CastCallbackRef<T> f, detail::CastFilterRef filter) const;
+    CastResult box_cast_erased(const box_type& moving, const vec_type& displacement, detail::CastCallbackRef<T> f,
+                               detail::CastFilterRef filter) const;
+    template <class F>
+    static void* erased(F& f) {
+        return const_cast<void*>(static_cast<const void*>(std::addressof(f)));
+    }
+    /// A cast's filter, erased: a Filter, every object (AcceptAll), or a predicate.
+    template <class Q>
+    static detail::CastFilterRef cast_filter(Q& q) {
+        if constexpr (std::is_same_v<std::decay_t<Q>, Filter>)
+            return {&q, nullptr, nullptr};
+        else if constexpr (std::is_same_v<std::decay_t<Q>, AcceptAll>)
+            return {};
+        else
+            return {nullptr, erased(q), &detail::call_cast_filter<Q>};
+    }
+    Id object_of(std::uint32_t proxy) const;
+    Hit hit_of(const typename Tree::Hit& h) const;
+    /// The tree, brought up to date with the objects changed since its last
+    /// sync. Safe from concurrent const calls: one of them syncs under the lock.
+    const Tree& synced_tree() const;
+
+    // How update() finds the pairs.
     Report update_or_throw();
     struct Frame;
     template <class Engine>
@@ -404,50 +497,32 @@ private:
     template <class Emit>
     void static_pairs_of(std::uint32_t place, Id id, Emit&& emit);
     static void difference(const std::vector<Pair>& a, const std::vector<Pair>& b, std::vector<Pair>& out);
-
     /// Sorts pairs of ids by (a, b): the library's one pair sort (pairs.hpp).
-    void sort_pairs(std::vector<Pair>& v) { broadphase::sort_pairs(v, objects_.size(), sort_scratch_); }
-
+    void sort_pairs(std::vector<Pair>& v);
 
     /// The box pairs are found with for tight box b (see set_fat_pairs).
     box_type pairing_box_of(const box_type& b) const {
         if (!fat_pairs_ || !b.valid()) return b;
         box_type f = b;
-        const T m = tree_.margin();
-        for (int k = 0; k < D; ++k) f.min[k] -= m, f.max[k] += m;
+        for (int k = 0; k < D; ++k) f.min[k] -= margin_, f.max[k] += margin_;
         return f;
     }
     /// Every live object's pair box made again from its tight box (after touch_all). O(n).
-    void refresh_pair_boxes() {
-        for (Id id = 0; id < objects_.size(); ++id)
-            if (objects_[id].alive) objects_[id].pair_box = pairing_box_of(objects_[id].box);
-    }
-    void touch_all() {
-        for (Id id = 0; id < objects_.size(); ++id)
-            if (objects_[id].alive) touch(id);
-    }
-
+    void refresh_pair_boxes();
+    void touch_all();
     /// Room for n objects in the registry and the per-object marks.
-    void reserve_objects(std::size_t n) {
-        objects_.reserve(n);
-        dirty_.reserve(n);
-        for (auto* v : {&adds_, &mark_}) v->reserve(n);
-        for (auto* v : {&meet_, &dirty_flag_, &tree_stale_}) v->reserve(n);
-        partners_.reserve(n);
-        proxy_.reserve(n);
-        tree_pending_.reserve(n);
-    }
+    void reserve_objects(std::size_t n);
 
     /// Marks an object changed since the last update (and since the tree's
     /// last sync). Called before the object changes: what may throw (growing
     /// the marks) comes first, so a bad_alloc leaves the object as it was,
-    /// at most marked changed, which is harmless.
+    /// at most marked changed, which is harmless. (The update's own
+    /// per-object arrays are grown by the update.)
     void touch(Id id) {
         mark_tree_stale(id);
         if (id >= dirty_flag_.size()) {
-            partners_.resize(objects_.size()), adds_.resize(objects_.size(), 0), mark_.resize(objects_.size(), 0);
             meet_.resize(objects_.size(), 0);
-            dirty_flag_.resize(objects_.size(), 0);  // last: its size stands for the three
+            dirty_flag_.resize(objects_.size(), 0);  // last: its size stands for both
         }
         if (!dirty_flag_[id]) dirty_.push_back(id), dirty_flag_[id] = 1;
         set_meet(id);
@@ -469,11 +544,6 @@ private:
         tree_behind_.store(true, std::memory_order_relaxed);
     }
 
-    /// The tree, brought up to date with the objects changed since its last
-    /// sync. Safe from concurrent const calls: one of them syncs under the lock
-    /// (detail/scene/scene_queries.hpp).
-    const Tree& synced_tree() const;
-
     struct Object {
         box_type box{};       // the tight box
         box_type pair_box{};  // the box pairs are found with: box, or with fat pairs its fat box
@@ -483,118 +553,48 @@ private:
         bool alive = false;
     };
 
-    Id object_of(std::uint32_t proxy) const { return static_cast<Id>(tree_.user_value(proxy)); }
-    Hit hit_of(const typename Tree::Hit& h) const {
-        Hit out;
-        if (h.proxy != Tree::null) out.id = object_of(h.proxy), out.t = h.t;
-        return out;
-    }
-    /// Whether object id passes a cast's filter: a Filter (may_meet) or a predicate.
-    template <class Q>
-    bool passes(Q& q, Id id) const {
-        if constexpr (std::is_same_v<std::decay_t<Q>, Filter>)
-            return Filter::may_meet(q, objects_[id].filter);
-        else
-            return static_cast<bool>(q(id));
-    }
-    /// Calls f(args...); true unless f returned false (detail::call_go_on).
-    template <class F, class... A>
-    static bool call(F& f, A... a) {
-        return detail::call_go_on(f, a...);
-    }
-
     static Pair ordered(Id a, Id b) { return a < b ? Pair{a, b} : Pair{b, a}; }
 
+    // By value: what the inline members read or mark. The rest is behind
+    // state_ (detail/scene/scene_state.hpp).
     std::vector<Object> objects_;
     std::vector<Id> free_, retired_;
     std::size_t live_ = 0;
     Options options_;
-    std::vector<Pair> found_, begun_, ended_, fresh_, stale_, kept_;
-    // The current pairs, two ways (detail/scene/scene_update.hpp): each
-    // object's partners (both ways, unordered), up to date when
-    // partners_valid_; the sorted array current_, up to date unless
-    // pairs_behind_ (pairs() then makes it from the partners).
-    std::vector<std::vector<Id>> partners_;
-    bool partners_valid_ = true;
-    std::vector<std::uint32_t> adds_;  // per object: partners the update adds, or a cursor (all 0 between updates)
-    std::vector<std::uint32_t> mark_;  // per object: a stamp (diff_by_partners)
-    std::uint32_t stamp_ = 0;
-    std::vector<Id> grouped_;          // fresh_'s partners, grouped by changed object
-    std::size_t pair_count_ = 0;
-    mutable std::vector<Pair> current_;
-    mutable std::atomic<bool> pairs_behind_{false};
-    mutable std::mutex pairs_mutex_;
-    std::vector<std::vector<Pair>> parts_;  // per thread
-    PairSortScratch sort_scratch_;
+    UpdateMode mode_ = UpdateMode::automatic;
+    UpdateMode last_method_ = UpdateMode::rebuild;
+    bool fat_pairs_ = false;
+    T margin_ = Tree::default_margin;  // the tree's margin (set_margin keeps both)
     std::vector<Id> dirty_;
     std::vector<std::uint8_t> dirty_flag_;  // changed since the last update (added, moved, removed, type, filter)
     static constexpr std::uint8_t kStatic = 1, kFiltered = 2;
     std::vector<std::uint8_t> meet_;  // kStatic | kFiltered (a filter other than the default) per object
-    // The engines (detail/scene/engines.hpp): changed objects in, their pairs out.
-    detail::MultiBoxPruning<T, D> pruning_;
-    detail::IncrementalGrid<T, D> grid_;
-    detail::EnlargedBounds<T, D> enlarged_;
-    detail::Rebuild<T, D> rebuild_;
-    // Statics apart (detail/scene/static_set.hpp): the engines hold the
-    // dynamic objects only, listed densely so that a fill or a rebuild
-    // visits them and not the statics.
-    detail::StaticSet<T, D> statics_;
-    std::vector<Id> dynamic_ids_;
-    std::vector<std::uint32_t> dynamic_slot_;  // per object: its place in dynamic_ids_, or ~0
-    bool sets_stale_ = false;                  // statics_ and dynamic_ids_ to be made again from the objects
-    // Each dynamic object's statics, found with an enlarged box and kept
-    // while its box stays inside and no static changed (static_pairs_of()).
-    struct StaticHit {
-        box_type box;
-        Id id;
-        bool filtered;  // its filter is not the default (a filter change makes every cache stale)
-    };
-    struct StaticCache {
-        box_type fat{};                // the enlarged box the hits were found with
-        std::vector<StaticHit> hits;   // every static overlapping it, at generation `generation`
-        detail::MotionMark<T, D> motion;  // the box's centre when they were found, and the update
-        std::uint64_t generation = ~std::uint64_t(0);  // statics_.generation() then
-    };
-    std::vector<StaticCache> static_cache_;  // per place in dynamic_ids_
-    /// Asks for a dynamic object's cached statics a few objects ahead: each
-    /// list is a cache miss of its own (half the frame of 2,000 movers
-    /// over 2 million statics was spent waiting for them).
-    void prefetch_statics(std::uint32_t place) const {
-        const StaticCache& c = static_cache_[place];
-        if (!c.hits.empty()) detail::prefetch_read(c.hits.data()), detail::prefetch_read(c.hits.data() + c.hits.size() - 1);
-    }
-    std::uint64_t updates_ = 0;
-    BasicPairFinder<T, D> static_finder_;      // changed statics against the dynamic objects
-    BasicBoxes<T, D> static_side_, dynamic_side_;
-    std::vector<Id> static_side_ids_, dynamic_side_ids_, changed_dynamic_;
-    std::vector<Pair> cross_;
-    // The tree is synced lazily, by the first query (or tree update) after changes.
-    mutable Tree tree_;
+    // The pairs: the sorted array current_, up to date unless pairs_behind_
+    // (pairs() then makes it from each object's partners, in state_).
+    mutable std::vector<Pair> current_;
+    mutable std::atomic<bool> pairs_behind_{false};
+    std::size_t pair_count_ = 0;
+    std::vector<Pair> begun_, ended_;
+    // What changed since the tree's last sync (the tree is in state_).
     mutable std::vector<std::uint32_t> proxy_;      // each object's leaf in the tree
     mutable std::vector<std::uint8_t> tree_stale_;  // changed since the tree's last sync
     mutable std::vector<Id> tree_pending_;
-    mutable std::size_t tree_churn_ = 0;  // leaves inserted or re-inserted since the last rebuild
     mutable std::atomic<bool> tree_behind_{false};
-    mutable std::mutex tree_mutex_;
-    UpdateMode mode_ = UpdateMode::automatic;
-    std::size_t grid_crowded_at_ = 0;  // live objects when automatic found the grid crowded (0: never)
-    bool fat_pairs_ = false;
-    UpdateMode last_method_ = UpdateMode::rebuild;
+    std::unique_ptr<State> state_;  // never null
 };
 
 /// A scene of 3-D float boxes.
 using Scene = BasicScene<float, 3>;
 
-}  // namespace broadphase
-
-// The members' bodies: the update machinery, then the queries.
-#include "detail/scene/scene_update.hpp"
-#include "detail/scene/scene_queries.hpp"
-
-namespace broadphase {
 // Compiled once in the library, src/scene.cpp (detail/extern_templates.hpp).
 #define BROADPHASE_SCENE_TEMPLATES(T, D, prefix) prefix template class BasicScene<T, D>;
 #if BROADPHASE_EXTERN_TEMPLATES
 BROADPHASE_COMPILED_TYPES(BROADPHASE_SCENE_TEMPLATES, extern)
 #endif
 }  // namespace broadphase
+
+// Header-only, the bodies too (the body file does not include this one
+// back: see detail/extern_templates.hpp).
+#if !BROADPHASE_EXTERN_TEMPLATES
+#include "detail/scene-inl.hpp"
+#endif

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include <broadphase/broadphase.hpp>
+#include <broadphase/brute_force.hpp>
 #include <broadphase_fixtures/scenes.hpp>
 
 #include "npy_writer.hpp"

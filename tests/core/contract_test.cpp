@@ -4,9 +4,14 @@
 // the same callback rule (bool or void; false stops; the call says whether
 // it was stopped). The static_asserts check the signatures at compile time;
 // the tests check the rules on three boxes.
+#include <broadphase/adaptive_grid.hpp>
 #include <broadphase/broadphase.hpp>
+#include <broadphase/brute_force.hpp>
 #include <broadphase/dynamic_tree.hpp>
+#include <broadphase/hybrid_grid.hpp>
 #include <broadphase/scene.hpp>
+#include <broadphase/sweep_and_prune.hpp>
+#include <broadphase/uniform_grid.hpp>
 
 #include <gtest/gtest.h>
 

@@ -25,8 +25,13 @@
 
 #include <gtest/gtest.h>
 
+#include <broadphase/adaptive_grid.hpp>
 #include <broadphase/broadphase.hpp>
 #include <broadphase/brute_force.hpp>  // the library's reference the checks compare with
+#include <broadphase/cluster_pairs.hpp>
+#include <broadphase/hybrid_grid.hpp>
+#include <broadphase/sweep_and_prune.hpp>
+#include <broadphase/uniform_grid.hpp>
 
 #include "reference.hpp"
 

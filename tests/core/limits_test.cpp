@@ -34,6 +34,10 @@
 #include <vector>
 
 #include <broadphase/broadphase.hpp>
+#include <broadphase/detail/buffers.hpp>
+#include <broadphase/detail/stats.hpp>
+#include <broadphase/hybrid_grid.hpp>
+#include <broadphase/detail/grid_algorithm-inl.hpp>  // a grid of its own policy (HugeSpanPolicy)
 #include <broadphase/scene.hpp>
 #include <broadphase_fixtures/scenes.hpp>
 

@@ -15,6 +15,7 @@
 #include <broadphase/scene.hpp>
 #include <broadphase/spheres.hpp>
 #include <broadphase/uniform_grid.hpp>
+#include <broadphase/detail/grid_algorithm-inl.hpp>  // a grid of its own policy (HugeSpanPolicy)
 
 #include <algorithm>
 #include <cmath>

@@ -16,6 +16,8 @@
 #include <vector>
 
 #include <broadphase/scene.hpp>
+// BasicScene<float, 1> below: its bodies, not compiled in the library.
+#include <broadphase/detail/scene-inl.hpp>
 #include <broadphase_fixtures/scenes.hpp>
 
 namespace {

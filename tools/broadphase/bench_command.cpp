@@ -14,6 +14,7 @@
 #include <vector>
 
 #include <broadphase/broadphase.hpp>
+#include <broadphase/brute_force.hpp>
 #include <broadphase_fixtures/motion.hpp>
 
 #ifdef BROADPHASE_WITH_CUDA

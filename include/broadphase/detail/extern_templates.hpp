@@ -32,23 +32,30 @@
 // class is a front, detail/algorithm_front.hpp, holding the algorithm
 // behind a pointer: detail/brute_force-inl.hpp, ..., the two grids'
 // detail/uniform_grid-inl.hpp and hybrid_grid-inl.hpp over
-// detail/grid_algorithm-inl.hpp); detail/neighbor_list-inl.hpp and
-// detail/spheres-inl.hpp, the only files that include the cell list,
-// detail/cell_list.hpp; and detail/periodic-inl.hpp. The
+// detail/grid_algorithm-inl.hpp); detail/dynamic_tree-inl.hpp (the tree's
+// mutation; its queries stay in the header); detail/neighbor_list-inl.hpp
+// and detail/spheres-inl.hpp, the only files that include the cell list,
+// detail/cell_list.hpp; detail/periodic-inl.hpp; and
+// detail/scene-inl.hpp, for <broadphase/scene.hpp>: the Scene's members,
+// and its engines, statics' index and query tree, held behind a pointer
+// as detail::SceneState, which only that file includes. The
 // -inl file is included by src/<name>.cpp, which instantiates the compiled
 // types, and, header-only, by its header as that header's last line under
 // `#if !BROADPHASE_EXTERN_TEMPLATES`. The rule on includes: no file includes
 // a file that includes it, so the -inl file does not include its header
 // back; it comes after it (an #error says so otherwise). The classes whose
 // bodies are still split over several files for length (the grids' cores,
-// the cell list, the dynamic tree, the Scene) follow the same rule: the
-// header includes its body files at its end, and each body file checks
-// that the header came first instead of including it (the package test
-// reads that #error line). Other scalar types
-// and dimensions with the compiled library (BasicPairFinder<float, 1>): a
-// file includes the -inl file after the header, as the headers that still
-// hold their bodies do (the Scene's detail/scene/engines.hpp and
-// static_set.hpp), and the compiled types stay extern there.
+// the cell list, the dynamic tree) follow the same rule: the header
+// includes its body files at its end, and each body file checks that the
+// header came first instead of including it (the package test reads that
+// #error line); an -inl file split for length includes its parts
+// (detail/scene-inl.hpp: detail/scene/scene_update.hpp and
+// scene_queries.hpp, which check for scene.hpp). Other scalar types and
+// dimensions with the compiled library (BasicPairFinder<float, 1>,
+// BasicScene<double, 1>): a file includes the -inl file after the header,
+// as the headers that still hold their bodies do (the Scene's
+// detail/scene/engines.hpp and static_set.hpp, included by
+// detail/scene-inl.hpp), and the compiled types stay extern there.
 //
 // What throws std::invalid_argument for a bad argument (a period, a cell,
 // a cutoff) stays inline, in the caller's translation unit, and a class
