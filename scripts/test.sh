@@ -19,9 +19,9 @@
 #                  three rounds of 20 s were for six targets)
 #   build/tsan     clang with ThreadSanitizer, the threaded tests only
 #                  (ctest -L threads: parallel, sphere and neighbour-list
-#                  tests), header-only: those four programs instantiate less
-#                  than the whole compiled library. The library's threads
-#                  are std::thread (detail/task_pool.hpp), which TSan
+#                  tests) and the compiled library they link, built with
+#                  ThreadSanitizer too. The library's threads are
+#                  std::thread (detail/task_pool.hpp), which TSan
 #                  understands natively.
 # The two clang builds (TSan, fuzz) do not depend on the others: they are
 # configured first and compiled in the background at the lowest priority
@@ -56,7 +56,7 @@ stage "configure the four builds; TSan and fuzz builds start in the background"
 mkdir -p build
 # shellcheck disable=SC2046  # bp_generator prints one word or none
 cmake $(bp_generator build/tsan) -S . -B build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
-    -DBROADPHASE_TSAN=ON "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" -DBROADPHASE_HEADER_ONLY=ON \
+    -DBROADPHASE_TSAN=ON "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" \
     -DBROADPHASE_BUILD_TOOLS=OFF -DBROADPHASE_BUILD_TESTS=ON -DBROADPHASE_BUILD_BENCH=OFF -DBROADPHASE_BUILD_EXAMPLES=OFF \
     >build/tsan-configure.log 2>&1 || { cat build/tsan-configure.log; exit 1; }
 bp_configure_fuzz "-DBROADPHASE_FUZZ_SECONDS=${FUZZ_SECONDS:-15}" >build/fuzz-configure.log 2>&1 ||

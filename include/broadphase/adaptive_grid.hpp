@@ -9,7 +9,7 @@
 // clustered scenes and "teapot in stadium" outliers cost no tuning. Boxes
 // too big for a node's children stay in the node (residents) instead of
 // being copied into many small cells. Each pair is reported once, in the
-// cell holding the max of the two min corners (see detail/adaptive_grid_core.hpp).
+// cell holding the max of the two min corners (see src/grid/adaptive_grid_core.hpp).
 //
 // Cost: build O(n * levels) by counting sorts; all pairs: the instances of
 // each leaf among themselves (at most leaf_capacity of them, SIMD), plus
@@ -17,18 +17,15 @@
 // nodes the query box touches, skipping empty children by one AND.
 // Best for box queries (a built Index) and for scenes whose density varies.
 #pragma once
-// For the body file, which checks that it comes after this.
-#define BROADPHASE_DECLARED_ADAPTIVE_GRID
-
 #include "detail/adaptive_grid_params.hpp"
 #include "detail/algorithm_front.hpp"
 
 namespace broadphase {
 namespace detail {
 template <class T, int D>
-class AdaptiveGridImpl;  // detail/adaptive_grid-inl.hpp
+class AdaptiveGridImpl;  // src/grid/adaptive_grid_impl.hpp
 template <class T, int D>
-class AdaptiveGridCore;  // detail/adaptive_grid_core.hpp
+class AdaptiveGridCore;  // src/grid/adaptive_grid_core.hpp
 }  // namespace detail
 
 /// The calls every algorithm has: detail/algorithm_front.hpp.
@@ -43,7 +40,7 @@ public:
     const Params& params() const;
 
     /// The tree of the last build() (for inspection and tests: include
-    /// detail/adaptive_grid_core.hpp to read it).
+    /// src/grid/adaptive_grid_core.hpp to read it).
     const detail::AdaptiveGridCore<T, D>& built_tree() const;
     /// The tree of the last pair search.
     const detail::AdaptiveGridCore<T, D>& last_tree() const;
@@ -52,15 +49,7 @@ public:
 /// Adaptive grid over 3-D float boxes.
 using AdaptiveGrid = BasicAdaptiveGrid<float, 3>;
 
-// Compiled once in the library, src/adaptive_grid.cpp (detail/extern_templates.hpp).
-#define BROADPHASE_ADAPTIVE_GRID_TEMPLATES(T, D, prefix) \
-    BROADPHASE_FRONT_TEMPLATES(T, D, prefix, AdaptiveGridImpl, BasicAdaptiveGrid)
-#if BROADPHASE_EXTERN_TEMPLATES
-BROADPHASE_COMPILED_TYPES(BROADPHASE_ADAPTIVE_GRID_TEMPLATES, extern)
-#endif
+// Compiled in the library, src/grid/adaptive_grid.cpp, for float and double in 2-D and 3-D.
 
 }  // namespace broadphase
 
-#if !BROADPHASE_EXTERN_TEMPLATES
-#include "detail/adaptive_grid-inl.hpp"
-#endif

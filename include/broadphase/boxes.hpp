@@ -4,7 +4,7 @@
 // false, so one test covers both kinds of invalid box (NaN, min > max).
 // Infinite coordinates are valid: a ground slab may span -inf..+inf.
 // Invalid boxes take part in no pair; every algorithm skips them (see
-// detail/working_set.hpp) and reports which ones it skipped.
+// src/core/working_set.hpp) and reports which ones it skipped.
 //
 // The types are templated on the scalar type and the number of axes so that
 // double precision and 2-D need no rewrite; the library is tuned for float 3-D.

@@ -20,23 +20,22 @@
 #include <vector>
 
 #include "boxes.hpp"
-#include "detail/extern_templates.hpp"
 #include "detail/thread_count.hpp"
 #include "options.hpp"
 #include "pairs.hpp"
 #include "version.hpp"
 
 // The declarations; the bodies (the algorithms behind them) are in
-// detail/broadphase-inl.hpp: compiled once in the library (src/pair_finder.cpp),
+// src/core/pair_finder_impl.hpp: compiled once in the library (src/core/pair_finder.cpp),
 // or, header-only, included at the end of this file.
 
 namespace broadphase {
 namespace detail {
-struct StatsScratch;  // detail/stats.hpp: the sample choose_algorithm takes
+struct StatsScratch;  // src/core/stats.hpp: the sample choose_algorithm takes
 
 /// One of each algorithm over T, D boxes and the scratch of the automatic
 /// choice: what a PairFinder or an Index holds, behind a pointer.
-/// Defined with the bodies (detail/broadphase-inl.hpp).
+/// Defined with the bodies (src/core/pair_finder_impl.hpp).
 template <class T, int D>
 struct AlgorithmSet;
 }  // namespace detail
@@ -271,21 +270,6 @@ private:
 
 using Index = BasicIndex<float, 3>;
 
-// Compiled once in the library, src/pair_finder.cpp (detail/extern_templates.hpp).
-#define BROADPHASE_PAIR_FINDER_TEMPLATES(T, D, prefix) \
-    prefix template Algorithm choose_algorithm(const BasicBoxesView<T, D>&, detail::StatsScratch&); \
-    prefix template Algorithm choose_algorithm(const BasicBoxesView<T, D>&); \
-    prefix template class BasicPairFinder<T, D>; \
-    prefix template class BasicIndex<T, D>;
-#if BROADPHASE_EXTERN_TEMPLATES
-BROADPHASE_COMPILED_TYPES(BROADPHASE_PAIR_FINDER_TEMPLATES, extern)
-#endif
+// Compiled in the library, src/core/pair_finder.cpp, for float and double in 2-D and 3-D.
 
 }  // namespace broadphase
-
-// Header-only, the bodies too (the one include of a body file by its
-// declaring header; the body file does not include this one back: see
-// detail/extern_templates.hpp).
-#if !BROADPHASE_EXTERN_TEMPLATES
-#include "detail/broadphase-inl.hpp"
-#endif

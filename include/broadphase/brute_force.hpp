@@ -5,15 +5,12 @@
 // every other algorithm is tested against, and it wins below a few hundred
 // boxes, where any structure costs more to build than it saves.
 #pragma once
-// For the body file, which checks that it comes after this.
-#define BROADPHASE_DECLARED_BRUTE_FORCE
-
 #include "detail/algorithm_front.hpp"
 
 namespace broadphase {
 namespace detail {
 template <class T, int D>
-class BruteForceImpl;  // detail/brute_force-inl.hpp
+class BruteForceImpl;  // src/brute_force/brute_force_impl.hpp
 }  // namespace detail
 
 /// Every box against every other (the calls: detail/algorithm_front.hpp).
@@ -23,15 +20,7 @@ class BasicBruteForce : public detail::AlgorithmFront<T, D, detail::BruteForceIm
 /// Brute force over 3-D float boxes.
 using BruteForce = BasicBruteForce<float, 3>;
 
-// Compiled once in the library, src/brute_force.cpp (detail/extern_templates.hpp).
-#define BROADPHASE_BRUTE_FORCE_TEMPLATES(T, D, prefix) \
-    BROADPHASE_FRONT_TEMPLATES(T, D, prefix, BruteForceImpl, BasicBruteForce)
-#if BROADPHASE_EXTERN_TEMPLATES
-BROADPHASE_COMPILED_TYPES(BROADPHASE_BRUTE_FORCE_TEMPLATES, extern)
-#endif
+// Compiled in the library, src/brute_force/brute_force.cpp, for float and double in 2-D and 3-D.
 
 }  // namespace broadphase
 
-#if !BROADPHASE_EXTERN_TEMPLATES
-#include "detail/brute_force-inl.hpp"
-#endif

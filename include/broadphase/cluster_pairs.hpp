@@ -6,11 +6,11 @@
 // that order, struct of arrays; every M = 16 consecutive boxes are a
 // cluster (an AVX-512 register of floats; two AVX2 batches), with its
 // bounding box. The clusters' boxes are grouped by M again, and so on
-// up to one root box: a tree of fan-out M (detail/cluster_tree.hpp). The
+// up to one root box: a tree of fan-out M (src/cluster_pairs/cluster_tree.hpp). The
 // pairs of clusters whose boxes overlap are found from the root down, a
 // level at a time, with the same kernel as the boxes: for a pair of groups,
 // every entry of one is broadcast against all M entries of the other, held
-// in registers, one mask a row (detail/cluster_kernel.ipp), after a test of
+// in registers, one mask a row (src/simd/cluster_kernel.ipp), after a test of
 // each group's entries against the other group's box drops the rows and
 // lanes that cannot meet. Each pair of boxes is found once, in the one pair
 // of clusters holding it, with no de-duplication.
@@ -26,15 +26,12 @@
 // Two sets: a tree for each, pairs of one cluster of each. Queries: down
 // the tree, one batch of M entries a level.
 #pragma once
-// For the body file, which checks that it comes after this.
-#define BROADPHASE_DECLARED_CLUSTER_PAIRS
-
 #include "detail/algorithm_front.hpp"
 
 namespace broadphase {
 namespace detail {
 template <class T, int D>
-class ClusterPairsImpl;  // detail/cluster_pairs-inl.hpp
+class ClusterPairsImpl;  // src/cluster_pairs/cluster_pairs_impl.hpp
 }  // namespace detail
 
 /// The calls every algorithm has: detail/algorithm_front.hpp.
@@ -54,15 +51,7 @@ public:
 /// Cluster pairs over 3-D float boxes.
 using ClusterPairs = BasicClusterPairs<float, 3>;
 
-// Compiled once in the library, src/cluster_pairs.cpp (detail/extern_templates.hpp).
-#define BROADPHASE_CLUSTER_PAIRS_TEMPLATES(T, D, prefix) \
-    BROADPHASE_FRONT_TEMPLATES(T, D, prefix, ClusterPairsImpl, BasicClusterPairs)
-#if BROADPHASE_EXTERN_TEMPLATES
-BROADPHASE_COMPILED_TYPES(BROADPHASE_CLUSTER_PAIRS_TEMPLATES, extern)
-#endif
+// Compiled in the library, src/cluster_pairs/cluster_pairs.cpp, for float and double in 2-D and 3-D.
 
 }  // namespace broadphase
 
-#if !BROADPHASE_EXTERN_TEMPLATES
-#include "detail/cluster_pairs-inl.hpp"
-#endif

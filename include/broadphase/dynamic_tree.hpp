@@ -39,17 +39,14 @@
 // insertion with rotations or after rebuild()), k the number of results.
 //
 // This file is the class as a reader scans it: members and their contracts.
-// The queries' bodies are in detail/dynamic_tree_impl.hpp and _queries.hpp
+// The queries' bodies are in detail/dynamic_tree_inline.hpp and _queries.hpp
 // (included at the end: templates on the caller's callback); the settings,
 // mutation and structure are compiled in the library
-// (detail/dynamic_tree-inl.hpp and _structure.hpp; header-only, included
+// (src/dynamic_tree/dynamic_tree_impl.hpp and _structure.hpp; header-only, included
 // at the end too); the
 // per-box tests every query applies (overlaps, box_contains_point,
 // sphere_overlaps_box, ray_hits_box, box_cast_hits_box) are in geometry.hpp.
 #pragma once
-// For the body files included at the end, which check that they come after this.
-#define BROADPHASE_DECLARED_DYNAMIC_TREE
-
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -61,7 +58,6 @@
 
 #include "boxes.hpp"
 #include "pairs.hpp"
-#include "detail/extern_templates.hpp"
 #include "geometry.hpp"
 
 namespace broadphase {
@@ -527,18 +523,8 @@ using DynamicTree = BasicDynamicTree<float, 3>;
 }  // namespace broadphase
 
 // The queries, templates on the caller's callback, in the caller's file.
-#include "detail/dynamic_tree_impl.hpp"
+#include "detail/dynamic_tree_inline.hpp"
 #include "detail/dynamic_tree_queries.hpp"
 
-namespace broadphase {
-// Compiled once in the library, src/dynamic_tree.cpp (detail/extern_templates.hpp).
-#define BROADPHASE_DYNAMIC_TREE_TEMPLATES(T, D, prefix) prefix template class BasicDynamicTree<T, D>;
-#if BROADPHASE_EXTERN_TEMPLATES
-BROADPHASE_COMPILED_TYPES(BROADPHASE_DYNAMIC_TREE_TEMPLATES, extern)
-#endif
-}  // namespace broadphase
-
-// The settings, mutation and structure: compiled in the library.
-#if !BROADPHASE_EXTERN_TEMPLATES
-#include "detail/dynamic_tree-inl.hpp"
-#endif
+// The settings, mutation and structure: compiled in the library,
+// src/dynamic_tree/dynamic_tree.cpp, for float and double in 2-D and 3-D.

@@ -6,7 +6,7 @@
 // it, then binned into the cells of the other axes by counting sort, which
 // keeps each cell in sweep order. Inside a cell, box i is tested only
 // against the boxes after it that start before it ends, SIMD-width at a
-// time. Pairs are reported in their owner cell (see detail/hybrid_grid_core.hpp).
+// time. Pairs are reported in their owner cell (see src/grid/hybrid_grid_core.hpp).
 //
 // Cost: O(n) sort and binning, plus the boxes that overlap on the sweep axis
 // within a cell. Cells can hold many boxes since the sweep prunes within
@@ -14,14 +14,11 @@
 // than the uniform grid; against a plain sweep it prunes the two other axes
 // too. The fastest on clustered, dense and mixed scenes in docs/choosing.md.
 #pragma once
-// For the body file, which checks that it comes after this.
-#define BROADPHASE_DECLARED_HYBRID_GRID
-
 #include "detail/grid_algorithm.hpp"
 
 namespace broadphase {
 
-/// The grid's parameters (detail/hybrid_grid-inl.hpp).
+/// The grid's parameters (src/grid/hybrid_grid_impl.hpp).
 struct HybridGridPolicy;
 
 /// The calls every algorithm has (detail/algorithm_front.hpp) and the
@@ -32,13 +29,7 @@ using BasicHybridGrid = detail::GridAlgorithm<T, D, HybridGridPolicy>;
 /// Hybrid grid over 3-D float boxes.
 using HybridGrid = BasicHybridGrid<float, 3>;
 
-// Compiled once in the library, src/hybrid_grid.cpp (detail/extern_templates.hpp).
-#if BROADPHASE_EXTERN_TEMPLATES
-BROADPHASE_COMPILED_TYPES(BROADPHASE_GRID_TEMPLATES, extern, HybridGridPolicy)
-#endif
+// Compiled in the library, src/grid/hybrid_grid.cpp, for float and double in 2-D and 3-D.
 
 }  // namespace broadphase
 
-#if !BROADPHASE_EXTERN_TEMPLATES
-#include "detail/hybrid_grid-inl.hpp"
-#endif

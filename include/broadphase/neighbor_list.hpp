@@ -68,7 +68,7 @@
 //
 // Cost: O(n) to wrap, bin and sort the particles, then each particle is
 // tested against the particles in a stencil of bins a reach wide
-// (detail/cell_list.hpp): 27 bins for a full list, about half for a half
+// (src/cell_list/cell_list.hpp): 27 bins for a full list, about half for a half
 // list (6.4 and 3.2 x (4/3 pi reach^3) x density candidates a particle),
 // SIMD distance tests, each entry written once and then moved once into
 // its row. update() without a rebuild is one pass
@@ -87,22 +87,21 @@
 
 #include "detail/cell_frame.hpp"
 #include "detail/exceptions.hpp"
-#include "detail/extern_templates.hpp"
 #include "pairs.hpp"
 #include "periodic.hpp"
 #include "spheres.hpp"
 
 // The declarations and the accessors a force loop calls per particle; the
-// bodies (and the cell list behind them, detail/cell_list.hpp) are in
-// detail/neighbor_list-inl.hpp: compiled once in the library
-// (src/neighbor_list.cpp) for float and double, or, header-only, included
+// bodies (and the cell list behind them, src/cell_list/cell_list.hpp) are in
+// src/neighbor_list/neighbor_list_impl.hpp: compiled once in the library
+// (src/neighbor_list/neighbor_list.cpp) for float and double, or, header-only, included
 // at the end of this file.
 
 namespace broadphase {
 namespace detail {
 /// What a NeighborList keeps between builds besides its rows (the cell
 /// list, the positions of the last build, the scratch of the row moves),
-/// behind a pointer. Defined with the bodies (detail/neighbor_list-inl.hpp).
+/// behind a pointer. Defined with the bodies (src/neighbor_list/neighbor_list_impl.hpp).
 template <class T>
 struct NeighborListWork;
 }  // namespace detail
@@ -261,26 +260,9 @@ private:
 using NeighborList = BasicNeighborList<double>;
 using NeighborListF = BasicNeighborList<float>;
 
-// Compiled once in the library, src/neighbor_list.cpp, for float and double
-// (BROADPHASE_COMPILED_SCALARS, detail/extern_templates.hpp).
+// Compiled in the library, src/neighbor_list/neighbor_list.cpp, for float
+// and double.
 // The members are named one by one, not the class: the inline ones (the
 // argument checks above) stay in the caller's translation unit.
-#define BROADPHASE_NEIGHBOR_LIST_TEMPLATES(T, prefix) \
-    prefix template BasicNeighborList<T>::BasicNeighborList(const NeighborListOptions&, BasicNeighborList<T>::Allocate); \
-    prefix template BasicNeighborList<T>::~BasicNeighborList(); \
-    prefix template BasicNeighborList<T>::BasicNeighborList(BasicNeighborList<T>&&) noexcept; \
-    prefix template BasicNeighborList<T>& BasicNeighborList<T>::operator=(BasicNeighborList<T>&&) noexcept; \
-    prefix template bool BasicNeighborList<T>::update(const SphereView<T>&); \
-    prefix template Report BasicNeighborList<T>::build(const SphereView<T>&); \
-    prefix template std::vector<std::uint32_t> BasicNeighborList<T>::spatial_order() const;
-#if BROADPHASE_EXTERN_TEMPLATES
-BROADPHASE_COMPILED_SCALARS(BROADPHASE_NEIGHBOR_LIST_TEMPLATES, extern)
-#endif
 
 }  // namespace broadphase
-
-// Header-only, the bodies too (the body file does not include this one
-// back: see detail/extern_templates.hpp).
-#if !BROADPHASE_EXTERN_TEMPLATES
-#include "detail/neighbor_list-inl.hpp"
-#endif

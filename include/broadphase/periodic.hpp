@@ -73,10 +73,9 @@
 #include "broadphase.hpp"
 #include "detail/cell_frame.hpp"
 #include "detail/exceptions.hpp"
-#include "detail/extern_templates.hpp"
 
 // The declarations; the bodies of BasicPeriodicPairFinder are in
-// detail/periodic-inl.hpp: compiled once in the library (src/periodic.cpp)
+// src/periodic/periodic_impl.hpp: compiled once in the library (src/periodic/periodic.cpp)
 // for the types BROADPHASE_COMPILED_TYPES lists, or, header-only, included
 // at the end of this file.
 
@@ -293,22 +292,10 @@ Report find_pairs(const BasicBoxes<T, D>& boxes, const BasicPeriodicDomain<T, D>
     return finder.find_pairs(boxes, domain, out, options);
 }
 
-// Compiled once in the library, src/periodic.cpp (detail/extern_templates.hpp):
+// Compiled in the library, src/periodic/periodic.cpp (float and double, 2-D and 3-D):
 // what find_pairs runs once the domain passed its check. find_pairs itself
 // stays in the caller's translation unit (the check throws, or without
 // exceptions is refused, as the caller's build does), so the member is
 // named alone, not the class.
-#define BROADPHASE_PERIODIC_TEMPLATES(T, D, prefix) \
-    prefix template Report BasicPeriodicPairFinder<T, D>::find_checked( \
-        const BasicBoxes<T, D>&, const BasicPeriodicDomain<T, D>&, std::vector<Pair>&, const Options&);
-#if BROADPHASE_EXTERN_TEMPLATES
-BROADPHASE_COMPILED_TYPES(BROADPHASE_PERIODIC_TEMPLATES, extern)
-#endif
 
 }  // namespace broadphase
-
-// Header-only, the bodies too (the body file does not include this one
-// back: see detail/extern_templates.hpp).
-#if !BROADPHASE_EXTERN_TEMPLATES
-#include "detail/periodic-inl.hpp"
-#endif

@@ -54,18 +54,15 @@
 // begun(), ended()). Everything else, the engines, the statics' index, the
 // query tree and the update's scratch, is behind one pointer
 // (detail::SceneState, detail/scene/scene_state.hpp), and the member
-// bodies are in detail/scene-inl.hpp (with detail/scene/scene_update.hpp,
+// bodies are in src/scene/scene_impl.hpp (with detail/scene/scene_update.hpp,
 // the update machinery, and detail/scene/scene_queries.hpp, the queries):
-// compiled once in the library (src/scene.cpp) for float and double, 2-D
+// compiled once in the library (src/scene/scene.cpp) for float and double, 2-D
 // and 3-D; header-only, included at the end of this file. Other scalar
 // types or dimensions with the compiled library: include
-// <broadphase/detail/scene-inl.hpp> after this file. The queries taking a
+// <src/scene/scene_impl.hpp> after this file. The queries taking a
 // callback erase it here (hits reach it in blocks, as the Index's do) and
 // call one compiled member per kind of query.
 #pragma once
-// For the body files, which check that they come after this.
-#define BROADPHASE_DECLARED_SCENE
-
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -75,7 +72,6 @@
 #include <vector>
 
 #include "boxes.hpp"
-#include "detail/extern_templates.hpp"
 #include "dynamic_tree.hpp"
 #include "options.hpp"
 #include "pairs.hpp"
@@ -440,7 +436,7 @@ public:
     static constexpr double kPartnerShare = 0.04;
 
 private:
-    // The bodies of what follows are in detail/scene-inl.hpp and, for the
+    // The bodies of what follows are in src/scene/scene_impl.hpp and, for the
     // update machinery and the queries, detail/scene/scene_update.hpp and
     // detail/scene/scene_queries.hpp.
     using State = detail::SceneState<T, D>;
@@ -586,15 +582,5 @@ private:
 /// A scene of 3-D float boxes.
 using Scene = BasicScene<float, 3>;
 
-// Compiled once in the library, src/scene.cpp (detail/extern_templates.hpp).
-#define BROADPHASE_SCENE_TEMPLATES(T, D, prefix) prefix template class BasicScene<T, D>;
-#if BROADPHASE_EXTERN_TEMPLATES
-BROADPHASE_COMPILED_TYPES(BROADPHASE_SCENE_TEMPLATES, extern)
-#endif
+// Compiled in the library, src/scene/scene.cpp, for float and double in 2-D and 3-D.
 }  // namespace broadphase
-
-// Header-only, the bodies too (the body file does not include this one
-// back: see detail/extern_templates.hpp).
-#if !BROADPHASE_EXTERN_TEMPLATES
-#include "detail/scene-inl.hpp"
-#endif

@@ -1,6 +1,6 @@
 // Which instruction set the box-test kernels run on, chosen at run time.
 //
-// Every algorithm spends most of its time in a few kernels (detail/simd_dispatch.hpp)
+// Every algorithm spends most of its time in a few kernels (src/simd/simd_dispatch.hpp)
 // that test one box against a run of boxes several at a time. On x86 with
 // GCC or Clang each kernel is compiled three times, for AVX-512 (16 boxes
 // an instruction), AVX2 (8) and SSE2 (4), and the first kernel call picks
@@ -23,7 +23,7 @@
 #include <cstdlib>
 #include <cstring>
 
-// Which kernel variants this compiler builds (see detail/simd_dispatch.hpp):
+// Which kernel variants this compiler builds (see src/simd/simd_dispatch.hpp):
 //   BROADPHASE_SIMD_RUNTIME   all three, chosen by cpuid at run time
 //   BROADPHASE_SIMD_HAS_xxx   that variant is compiled
 //   BROADPHASE_NO_SIMD        none: the scalar loops only

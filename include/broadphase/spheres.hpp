@@ -27,7 +27,7 @@
 //
 // Two paths. With Options::algorithm automatic (the default), spheres whose
 // radii are within 2x of the mean go to the cell list that NeighborList
-// uses (detail/cell_list.hpp: bins a diameter wide, each sphere in one bin,
+// uses (src/cell_list/cell_list.hpp: bins a diameter wide, each sphere in one bin,
 // each candidate tested once, no box pairs), unless the centres are so
 // spread that bins would be over 2 diameters wide; other inputs, or a named
 // algorithm, take the box path: the broad phase on the spheres' boxes
@@ -76,14 +76,13 @@
 #include <vector>
 
 #include "broadphase.hpp"
-#include "detail/extern_templates.hpp"
 #include "detail/large_pages.hpp"
 #include "detail/pair_output.hpp"
 #include "periodic.hpp"
 
 // The declarations; the bodies of SpherePairFinder (and the cell list
-// behind it, detail/cell_list.hpp) are in detail/spheres-inl.hpp: compiled
-// once in the library (src/spheres.cpp) for float and double, or,
+// behind it, src/cell_list/cell_list.hpp) are in src/spheres/spheres_impl.hpp: compiled
+// once in the library (src/spheres/spheres.cpp) for float and double, or,
 // header-only, included at the end of this file.
 
 namespace broadphase {
@@ -153,7 +152,7 @@ inline const char* to_string(SphereMethod m) {
 namespace detail {
 /// What a SpherePairFinder keeps between calls (the cell list, the box
 /// path's finders and buffers), behind a pointer: defined with the bodies
-/// (detail/spheres-inl.hpp, SphereWork). Destroyed through this base, so
+/// (src/spheres/spheres_impl.hpp, SphereWork). Destroyed through this base, so
 /// that the finder's move and destructor stay inline here.
 struct SphereWorkBase {
     virtual ~SphereWorkBase() = default;
@@ -264,23 +263,10 @@ Report find_sphere_pairs(const SphereView<T>& spheres, const BasicPeriodicDomain
     return finder.find_pairs(spheres, domain, out, options);
 }
 
-// Compiled once in the library, src/spheres.cpp, for float and double
-// (BROADPHASE_COMPILED_SCALARS, detail/extern_templates.hpp): the search
+// Compiled in the library, src/spheres/spheres.cpp, for float and double: the search
 // every call of SpherePairFinder runs. The calls themselves and
 // find_sphere_pairs stay in the caller's translation unit: they check the
 // domain, which throws or (without exceptions) is refused as the caller's
 // build does, also when it links the library built with exceptions.
-#define BROADPHASE_SPHERE_TEMPLATES(T, prefix) \
-    prefix template Report SpherePairFinder::search(const SphereView<T>&, const BasicPeriodicDomain<T, 3>*, \
-                                                    detail::PairOutput&, std::vector<Pair>*, const Options&);
-#if BROADPHASE_EXTERN_TEMPLATES
-BROADPHASE_COMPILED_SCALARS(BROADPHASE_SPHERE_TEMPLATES, extern)
-#endif
 
 }  // namespace broadphase
-
-// Header-only, the bodies too (the body file does not include this one
-// back: see detail/extern_templates.hpp).
-#if !BROADPHASE_EXTERN_TEMPLATES
-#include "detail/spheres-inl.hpp"
-#endif

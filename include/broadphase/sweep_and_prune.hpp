@@ -16,15 +16,12 @@
 // pair is met once. Queries: the prefix maximum of the sorted maxima lets a
 // binary search skip every box that ends before the query starts.
 #pragma once
-// For the body file, which checks that it comes after this.
-#define BROADPHASE_DECLARED_SWEEP_AND_PRUNE
-
 #include "detail/algorithm_front.hpp"
 
 namespace broadphase {
 namespace detail {
 template <class T, int D>
-class SweepAndPruneImpl;  // detail/sweep_and_prune-inl.hpp
+class SweepAndPruneImpl;  // src/sweep_and_prune/sweep_and_prune_impl.hpp
 }  // namespace detail
 
 /// The calls every algorithm has: detail/algorithm_front.hpp.
@@ -38,15 +35,7 @@ public:
 /// Sweep and prune over 3-D float boxes.
 using SweepAndPrune = BasicSweepAndPrune<float, 3>;
 
-// Compiled once in the library, src/sweep_and_prune.cpp (detail/extern_templates.hpp).
-#define BROADPHASE_SWEEP_AND_PRUNE_TEMPLATES(T, D, prefix) \
-    BROADPHASE_FRONT_TEMPLATES(T, D, prefix, SweepAndPruneImpl, BasicSweepAndPrune)
-#if BROADPHASE_EXTERN_TEMPLATES
-BROADPHASE_COMPILED_TYPES(BROADPHASE_SWEEP_AND_PRUNE_TEMPLATES, extern)
-#endif
+// Compiled in the library, src/sweep_and_prune/sweep_and_prune.cpp, for float and double in 2-D and 3-D.
 
 }  // namespace broadphase
 
-#if !BROADPHASE_EXTERN_TEMPLATES
-#include "detail/sweep_and_prune-inl.hpp"
-#endif

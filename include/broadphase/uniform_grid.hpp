@@ -5,7 +5,7 @@
 // All pairs in one set: one home cell per box (the cell of its min corner),
 // cells at least as big as the boxes, so a box meets only its own cell, the
 // next one along x and three cells of each of four rows ahead: 14 cells, each
-// pair tested once, no de-duplication (detail/uniform_grid_core.hpp). The few
+// pair tested once, no de-duplication (src/grid/uniform_grid_core.hpp). The few
 // boxes bigger than a cell are matched apart. Cost: O(n + cells) to bin,
 // plus about 14 cells' boxes tested per box. The grid's cells are capped at
 // 8 per box, so a scene whose boxes are far apart in clusters would get
@@ -14,21 +14,18 @@
 // (the automatic choice sends such scenes to the hybrid grid).
 //
 // Two sets and queries: each box goes into every cell it touches and a pair
-// is reported only in its owner cell (detail/hybrid_grid_core.hpp); cells are
+// is reported only in its owner cell (src/grid/hybrid_grid_core.hpp); cells are
 // hashed into a table sized to the boxes, so empty space costs nothing.
 //
 // Wins on boxes of similar sizes: meshes, scans, piles, lattices, uniform
 // scenes. Loses where sizes vary widely or the boxes sit in far-apart
 // clusters; the hybrid grid is more forgiving of both.
 #pragma once
-// For the body file, which checks that it comes after this.
-#define BROADPHASE_DECLARED_UNIFORM_GRID
-
 #include "detail/grid_algorithm.hpp"
 
 namespace broadphase {
 
-/// The grid's parameters (detail/uniform_grid-inl.hpp).
+/// The grid's parameters (src/grid/uniform_grid_impl.hpp).
 struct UniformGridPolicy;
 
 /// The calls every algorithm has (detail/algorithm_front.hpp) and the
@@ -39,13 +36,7 @@ using BasicUniformGrid = detail::GridAlgorithm<T, D, UniformGridPolicy>;
 /// Uniform grid over 3-D float boxes.
 using UniformGrid = BasicUniformGrid<float, 3>;
 
-// Compiled once in the library, src/uniform_grid.cpp (detail/extern_templates.hpp).
-#if BROADPHASE_EXTERN_TEMPLATES
-BROADPHASE_COMPILED_TYPES(BROADPHASE_GRID_TEMPLATES, extern, UniformGridPolicy)
-#endif
+// Compiled in the library, src/grid/uniform_grid.cpp, for float and double in 2-D and 3-D.
 
 }  // namespace broadphase
 
-#if !BROADPHASE_EXTERN_TEMPLATES
-#include "detail/uniform_grid-inl.hpp"
-#endif

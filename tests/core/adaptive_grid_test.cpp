@@ -9,7 +9,7 @@
 #include <vector>
 
 #include <broadphase/adaptive_grid.hpp>
-#include <broadphase/detail/adaptive_grid_core.hpp>  // built_tree(), last_tree()
+#include "grid/adaptive_grid_core.hpp"  // built_tree(), last_tree()
 #include <broadphase/brute_force.hpp>
 #include <broadphase_fixtures/scenes.hpp>
 

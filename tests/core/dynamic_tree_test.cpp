@@ -567,7 +567,7 @@ TEST(DynamicTree, AdversarialDouble3) { adversarial<double, 3>(); }
 TEST(DynamicTree, AdversarialDouble2) { adversarial<double, 2>(); }
 
 /// The closest-hit traversal prunes with a multiply-by-inverse slab test
-/// widened to be conservative (detail/dynamic_tree_impl.hpp, FastRay) and decides with
+/// widened to be conservative (detail/dynamic_tree_inline.hpp, FastRay) and decides with
 /// the exact predicate: direction components from subnormal (the inverse
 /// overflows: exact fallback) to huge (entries overflow), rays along axes
 /// and lying in faces, hits exactly at max_t, tiny max_t, all against the scan.

@@ -35,9 +35,9 @@
 
 #include <broadphase/broadphase.hpp>
 #include <broadphase/detail/buffers.hpp>
-#include <broadphase/detail/stats.hpp>
+#include "core/stats.hpp"
 #include <broadphase/hybrid_grid.hpp>
-#include <broadphase/detail/grid_algorithm-inl.hpp>  // a grid of its own policy (HugeSpanPolicy)
+#include "grid/grid_algorithm_impl.hpp"  // a grid of its own policy (HugeSpanPolicy)
 #include <broadphase/scene.hpp>
 #include <broadphase_fixtures/scenes.hpp>
 

@@ -1,5 +1,5 @@
 // NeighborList (neighbor_list.hpp) and its kernel, CellList
-// (detail/cell_list.hpp), against a brute-force oracle of the documented
+// (src/cell_list/cell_list.hpp), against a brute-force oracle of the documented
 // rule: every particle wrapped with CellFrame::wrap, every pair and every
 // image P in a range wide enough for the reach (from the cell's
 // perpendicular widths), D_k = (x'_jk - x'_ik) + (P h)_k, an entry iff
@@ -1030,7 +1030,7 @@ TEST(NeighborList, SimdLevelsAgainstTheOracle) {
 
 // ---- the cluster kernels --------------------------------------------------------
 
-// AVX2 and AVX-512 run the cluster kernels (detail/cell_cluster.hpp: up to
+// AVX2 and AVX-512 run the cluster kernels (src/cell_list/cell_cluster.hpp: up to
 // four particles of a bin against each run at once); SSE2 and the portable
 // loop run the per-particle scans. The
 // lists must be the same, order included, and the oracle's: each scene

@@ -7,7 +7,13 @@
 // cell entries past 32-bit indices, a bad period, a bad cell or cutoff.
 //
 // A plain main() with a CHECK macro: GoogleTest is built with exceptions.
-// Float 3-D only, few instantiations: it compiles the library header-only.
+// Float 3-D only, few instantiations. Built twice (tests/core/CMakeLists.txt):
+// on the single header (BPTEST_SINGLE_HEADER), which compiles the library
+// here without exceptions, and on the public headers, linking the compiled
+// library, with src/ on the include path for the grid's body.
+#if BPTEST_SINGLE_HEADER
+#include "broadphase.hpp"
+#else
 #include <broadphase/broadphase.hpp>
 #include <broadphase/dynamic_tree.hpp>
 #include <broadphase/neighbor_list.hpp>
@@ -15,7 +21,8 @@
 #include <broadphase/scene.hpp>
 #include <broadphase/spheres.hpp>
 #include <broadphase/uniform_grid.hpp>
-#include <broadphase/detail/grid_algorithm-inl.hpp>  // a grid of its own policy (HugeSpanPolicy)
+#include "grid/grid_algorithm_impl.hpp"  // a grid of its own policy (HugeSpanPolicy)
+#endif
 
 #include <algorithm>
 #include <cmath>

@@ -1,8 +1,8 @@
-// The headers without threads: a user who copies include/broadphase/ and
-// compiles without BROADPHASE_THREADS gets the same answers on
-// one thread, whatever Options::threads says. This file is compiled so (see
-// CMakeLists.txt: it does not link broadphase::broadphase, which defines
-// BROADPHASE_THREADS).
+// The single header without threads: a user who copies
+// single_include/broadphase.hpp and compiles without BROADPHASE_THREADS gets
+// the same answers on one thread, whatever Options::threads says. This file
+// is compiled so (see CMakeLists.txt: it does not link broadphase::broadphase,
+// which defines BROADPHASE_THREADS).
 #if defined(BROADPHASE_THREADS)
 #error "this test must be compiled without threads"
 #endif
@@ -11,12 +11,41 @@
 
 #include <vector>
 
-#include <broadphase/broadphase.hpp>
-#include <broadphase/detail/parallel.hpp>  // plan_threads
-#include <broadphase_fixtures/scenes.hpp>
-#include <broadphase/spheres.hpp>
+#include <cmath>
+#include <cstdint>
+
+#include "broadphase.hpp"  // the single header: the library, plan_threads included
+
 
 namespace {
+
+// A small generator of its own: the fixtures include the public headers,
+// which would define the library a second time beside the single header.
+struct Random {
+    std::uint64_t s;
+    explicit Random(std::uint64_t seed) : s(seed * 0x9E3779B97F4A7C15ull + 1) {}
+    double unit() {
+        s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+        return double(s >> 11) * (1.0 / 9007199254740992.0);
+    }
+    double uniform(double lo, double hi) { return lo + (hi - lo) * unit(); }
+};
+
+// n boxes of mixed sizes in [0,900)^3: edges log-uniform over 0.25..64.
+broadphase::Boxes mixed(std::size_t n) {
+    broadphase::Boxes out;
+    Random r(6);
+    for (std::size_t i = 0; i < n; ++i) {
+        broadphase::Box b;
+        for (int k = 0; k < 3; ++k) {
+            const double c = r.uniform(0, 900), e = std::exp(r.uniform(std::log(0.25), std::log(64.0)));
+            b.min[k] = float(c - e / 2);
+            b.max[k] = float(c + e / 2);
+        }
+        out.push_back(b);
+    }
+    return out;
+}
 
 TEST(NoThreads, OneThreadWhateverIsAsked) {
     EXPECT_FALSE(broadphase::detail::threads_enabled());
@@ -25,7 +54,7 @@ TEST(NoThreads, OneThreadWhateverIsAsked) {
 }
 
 TEST(NoThreads, SamePairsAsBruteForce) {
-    const broadphase::Boxes boxes = broadphase_fixtures::mixed(5000);
+    const broadphase::Boxes boxes = mixed(5000);
     broadphase::Options o;
     o.sorted = true;
     o.algorithm = broadphase::Algorithm::brute_force;
@@ -45,7 +74,7 @@ TEST(NoThreads, SamePairsAsBruteForce) {
 
 TEST(NoThreads, SpherePairsOnOneThread) {
     // The sphere grid and its box path: the same pairs whatever is asked.
-    broadphase_fixtures::Random rng(5);
+    Random rng(5);
     std::vector<double> xyz(3 * 20000);
     for (double& v : xyz) v = rng.uniform(0, 40);
     broadphase::Options o;

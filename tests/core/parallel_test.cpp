@@ -18,8 +18,8 @@
 #include <vector>
 
 #include <broadphase/broadphase.hpp>
-#include <broadphase/detail/adaptive_grid_core.hpp>
-#include <broadphase/detail/radix_sort.hpp>
+#include "grid/adaptive_grid_core.hpp"
+#include "core/radix_sort.hpp"
 #include <broadphase_fixtures/scenes.hpp>
 
 #include "differential.hpp"

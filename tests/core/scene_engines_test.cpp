@@ -12,10 +12,10 @@
 #include <random>
 #include <vector>
 
-#include <broadphase/detail/scene/engines.hpp>
-#include <broadphase/detail/scene/enlarged_bounds.hpp>
-#include <broadphase/detail/scene/incremental_grid.hpp>
-#include <broadphase/detail/scene/multi_box_pruning.hpp>
+#include "scene/engines.hpp"
+#include "scene/enlarged_bounds.hpp"
+#include "scene/incremental_grid.hpp"
+#include "scene/multi_box_pruning.hpp"
 #include <broadphase/dynamic_tree.hpp>
 
 namespace {

@@ -17,7 +17,7 @@
 
 #include <broadphase/scene.hpp>
 // BasicScene<float, 1> below: its bodies, not compiled in the library.
-#include <broadphase/detail/scene-inl.hpp>
+#include "scene/scene_impl.hpp"
 #include <broadphase_fixtures/scenes.hpp>
 
 namespace {

@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include <broadphase/detail/simd_dispatch.hpp>  // the kernels, tested directly
+#include "simd/simd_dispatch.hpp"  // the kernels, tested directly
 #include <broadphase/simd.hpp>
 
 #include "differential.hpp"

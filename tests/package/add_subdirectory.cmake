@@ -41,27 +41,25 @@ endif()
 # 1. A parent that chose no build type keeps none (broadphase, as the top
 #    level, would pick Release; under a parent it must not), and gets the
 #    compiled library (the default): the parent's program is compiled with
-#    broadphase::broadphase's flags (main.cpp checks that the extern
-#    templates came with them), not linked: building the library is the
+#    broadphase::broadphase's flags, not linked: building the library is the
 #    build tree's own work (see subproject/CMakeLists.txt).
 run_step("configure a parent without a build type"
-  "${CMAKE_COMMAND}" ${configure_args} "-DCMAKE_BUILD_TYPE=" "-DEXPECT_BUILD_TYPE=" -DEXPECT_HEADER_ONLY=OFF)
+  "${CMAKE_COMMAND}" ${configure_args} "-DCMAKE_BUILD_TYPE=" "-DEXPECT_BUILD_TYPE=" -DEXPECT_SINGLE_HEADER=OFF)
 run_step("compile the parent's program against the compiled library"
   "${CMAKE_COMMAND}" --build "${WORK_DIR}/compiled" --target broadphase_subproject_compile --parallel ${jobs})
 if(EXISTS "${WORK_DIR}/compiled/broadphase/libbroadphase.a")
   message(STATUS "add_subdirectory test: (this generator built the library too)")
 endif()
 
-# 2. A parent that chose Debug keeps Debug, and one that asks for the
-#    header-only library gets nothing to compile from broadphase (the
-#    subproject checks both at configure time): its program is built, the
-#    whole library compiled into it, and run.
-set(configure_args -S "${PARENT_DIR}" -B "${WORK_DIR}/header-only" "-DBROADPHASE_SOURCE_DIR=${SOURCE_DIR}"
+# 2. A parent that chose Debug keeps Debug, and one that takes the single
+#    header (broadphase::single_header: single_include/broadphase.hpp, no
+#    library) builds its program, the whole library compiled into it, and
+#    runs it.
+set(configure_args -S "${PARENT_DIR}" -B "${WORK_DIR}/single-header" "-DBROADPHASE_SOURCE_DIR=${SOURCE_DIR}"
   ${generator_args})
-run_step("configure a Debug parent, header-only"
-  "${CMAKE_COMMAND}" ${configure_args} -DCMAKE_BUILD_TYPE=Debug -DEXPECT_BUILD_TYPE=Debug
-  -DBROADPHASE_HEADER_ONLY=ON -DEXPECT_HEADER_ONLY=ON)
-run_step("build the header-only parent"
-  "${CMAKE_COMMAND}" --build "${WORK_DIR}/header-only" --target broadphase_subproject --parallel ${jobs})
-run_step("run the header-only parent's program" "${WORK_DIR}/header-only/broadphase_subproject")
+run_step("configure a Debug parent on the single header"
+  "${CMAKE_COMMAND}" ${configure_args} -DCMAKE_BUILD_TYPE=Debug -DEXPECT_BUILD_TYPE=Debug -DEXPECT_SINGLE_HEADER=ON)
+run_step("build the single-header parent"
+  "${CMAKE_COMMAND}" --build "${WORK_DIR}/single-header" --target broadphase_subproject --parallel ${jobs})
+run_step("run the single-header parent's program" "${WORK_DIR}/single-header/broadphase_subproject")
 message(STATUS "add_subdirectory test: passed")

@@ -7,8 +7,7 @@
 #   CONSUMER_ARG  optional: one more -D argument for the consumer's configure
 #   PC_CONSUMER   optional: a one-file program to build with pkg-config's
 #                 flags alone against the prefix (pkg_config_consumer.cmake),
-#                 with VERSION (the package's) and COMPILED (ON when the
-#                 installed library is the compiled one)
+#                 with VERSION (the package's)
 
 foreach(var BUILD_DIR WORK_DIR CONSUMER_DIR)
   if(NOT DEFINED ${var} OR "${${var}}" STREQUAL "")
@@ -93,6 +92,6 @@ if(PC_CONSUMER)
   get_filename_component(pc_dir "${pc_file}" DIRECTORY)
   include("${CMAKE_CURRENT_LIST_DIR}/pkg_config_consumer.cmake")
   broadphase_pkg_config_consumer("${pc_dir}" "${VERSION}" "${prefix}" "${PC_CONSUMER}" "${CXX_COMPILER}"
-    "${WORK_DIR}" "${COMPILED}")
+    "${WORK_DIR}")
 endif()
 message(STATUS "package test: passed")

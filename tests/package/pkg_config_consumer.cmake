@@ -1,13 +1,12 @@
-# broadphase_pkg_config_consumer(PC_DIR VERSION PREFIX SOURCE CXX WORK_DIR COMPILED)
+# broadphase_pkg_config_consumer(PC_DIR VERSION PREFIX SOURCE CXX WORK_DIR)
 # for the package tests' cmake -P scripts: with PKG_CONFIG_PATH=PC_DIR,
 # `pkg-config --modversion broadphase` must say VERSION and --cflags must
-# name PREFIX/include; the flags must name the compiled library (-lbroadphase
-# and -DBROADPHASE_EXTERN_TEMPLATES=1) when COMPILED is true and neither
-# when not; SOURCE (tests/package/consumer/main.cpp) must then compile with
+# name PREFIX/include; the flags must name the compiled library
+# (-lbroadphase); SOURCE (tests/package/consumer/main.cpp) must then compile with
 # `CXX -std=c++17 SOURCE $(pkg-config --cflags --libs broadphase)` alone and
 # run. Skipped, with a message, without pkg-config (Debian's pkgconf); the
 # variable PKG_CONFIG, when defined, names the program (empty: none).
-function(broadphase_pkg_config_consumer pc_dir version prefix source cxx work_dir compiled)
+function(broadphase_pkg_config_consumer pc_dir version prefix source cxx work_dir)
   if(DEFINED PKG_CONFIG)
     set(pkg_config "${PKG_CONFIG}")
   else()
@@ -33,16 +32,8 @@ function(broadphase_pkg_config_consumer pc_dir version prefix source cxx work_di
   if(at EQUAL -1)
     message(FATAL_ERROR "pkg-config --cflags does not name ${prefix}/include")
   endif()
-  set(names_library OFF)
-  if(" ${flags} " MATCHES " -lbroadphase " AND " ${flags} " MATCHES " -DBROADPHASE_EXTERN_TEMPLATES=1 ")
-    set(names_library ON)
-  elseif(" ${flags} " MATCHES " -lbroadphase |BROADPHASE_EXTERN_TEMPLATES")
-    message(FATAL_ERROR "pkg-config names half of the compiled library: ${flags}")
-  endif()
-  if(compiled AND NOT names_library)
-    message(FATAL_ERROR "compiled library installed, but pkg-config does not link it: ${flags}")
-  elseif(NOT compiled AND names_library)
-    message(FATAL_ERROR "header-only install, but pkg-config links a library: ${flags}")
+  if(NOT " ${flags} " MATCHES " -lbroadphase ")
+    message(FATAL_ERROR "pkg-config does not link the compiled library: ${flags}")
   endif()
   separate_arguments(flags UNIX_COMMAND "${flags}")
   if(NOT cxx)

@@ -1,5 +1,5 @@
 // The adaptive grid's tuning (BasicAdaptiveGrid::Params), apart from the
-// grid itself (detail/adaptive_grid_core.hpp) so that adaptive_grid.hpp
+// grid itself (src/grid/adaptive_grid_core.hpp) so that adaptive_grid.hpp
 // declares it without the grid.
 #pragma once
 

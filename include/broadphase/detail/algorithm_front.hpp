@@ -12,9 +12,6 @@
 // callback here and call one compiled member (pairs and hits reach the
 // callback in blocks, detail::PairCallbackRef), as PairFinder's do.
 #pragma once
-// For the body file, which checks that it comes after this.
-#define BROADPHASE_DECLARED_ALGORITHM_FRONT
-
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -23,7 +20,6 @@
 #include "../boxes.hpp"
 #include "../options.hpp"
 #include "../pairs.hpp"
-#include "extern_templates.hpp"
 
 namespace broadphase {
 namespace detail {
@@ -129,10 +125,3 @@ private:
 
 }  // namespace detail
 }  // namespace broadphase
-
-/// An algorithm front's specialisation for one T and D, compiled once in
-/// the library (detail/extern_templates.hpp): each algorithm header names
-/// its Impl and its public class.
-#define BROADPHASE_FRONT_TEMPLATES(T, D, prefix, Impl, Public) \
-    prefix template class detail::AlgorithmFront<T, D, detail::Impl<T, D>>; \
-    prefix template class Public<T, D>;

@@ -4,8 +4,8 @@
 // The pairs an algorithm reports are exact only if these agree everywhere:
 // BasicBox::valid() and overlaps() (boxes.hpp, geometry.hpp), the input
 // checks (the SIMD kernels' all_valid, the periodic and MPI front doors),
-// the CPU grids (detail/hybrid_grid_core.hpp, detail/uniform_grid_core.hpp,
-// detail/adaptive_grid_core.hpp) and the CUDA backend's kernels
+// the CPU grids (src/grid/hybrid_grid_core.hpp, src/grid/uniform_grid_core.hpp,
+// src/grid/adaptive_grid_core.hpp) and the CUDA backend's kernels
 // (cuda/include/broadphase/cuda/detail/grid_logic.hpp) all call them.
 // BROADPHASE_HOST_DEVICE makes each one a __host__ __device__ function
 // under nvcc and a plain inline function otherwise, so this header needs

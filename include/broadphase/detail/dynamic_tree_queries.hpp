@@ -3,12 +3,6 @@
 // box-cast queries, all pairs. See dynamic_tree_impl.hpp for the rest.
 #pragma once
 
-// A body file: it comes after the header that declares what it defines,
-// which includes it at its end, and does not include that header back.
-#ifndef BROADPHASE_DECLARED_DYNAMIC_TREE
-#error "include <broadphase/dynamic_tree.hpp> before <broadphase/detail/dynamic_tree_queries.hpp>"
-#endif
-
 #include <algorithm>
 #include <array>
 #include <cmath>

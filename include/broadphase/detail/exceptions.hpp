@@ -28,8 +28,8 @@
 /// so a std::bad_alloc leaves the call (or, on a helper thread, ends the
 /// program) instead of becoming Status::out_of_memory. Every translation
 /// unit of a program must see the same value (so a -fno-exceptions program
-/// takes the headers alone, BROADPHASE_HEADER_ONLY, not the library
-/// compiled with exceptions).
+/// that wants the no-exceptions paths everywhere takes the single header,
+/// single_include/broadphase.hpp, not the library compiled with exceptions).
 #ifndef BROADPHASE_EXCEPTIONS
 #if defined(__cpp_exceptions) || defined(__EXCEPTIONS) || defined(_CPPUNWIND)
 #define BROADPHASE_EXCEPTIONS 1

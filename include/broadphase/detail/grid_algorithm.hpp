@@ -5,16 +5,13 @@
 // its queries and its sparse scenes by HybridGridCore with no sweep axis
 // (cells on every axis, owner cells, hashed).
 #pragma once
-// For the body file, which checks that it comes after this.
-#define BROADPHASE_DECLARED_GRID_ALGORITHM
-
 #include "algorithm_front.hpp"
 
 namespace broadphase {
 namespace detail {
 
 template <class T, int D, class Policy>
-class GridAlgorithmImpl;  // detail/grid_algorithm-inl.hpp
+class GridAlgorithmImpl;  // src/grid/grid_algorithm_impl.hpp
 
 /// BasicUniformGrid and BasicHybridGrid: the calls every algorithm has
 /// (detail/algorithm_front.hpp) and the grid's tuning.
@@ -32,10 +29,3 @@ public:
 
 }  // namespace detail
 }  // namespace broadphase
-
-/// A grid's specialisations for one T and D, compiled once in the library
-/// (detail/extern_templates.hpp): uniform_grid.hpp and hybrid_grid.hpp pass
-/// their policy.
-#define BROADPHASE_GRID_TEMPLATES(T, D, prefix, Policy) \
-    prefix template class detail::AlgorithmFront<T, D, detail::GridAlgorithmImpl<T, D, Policy>>; \
-    prefix template class detail::GridAlgorithm<T, D, Policy>;

@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""Writes single_include/broadphase.hpp: the whole library as one header.
+
+The header-only library is one generated file, as SQLite's amalgamation and
+simdjson's single header are: every public header (include/broadphase/) and
+every body the compiled library builds from (src/), inlined in include order,
+each file once. A program that copies it needs nothing else:
+
+    #include "broadphase.hpp"   // -I single_include; C++17; -pthread for threads
+
+It compiles what it uses, for any scalar type and dimension (the compiled
+library holds float and double in 2-D and 3-D). The `extern template` lines
+that let the library's own files share one instantiation are left out.
+
+Never edit the output by hand: run this script. `--check` compares instead of
+writing and exits 1 when the committed file is stale (a test runs it).
+"""
+import argparse
+import os
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUTPUT = os.path.join(ROOT, "single_include", "broadphase.hpp")
+INCLUDE_ROOTS = [os.path.join(ROOT, "include"), os.path.join(ROOT, "src")]
+
+INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
+CONDITION_OPEN = re.compile(r"^\s*#\s*if")
+CONDITION_CLOSE = re.compile(r"^\s*#\s*endif")
+
+
+def resolve(including, quote, name):
+    """The project file an include names, or None for a system header."""
+    candidates = []
+    if quote == '"':
+        candidates.append(os.path.join(os.path.dirname(including), name))
+    candidates += [os.path.join(root, name) for root in INCLUDE_ROOTS]
+    for path in candidates:
+        path = os.path.normpath(path)
+        if os.path.isfile(path) and path.startswith(ROOT + os.sep):
+            return path
+    return None
+
+
+class Amalgamation:
+    def __init__(self):
+        self.seen = set()        # files with #pragma once already inlined
+        self.conditional = {}    # such files first inlined under an #if
+        self.out = []
+
+    def add(self, path, depth=0):
+        rel = os.path.relpath(path, ROOT)
+        with open(path, encoding="utf-8") as f:
+            lines = f.read().split("\n")
+        once = any(line.strip() == "#pragma once" for line in lines)
+        if once:
+            if path in self.seen:
+                if depth == 0 and path in self.conditional:
+                    sys.exit("%s: first included under an #if (by %s), later unconditionally: "
+                             "include it unconditionally" % (rel, self.conditional[path]))
+                return
+            self.seen.add(path)
+            if depth > 0:
+                self.conditional[path] = rel
+        self.out.append("// ---- %s ----" % rel.replace(os.sep, "/"))
+        level = 0
+        for line in lines:
+            if line.strip() == "#pragma once":
+                continue
+            if line.startswith("extern template "):
+                if not line.rstrip().endswith(";"):
+                    sys.exit("%s: an `extern template` line must be whole on one line" % rel)
+                continue
+            if CONDITION_OPEN.match(line):
+                level += 1
+            elif CONDITION_CLOSE.match(line):
+                level -= 1
+            m = INCLUDE.match(line)
+            if m:
+                target = resolve(path, m.group(1), m.group(2))
+                if target is not None:
+                    self.add(target, depth + level)
+                    continue
+            self.out.append(line)
+        while self.out and self.out[-1] == "":
+            self.out.pop()
+        self.out.append("")
+
+
+def version():
+    text = open(os.path.join(ROOT, "include", "broadphase", "version.hpp"), encoding="utf-8").read()
+    parts = [re.search(r"#define BROADPHASE_VERSION_%s +(\d+)" % p, text).group(1) for p in ("MAJOR", "MINOR", "PATCH")]
+    return ".".join(parts)
+
+
+def roots():
+    """The public headers (the front door first), then each component's
+    bodies, as the compiled library's .cpp files include them."""
+    public = os.path.join(ROOT, "include", "broadphase")
+    headers = sorted(f for f in os.listdir(public) if f.endswith(".hpp"))
+    headers.remove("broadphase.hpp")
+    files = [os.path.join(public, f) for f in ["broadphase.hpp"] + headers]
+    src = os.path.join(ROOT, "src")
+    for component in sorted(os.listdir(src)):
+        folder = os.path.join(src, component)
+        if not os.path.isdir(folder):
+            continue
+        for cpp in sorted(f for f in os.listdir(folder) if f.endswith(".cpp")):
+            path = os.path.join(folder, cpp)
+            for line in open(path, encoding="utf-8"):
+                m = INCLUDE.match(line)
+                if m:
+                    target = resolve(path, m.group(1), m.group(2))
+                    if target is not None:
+                        files.append(target)
+    return files
+
+
+def generate():
+    a = Amalgamation()
+    for path in roots():
+        a.add(path)
+    head = [
+        "// broadphase %s: the header-only library in one file." % version(),
+        "// GENERATED by scripts/make_single_header.py from include/ and src/: do not edit.",
+        "// Use: #include \"broadphase.hpp\" (C++17; with -pthread and -DBROADPHASE_THREADS=1",
+        "// for threads). Every call of the library, for any scalar type and dimension.",
+        "// SPDX-License-Identifier: MIT",
+        "#pragma once",
+        "",
+    ]
+    return "\n".join(head + a.out).rstrip("\n") + "\n"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--check", action="store_true", help="exit 1 if the committed file differs")
+    parser.add_argument("--output", default=OUTPUT, help="where to write (default: single_include/broadphase.hpp)")
+    args = parser.parse_args()
+    text = generate()
+    if args.check:
+        current = open(args.output, encoding="utf-8").read() if os.path.exists(args.output) else ""
+        if current != text:
+            print("%s is stale: run python3 scripts/make_single_header.py" % os.path.relpath(args.output, ROOT))
+            return 1
+        print("%s is up to date (%d lines)" % (os.path.relpath(args.output, ROOT), text.count("\n")))
+        return 0
+    os.makedirs(os.path.dirname(args.output), exist_ok=True)
+    with open(args.output, "w", encoding="utf-8") as f:
+        f.write(text)
+    print("wrote %s (%d lines)" % (os.path.relpath(args.output, ROOT), text.count("\n")))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,133 @@
+// The bodies of detail/algorithm_front.hpp: each call hands over to the
+// algorithm behind the pointer (Impl, an AlgorithmBase: src/core/algorithm_base.hpp).
+// Included by each algorithm's -inl file; Impl must be complete where these
+// are instantiated (src/<algorithm>.cpp, or the user's file header-only).
+#pragma once
+
+#include <broadphase/detail/algorithm_front.hpp>
+
+#include <memory>
+#include <new>
+#include <utility>
+
+#include <broadphase/detail/buffers.hpp>
+
+namespace broadphase {
+namespace detail {
+
+template <class T, int D, class Impl>
+AlgorithmFront<T, D, Impl>::AlgorithmFront() : impl_(std::make_unique<Impl>()) {}
+
+template <class T, int D, class Impl>
+AlgorithmFront<T, D, Impl>::~AlgorithmFront() = default;
+
+template <class T, int D, class Impl>
+AlgorithmFront<T, D, Impl>::AlgorithmFront(const AlgorithmFront& other)
+    : impl_(other.impl_ ? std::make_unique<Impl>(*other.impl_) : std::make_unique<Impl>()) {}
+
+template <class T, int D, class Impl>
+AlgorithmFront<T, D, Impl>::AlgorithmFront(AlgorithmFront&&) noexcept = default;
+
+template <class T, int D, class Impl>
+AlgorithmFront<T, D, Impl>& AlgorithmFront<T, D, Impl>::operator=(const AlgorithmFront& other) {
+    if (this == &other) return *this;
+    if (!other.impl_)
+        impl_ = std::make_unique<Impl>();
+    else if (impl_)
+        *impl_ = *other.impl_;  // reuses this algorithm's memory
+    else
+        impl_ = std::make_unique<Impl>(*other.impl_);
+    return *this;
+}
+
+template <class T, int D, class Impl>
+AlgorithmFront<T, D, Impl>& AlgorithmFront<T, D, Impl>::operator=(AlgorithmFront&&) noexcept = default;
+
+template <class T, int D, class Impl>
+Impl* AlgorithmFront<T, D, Impl>::ready(Report& r) {
+    if (!impl_) guarded(r, [&] { impl_ = std::make_unique<Impl>(); });
+    return impl_.get();
+}
+
+template <class T, int D, class Impl>
+Impl& AlgorithmFront<T, D, Impl>::impl() {
+    if (!impl_) impl_ = std::make_unique<Impl>();
+    return *impl_;
+}
+
+template <class T, int D, class Impl>
+Report AlgorithmFront<T, D, Impl>::find_pairs(view_type boxes, std::vector<Pair>& out, const Options& options) {
+    Report r;
+    Impl* a = ready(r);
+    return a ? a->find_pairs(boxes, out, options) : (out.clear(), r);
+}
+
+template <class T, int D, class Impl>
+Report AlgorithmFront<T, D, Impl>::find_pairs(view_type a, view_type b, std::vector<Pair>& out,
+                                              const Options& options) {
+    Report r;
+    Impl* algo = ready(r);
+    return algo ? algo->find_pairs(a, b, out, options) : (out.clear(), r);
+}
+
+template <class T, int D, class Impl>
+Report AlgorithmFront<T, D, Impl>::build(view_type boxes, const Options& options) {
+    Report r;
+    Impl* a = ready(r);
+    return a ? a->build(boxes, options) : r;
+}
+
+template <class T, int D, class Impl>
+bool AlgorithmFront<T, D, Impl>::built() const {
+    return impl_ && impl_->built();
+}
+
+template <class T, int D, class Impl>
+std::size_t AlgorithmFront<T, D, Impl>::query(const box_type& q, std::vector<std::uint32_t>& out) const {
+    if (!impl_) return out.clear(), 0;
+    return impl_->query(q, out);
+}
+
+template <class T, int D, class Impl>
+Report AlgorithmFront<T, D, Impl>::query_batch(view_type queries, std::vector<Pair>& out,
+                                               const Options& options) const {
+    if (!impl_) {  // moved from: nothing built; the queries still counted as the built one would
+        out.clear();
+        Impl none;
+        return none.query_batch(queries, out, options);
+    }
+    return impl_->query_batch(queries, out, options);
+}
+
+template <class T, int D, class Impl>
+Report AlgorithmFront<T, D, Impl>::stream_self(view_type boxes, PairCallbackRef f, std::uint64_t max_pairs) {
+    Report r;
+    Impl* a = ready(r);
+    return a ? a->stream_self(boxes, f, max_pairs) : r;
+}
+
+template <class T, int D, class Impl>
+Report AlgorithmFront<T, D, Impl>::stream_cross(view_type a, view_type b, PairCallbackRef f,
+                                                std::uint64_t max_pairs) {
+    Report r;
+    Impl* algo = ready(r);
+    return algo ? algo->stream_cross(a, b, f, max_pairs) : r;
+}
+
+template <class T, int D, class Impl>
+Report AlgorithmFront<T, D, Impl>::stream_batch(view_type queries, PairCallbackRef f,
+                                                std::uint64_t max_pairs) const {
+    if (!impl_) {
+        Impl none;
+        return none.stream_batch(queries, f, max_pairs);
+    }
+    return impl_->stream_batch(queries, f, max_pairs);
+}
+
+template <class T, int D, class Impl>
+bool AlgorithmFront<T, D, Impl>::overlaps(const box_type& q, HitCallbackRef f) const {
+    return !impl_ || impl_->overlaps(q, f);
+}
+
+}  // namespace detail
+}  // namespace broadphase
