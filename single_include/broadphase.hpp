@@ -2398,6 +2398,7 @@ using DynamicTree = BasicDynamicTree<float, 3>;
 
 // The queries, templates on the caller's callback, in the caller's file.
 // ---- include/broadphase/detail/dynamic_tree_inline.hpp ----
+// Part of <broadphase/dynamic_tree.hpp>, which includes it at its end.
 // What BasicDynamicTree's queries need in the caller's file (declared, with
 // their contracts, in ../dynamic_tree.hpp, which includes this file and
 // dynamic_tree_queries.hpp at its end, this one first): the small helpers
@@ -2615,6 +2616,7 @@ inline bool BasicDynamicTree<T, D>::cast_ok(const box_type& m, const vec_type& d
 }  // namespace broadphase
 
 // ---- include/broadphase/detail/dynamic_tree_queries.hpp ----
+// Part of <broadphase/dynamic_tree.hpp>, which includes it at its end.
 // BasicDynamicTree's queries (declared, with their contracts, in
 // ../dynamic_tree.hpp) and the walk they share: box, point, sphere, ray and
 // box-cast queries, all pairs. See dynamic_tree_impl.hpp for the rest.

@@ -40,4 +40,5 @@ int main() {
     }
     std::printf("%zu builds in 20 steps, %zu entries, %zu pairs within the cutoff\n", list.builds(), list.entries(),
                 pairs_within);
+    return 0;
 }

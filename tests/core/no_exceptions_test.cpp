@@ -21,7 +21,9 @@
 #include <broadphase/scene.hpp>
 #include <broadphase/spheres.hpp>
 #include <broadphase/uniform_grid.hpp>
-#include "grid/grid_algorithm_impl.hpp"  // a grid of its own policy (HugeSpanPolicy)
+// A grid of its own policy (HugeSpanPolicy): the grids' body, with the
+// uniform grid's policy, whose compiled types stay the library's.
+#include "grid/uniform_grid_impl.hpp"
 #endif
 
 #include <algorithm>

@@ -18,7 +18,8 @@
 #include <vector>
 
 #include <broadphase/broadphase.hpp>
-#include "grid/adaptive_grid_core.hpp"
+#include "grid/adaptive_grid_core_build.hpp"
+#include "grid/adaptive_grid_core_queries.hpp"
 #include "core/radix_sort.hpp"
 #include <broadphase_fixtures/scenes.hpp>
 

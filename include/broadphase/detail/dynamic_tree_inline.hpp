@@ -1,3 +1,4 @@
+// Part of <broadphase/dynamic_tree.hpp>, which includes it at its end.
 // What BasicDynamicTree's queries need in the caller's file (declared, with
 // their contracts, in ../dynamic_tree.hpp, which includes this file and
 // dynamic_tree_queries.hpp at its end, this one first): the small helpers

@@ -1,3 +1,4 @@
+// Part of <broadphase/dynamic_tree.hpp>, which includes it at its end.
 // BasicDynamicTree's queries (declared, with their contracts, in
 // ../dynamic_tree.hpp) and the walk they share: box, point, sphere, ray and
 // box-cast queries, all pairs. See dynamic_tree_impl.hpp for the rest.
