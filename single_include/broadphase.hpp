@@ -262,19 +262,22 @@ void reserve_large(std::vector<T, A>& v, std::size_t n) {
 
 namespace broadphase {
 
-namespace detail {
+/// X in a non-deduced context (C++20's std::type_identity): in the calls
+/// below the scalar type comes from the box argument alone, so a double
+/// literal works as a float radius or max_t.
 template <class X>
 struct nondeduced {
     using type = X;
 };
-/// T in a non-deduced context: the scalar type comes from the box argument
-/// alone, so a double literal works as a float radius or max_t.
 template <class X>
 using nondeduced_t = typename nondeduced<X>::type;
-/// std::array<T, D> in a non-deduced context (std::array's size is a
-/// size_t, the library's D an int): a braced list works as a point.
+/// A point or a vector, std::array<T, D>, in a non-deduced context
+/// (std::array's size is a size_t, the library's D an int): a braced list
+/// works as a point.
 template <class T, int D>
 using vec_of = nondeduced_t<std::array<T, static_cast<std::size_t>(D)>>;
+
+namespace detail {
 
 /// One axis of a slab test: narrows [t0, t1] to the times t with
 /// lo <= t*d <= hi and returns false when nothing is left. A zero d keeps
@@ -326,7 +329,7 @@ inline bool contains(const BasicBox<T, D>& outer, const BasicBox<T, D>& inner) {
 /// True when point p lies in the closed box b (on a face counts). O(D), at
 /// most 2*D comparisons. NaN: false when p or b has a NaN.
 template <class T, int D>
-inline bool box_contains_point(const BasicBox<T, D>& b, const detail::vec_of<T, D>& p) {
+inline bool box_contains_point(const BasicBox<T, D>& b, const vec_of<T, D>& p) {
     for (int k = 0; k < D; ++k)
         if (!(b.min[k] <= p[k] && p[k] <= b.max[k])) return false;
     return true;
@@ -340,7 +343,7 @@ inline bool box_contains_point(const BasicBox<T, D>& b, const detail::vec_of<T, 
 /// NaN: a NaN r gives false; a NaN centre coordinate counts as inside the
 /// box's slab on that axis (the test does not reject it: check first).
 template <class T, int D>
-inline bool sphere_overlaps_box(const detail::vec_of<T, D>& c, detail::nondeduced_t<T> r, const BasicBox<T, D>& b) {
+inline bool sphere_overlaps_box(const vec_of<T, D>& c, nondeduced_t<T> r, const BasicBox<T, D>& b) {
     T d2 = T(0);
     for (int k = 0; k < D; ++k) {
         T g = T(0);
@@ -371,8 +374,8 @@ inline bool sphere_overlaps_box(const detail::vec_of<T, D>& c, detail::nondeduce
 /// NaN: a NaN in the origin or direction puts no constraint on that axis,
 /// and a NaN max_t none on the far end: check first.
 template <class T, int D>
-inline bool ray_hits_box(const detail::vec_of<T, D>& origin, const detail::vec_of<T, D>& direction,
-                         detail::nondeduced_t<T> max_t, const BasicBox<T, D>& b, T& t_out) {
+inline bool ray_hits_box(const vec_of<T, D>& origin, const vec_of<T, D>& direction,
+                         nondeduced_t<T> max_t, const BasicBox<T, D>& b, T& t_out) {
     T t0 = T(0), t1 = max_t;
     for (int k = 0; k < D; ++k)
         if (!detail::clip_slab(T(b.min[k] - origin[k]), T(b.max[k] - origin[k]), direction[k], t0, t1)) return false;
@@ -391,7 +394,7 @@ inline bool ray_hits_box(const detail::vec_of<T, D>& origin, const detail::vec_o
 /// 0: two equal infinite faces touch).
 /// NaN: a NaN component of v puts no constraint on that axis: check first.
 template <class T, int D>
-inline bool box_cast_hits_box(const BasicBox<T, D>& moving, const detail::vec_of<T, D>& v, const BasicBox<T, D>& b,
+inline bool box_cast_hits_box(const BasicBox<T, D>& moving, const vec_of<T, D>& v, const BasicBox<T, D>& b,
                               T& t_out) {
     T t0 = T(0), t1 = T(1);
     for (int k = 0; k < D; ++k) {
@@ -930,16 +933,27 @@ constexpr bool fits_indices(std::uint64_t n) { return n <= max_boxes; }
 /// Unlimited pair budget.
 constexpr std::uint64_t no_budget = std::numeric_limits<std::uint64_t>::max();
 
-namespace detail {
-
 /// A caller's f(a, b) behind a pointer, handed to the algorithms in blocks
 /// (PairSink, streaming): deliver(f, pairs, n, taken) calls f on pairs[0..n)
 /// in order and returns false when f returned false (on pairs[taken - 1];
-/// f's value counts only when it is a bool). Made by pair_callback_ref.
+/// f's value counts only when it is a bool). Made by pair_callback_ref. It
+/// lets one compiled search serve every callback type: the callback calls
+/// (for_each_pair, ...) build one and hand it to the library.
 struct PairCallbackRef {
     void* f;
     bool (*deliver)(void* f, const Pair* pairs, std::size_t n, std::size_t& taken);
 };
+
+/// A caller's f(index) behind a pointer, as PairCallbackRef (f's value, when
+/// a bool, is whether to go on). Made by hit_callback_ref.
+struct HitCallbackRef {
+    void* f;
+    /// Calls f on hits[0..n); false when f returned false (stop), after
+    /// which it is called no more.
+    bool (*deliver)(void* f, const std::uint32_t* hits, std::size_t n);
+};
+
+namespace detail {
 
 template <class F>
 bool deliver_pairs(void* fp, const Pair* pairs, std::size_t n, std::size_t& taken) {
@@ -957,21 +971,6 @@ bool deliver_pairs(void* fp, const Pair* pairs, std::size_t n, std::size_t& take
     taken = n;
     return true;
 }
-
-/// f as a PairCallbackRef (f must outlive it). O(1).
-template <class F>
-PairCallbackRef pair_callback_ref(F& f) {
-    return {const_cast<void*>(static_cast<const void*>(std::addressof(f))), &deliver_pairs<F>};
-}
-
-/// A caller's f(index) behind a pointer, as PairCallbackRef (f's value is
-/// ignored).
-struct HitCallbackRef {
-    void* f;
-    /// Calls f on hits[0..n); false when f returned false (stop), after
-    /// which it is called no more.
-    bool (*deliver)(void* f, const std::uint32_t* hits, std::size_t n);
-};
 
 /// Calls f(args...); true unless f returned false (a callback returning
 /// void means "go on"). Every query callback is called through it.
@@ -993,13 +992,19 @@ bool deliver_hits(void* fp, const std::uint32_t* hits, std::size_t n) {
     return true;
 }
 
+}  // namespace detail
+
+/// f as a PairCallbackRef (f must outlive it). O(1).
+template <class F>
+PairCallbackRef pair_callback_ref(F& f) {
+    return {const_cast<void*>(static_cast<const void*>(std::addressof(f))), &detail::deliver_pairs<F>};
+}
+
 /// f as a HitCallbackRef (f must outlive it). O(1).
 template <class F>
 HitCallbackRef hit_callback_ref(F& f) {
-    return {const_cast<void*>(static_cast<const void*>(std::addressof(f))), &deliver_hits<F>};
+    return {const_cast<void*>(static_cast<const void*>(std::addressof(f))), &detail::deliver_hits<F>};
 }
-
-}  // namespace detail
 
 /// Where the algorithms put the pairs they find: appended to a vector (the
 /// pairs kept), or streamed to a callback a block at a time; up to a budget,
@@ -1035,7 +1040,7 @@ public:
           mapped_(out.size()),
           budget_(budget) {}
     /// Streams to f, at most `budget` pairs.
-    explicit PairSink(detail::PairCallbackRef f, std::uint64_t budget = no_budget) : f_(f), budget_(budget) {
+    explicit PairSink(PairCallbackRef f, std::uint64_t budget = no_budget) : f_(f), budget_(budget) {
         open_block();
     }
     PairSink(const PairSink&) = delete;
@@ -1216,7 +1221,7 @@ private:
     std::size_t mapped_ = 0;   // pairs below this index have left mapped
     std::size_t chunk_ = first_chunk;
     // Streaming.
-    detail::PairCallbackRef f_{};
+    PairCallbackRef f_{};
     std::uint64_t budget_ = no_budget;
     std::uint64_t delivered_ = 0;
     const std::vector<std::uint32_t>* map_a_ = nullptr;
@@ -1351,8 +1356,6 @@ constexpr const char* version_string() noexcept { return BROADPHASE_VERSION_STRI
 
 namespace broadphase {
 namespace detail {
-struct StatsScratch;  // src/core/stats.hpp: the sample choose_algorithm takes
-
 /// One of each algorithm over T, D boxes and the scratch of the automatic
 /// choice: what a PairFinder or an Index holds, behind a pointer.
 /// Defined with the bodies (src/core/pair_finder_impl.hpp).
@@ -1361,7 +1364,8 @@ struct AlgorithmSet;
 }  // namespace detail
 
 /// Picks the algorithm for one set from its size and a sample of it.
-/// O(1) past a fixed-size sample; `scratch` is reused.
+/// O(1) past a fixed-size sample (allocates the sample's memory; a
+/// PairFinder keeps it between calls).
 ///
 /// The rule, from measurements on this project's reference machine (see
 /// docs/choosing.md):
@@ -1386,16 +1390,6 @@ struct AlgorithmSet;
 /// - otherwise the hybrid grid: sparse scenes (its sweep skips the empty
 ///   space the uniform grid's stencil visits), meshes at 10^6 faces,
 ///   clustered scenes, mixed sizes (several meshes overlapping).
-template <class T, int D>
-Algorithm choose_algorithm(const BasicBoxesView<T, D>& boxes, detail::StatsScratch& scratch);
-
-/// Same, for BasicBoxes.
-template <class T, int D>
-Algorithm choose_algorithm(const BasicBoxes<T, D>& boxes, detail::StatsScratch& scratch) {
-    return choose_algorithm(boxes.view(), scratch);
-}
-
-/// Same, with its own scratch memory (allocates).
 template <class T, int D>
 Algorithm choose_algorithm(const BasicBoxesView<T, D>& boxes);
 
@@ -1462,13 +1456,13 @@ public:
     /// Options::max_pairs applies; Options::sorted does not (nothing is kept).
     template <class F>
     Report for_each_pair(view_type boxes, F&& f, const Options& options = {}) {
-        return stream_pairs(boxes, detail::pair_callback_ref(f), options);
+        return stream_pairs(boxes, pair_callback_ref(f), options);
     }
 
     /// Streams pairs between two sets to f(a_index, b_index), as above.
     template <class F>
     Report for_each_pair(view_type a, view_type b, F&& f, const Options& options = {}) {
-        return stream_pairs(a, b, detail::pair_callback_ref(f), options);
+        return stream_pairs(a, b, pair_callback_ref(f), options);
     }
 
     /// The algorithm the last call used.
@@ -1477,8 +1471,8 @@ public:
 private:
     // What for_each_pair compiles to, whatever f's type: f erased (pairs
     // reach it in blocks, PairSink), the algorithm run out of line.
-    Report stream_pairs(view_type boxes, detail::PairCallbackRef f, const Options& options);
-    Report stream_pairs(view_type a, view_type b, detail::PairCallbackRef f, const Options& options);
+    Report stream_pairs(view_type boxes, PairCallbackRef f, const Options& options);
+    Report stream_pairs(view_type a, view_type b, PairCallbackRef f, const Options& options);
     /// The algorithms, allocated again after a move; false (and r's status
     /// out_of_memory) when that failed.
     bool ready(Report& r);
@@ -1560,7 +1554,7 @@ public:
     /// Scene's for_each_overlap() (the query contract, docs/queries.md).
     template <class F>
     bool for_each_overlap(const BasicBox<T, D>& q, F&& f) const {
-        return overlaps(q, detail::hit_callback_ref(f));
+        return overlaps(q, hit_callback_ref(f));
     }
 
     /// Pairs (query index, built index) for every query box into `out`
@@ -1571,7 +1565,7 @@ public:
     /// return false to stop.
     template <class F>
     Report for_each_overlap_batch(view_type queries, F&& f) const {
-        return stream_batch(queries, detail::pair_callback_ref(f));
+        return stream_batch(queries, pair_callback_ref(f));
     }
 
     /// The algorithm the index was built with.
@@ -1579,8 +1573,8 @@ public:
 
 private:
     // What the callback calls compile to, whatever f's type (as PairFinder's).
-    bool overlaps(const BasicBox<T, D>& q, detail::HitCallbackRef f) const;
-    Report stream_batch(view_type queries, detail::PairCallbackRef f) const;
+    bool overlaps(const BasicBox<T, D>& q, HitCallbackRef f) const;
+    Report stream_batch(view_type queries, PairCallbackRef f) const;
     /// The algorithms; an empty set after a move.
     const detail::AlgorithmSet<T, D>& set() const;
 
@@ -1613,16 +1607,17 @@ using Index = BasicIndex<float, 3>;
 // each resident against the part of the tree it covers. A query visits the
 // nodes the query box touches, skipping empty children by one AND.
 // Best for box queries (a built Index) and for scenes whose density varies.
-// ---- include/broadphase/detail/adaptive_grid_params.hpp ----
-// The adaptive grid's tuning (BasicAdaptiveGrid::Params), apart from the
-// grid itself (src/grid/adaptive_grid_core.hpp) so that adaptive_grid.hpp
-// declares it without the grid.
+// ---- include/broadphase/adaptive_grid_params.hpp ----
+// The adaptive grid's tuning (BasicAdaptiveGrid::Params), in a header of its
+// own so that the grid's code (src/grid/adaptive_grid_core.hpp) takes it
+// without the algorithm class.
 
 #include <cstdint>
 
 namespace broadphase {
-namespace detail {
 
+/// The adaptive grid's tuning (BasicAdaptiveGrid::set_params); the defaults
+/// are the measured best on the built-in scenes.
 struct AdaptiveGridParams {
     /// A node with more instances than this splits (if that can separate them).
     std::uint32_t leaf_capacity = 32;
@@ -1632,23 +1627,21 @@ struct AdaptiveGridParams {
     std::uint32_t resident_children = 8;
 };
 
-}  // namespace detail
 }  // namespace broadphase
 
-// ---- include/broadphase/detail/algorithm_front.hpp ----
-// The public surface every algorithm class shares, declared once: what
-// <broadphase/brute_force.hpp> and the other algorithm headers give their
-// users. BasicBruteForce<T, D> is AlgorithmFront<T, D, BruteForceImpl<T, D>>
-// (plus its own setters); the front holds its algorithm (the Impl: the
-// data structure and the search, detail/<algorithm>-inl.hpp) behind a
-// pointer, so a file that uses an algorithm reads this file and the
-// algorithm's header, not its bodies. The bodies are compiled once in the
-// library (src/<algorithm>.cpp); header-only, each algorithm header
-// includes its -inl file at its end (detail/extern_templates.hpp).
+// ---- include/broadphase/algorithm_front.hpp ----
+// The calls every algorithm class has, declared once with their contracts:
+// BasicBruteForce, BasicSweepAndPrune, BasicClusterPairs, BasicAdaptiveGrid
+// and the two grids (through GridFront, grid_front.hpp) derive from
+// AlgorithmFront<T, D, Impl> and add their own settings. The front holds its
+// algorithm (the Impl: the data structure and the search, in
+// src/<component>/) behind a pointer, so a file that uses an algorithm reads
+// this header and the algorithm's, not its bodies; the bodies are compiled
+// once in the library (src/<component>/<algorithm>.cpp).
 //
 // The callback calls (for_each_pair, for_each_overlap, ...) erase the
-// callback here and call one compiled member (pairs and hits reach the
-// callback in blocks, detail::PairCallbackRef), as PairFinder's do.
+// callback here and call one compiled member: pairs and hits reach the
+// callback in blocks (PairCallbackRef, pairs.hpp), as PairFinder's do.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -1656,8 +1649,10 @@ struct AdaptiveGridParams {
 
 
 namespace broadphase {
-namespace detail {
 
+/// The calls every algorithm class has (brute_force.hpp, ...): one-shot
+/// pairs within a set and between two sets, a build, and box queries and
+/// batches against it. Impl is the algorithm, held behind a pointer.
 template <class T, int D, class Impl>
 class AlgorithmFront {
 public:
@@ -1735,14 +1730,6 @@ public:
         return stream_batch(queries, pair_callback_ref(f), max_pairs);
     }
 
-    /// What the callback calls above compile to, whatever f's type: the
-    /// algorithm runs once per class (not per lambda), f gets blocks of
-    /// pairs or hits.
-    Report stream_self(view_type boxes, PairCallbackRef f, std::uint64_t max_pairs);
-    Report stream_cross(view_type a, view_type b, PairCallbackRef f, std::uint64_t max_pairs);
-    Report stream_batch(view_type queries, PairCallbackRef f, std::uint64_t max_pairs) const;
-    bool overlaps(const box_type& q, HitCallbackRef f) const;
-
 protected:
     /// The algorithm, allocated again after a move; nullptr (and r's
     /// status out_of_memory) when that failed.
@@ -1754,10 +1741,17 @@ protected:
     const Impl* impl_if_any() const { return impl_.get(); }
 
 private:
+    // What the callback calls above compile to, whatever f's type: the
+    // algorithm runs once per class (not per lambda), f gets blocks of
+    // pairs or hits.
+    Report stream_self(view_type boxes, PairCallbackRef f, std::uint64_t max_pairs);
+    Report stream_cross(view_type a, view_type b, PairCallbackRef f, std::uint64_t max_pairs);
+    Report stream_batch(view_type queries, PairCallbackRef f, std::uint64_t max_pairs) const;
+    bool overlaps(const box_type& q, HitCallbackRef f) const;
+
     std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace detail
 }  // namespace broadphase
 
 
@@ -1767,23 +1761,26 @@ template <class T, int D>
 class AdaptiveGridImpl;  // src/grid/adaptive_grid_impl.hpp
 template <class T, int D>
 class AdaptiveGridCore;  // src/grid/adaptive_grid_core.hpp
+struct AdaptiveGridInspect;  // the tests' view of the trees (src/grid/adaptive_grid_impl.hpp)
 }  // namespace detail
 
-/// The calls every algorithm has: detail/algorithm_front.hpp.
+/// The calls every algorithm has: algorithm_front.hpp.
 template <class T, int D>
-class BasicAdaptiveGrid : public detail::AlgorithmFront<T, D, detail::AdaptiveGridImpl<T, D>> {
+class BasicAdaptiveGrid : public AlgorithmFront<T, D, detail::AdaptiveGridImpl<T, D>> {
 public:
-    using Params = detail::AdaptiveGridParams;
+    using Params = AdaptiveGridParams;
 
     /// Tuning: leaf capacity and the resident threshold (see Params). The
     /// defaults are the measured best on the built-in scenes. O(1).
     void set_params(const Params& p);
+    /// The tuning in force. O(1).
     const Params& params() const;
 
-    /// The tree of the last build() (for inspection and tests: include
-    /// src/grid/adaptive_grid_core.hpp to read it).
+private:
+    friend struct detail::AdaptiveGridInspect;
+    // The tree of the last build(), and of the last pair search: for the
+    // tests, through detail::AdaptiveGridInspect.
     const detail::AdaptiveGridCore<T, D>& built_tree() const;
-    /// The tree of the last pair search.
     const detail::AdaptiveGridCore<T, D>& last_tree() const;
 };
 
@@ -1791,6 +1788,276 @@ public:
 using AdaptiveGrid = BasicAdaptiveGrid<float, 3>;
 
 // Compiled in the library, src/grid/adaptive_grid.cpp, for float and double in 2-D and 3-D.
+
+}  // namespace broadphase
+
+// ---- include/broadphase/ase_neighbor_list.hpp ----
+// ASE's neighbour list in C++: the entries of ase.neighborlist.neighbor_list
+// ("ijdDS"), bit for bit, for one system or a batch of many small ones.
+// The Python module's broadphase.neighbor_list and neighbor_list_batch are
+// this class behind numpy arrays (python/src/bind_ase.cpp).
+//
+//   broadphase::AseNeighborList ase;                    // kept: its scratch and list between calls
+//   broadphase::AseSystem s;                            // plain data: the caller's arrays, read in place
+//   s.positions = xyz, s.n = n;                         // n rows x y z
+//   s.cell[0][0] = s.cell[1][1] = s.cell[2][2] = 10.0;  // rows: the cell vectors a, b, c
+//   s.pbc[0] = s.pbc[1] = s.pbc[2] = true;
+//   broadphase::AseNeighbors out;                       // struct of arrays: i, j, d, D, S
+//   broadphase::Report r = ase.find(s, broadphase::AseCutoff::scalar(5.0), broadphase::AseQuantities::all(),
+//                                   false, out);        // r.ok(), r.pairs: the entries
+//
+// What is listed (ASE's primitive_neighbor_list): every (i, j, S), S whole
+// cell vectors with S_k = 0 on every open axis, with
+//   D = (x_j - x_i) + S.dot(cell)   (numpy's order: ((0 + S0 h0k) + S1 h1k) + S2 h2k)
+//   d = sqrt((D0 D0 + D1 D1) + D2 D2)
+// kept iff d < cutoff (strict), the cutoff being one number, r_i + r_j
+// (per-atom radii) or the cutoff of the pair of elements (0 for a pair the
+// table does not list); (i, i, 0) only with self_interaction. x are the
+// positions as given (not wrapped), the cell as given, so D and d and the
+// ties at the cutoff come out as ASE's to the last bit. With a cutoff over
+// half the cell a pair has several S and an atom lists its own images.
+// Order: rows by i, as ASE's; within a row by j, then S lexicographically
+// (ASE leaves that order to its bins: its output sorted by (i, j, S) is
+// ours). A batch numbers the concatenated atoms; each system's entries are
+// those of the system alone, offset by its first atom.
+//
+// Any cell ASE takes: triclinic, open axes beside tilted periodic ones (a
+// slab of a hexagonal cell), no cell with pbc false. Refused
+// (Status::invalid_argument, error() says why): a non-finite position or
+// cell, a negative or non-finite cutoff, pbc true on an axis whose cell
+// vector is zero, a cell with no volume, a system index out of range.
+//
+// How, and the cost. Small systems (atoms^2 x the shifts a pair can have,
+// at most direct_limit(): 400^2, about 400 atoms of copper at 5 A; four
+// times that when neither d, D nor S is asked for) take a direct path:
+// every i, then every j and S that can be within the cutoff, tested in
+// that order by ASE's rule, the row computed for all j at once in a loop
+// built for SSE2, AVX2 and AVX-512 (chosen at run time by simd_level(),
+// simd.hpp; answers never depend on it): O(n^2) per system, the answer
+// written once, no sort. Larger systems: the library's full NeighborList
+// with shifts at the cutoff plus 2^-28 of the largest magnitude, each entry
+// tested again by ASE's rule and placed in ASE's order: O(n + entries) per
+// system. Measured against ASE itself: docs/python.md.
+//
+// Memory: an AseNeighborList keeps its NeighborList and scratch between
+// calls, so a call after the first of its size allocates nothing but the
+// output arrays (none when `out` has the room already). One call at a
+// time per object; objects are independent. The threads: the library's
+// (the NeighborList's build, for large systems), as Options::threads = 0.
+//
+// Output: AseNeighbors (vectors, resized to the entries), or the steps
+// find_direct / list / write for a caller that owns its arrays (the Python
+// module writes into numpy arrays, without the GIL while it lists).
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+
+namespace broadphase {
+
+/// Which of ASE's quantities a call writes: the letters of "ijdDS". i and
+/// j: the atoms (int64); d: the distance; D: the vector x_j - x_i + S h (3
+/// values an entry); S: the shift in cell vectors (int64, 3 an entry).
+struct AseQuantities {
+    bool i = true, j = true, d = false, D = false, S = false;
+
+    /// Every quantity ("ijdDS"). O(1).
+    static AseQuantities all() {
+        AseQuantities q;
+        q.d = q.D = q.S = true;
+        return q;
+    }
+};
+
+/// One entry of an element-pair cutoff table: atoms of atomic numbers z1
+/// and z2 (either way round) are neighbours within `cutoff`.
+struct AsePairCutoff {
+    std::int64_t z1 = 0, z2 = 0;
+    double cutoff = 0;
+};
+
+/// The three kinds of ASE cutoff.
+enum class AseCutoffKind {
+    scalar,         ///< one cutoff for every pair
+    radii,          ///< per-atom radii: a pair's cutoff is r_i + r_j
+    element_pairs,  ///< a table over pairs of elements (ASE's dict {(Z1, Z2): c})
+};
+
+/// A cutoff rule, as plain data (views of the caller's arrays, read during
+/// the call only). Every cutoff must be finite and >= 0.
+struct AseCutoff {
+    AseCutoffKind kind = AseCutoffKind::scalar;
+    double value = 0;                       ///< scalar: the cutoff
+    const double* radii = nullptr;          ///< radii: one per atom (batch: per atom of the batch)
+    bool radii_float32 = false;             ///< radii: r_i + r_j rounded as a float32 sum (numpy on float32 radii)
+    const std::int64_t* numbers = nullptr;  ///< element_pairs: each atom's atomic number
+    const AsePairCutoff* pairs = nullptr;   ///< element_pairs: the table, in order (a later entry wins, as in ASE)
+    std::size_t pair_count = 0;             ///< element_pairs: entries in `pairs` (at least one)
+
+    /// One cutoff for every pair. O(1).
+    static AseCutoff scalar(double cutoff) {
+        AseCutoff c;
+        c.value = cutoff;
+        return c;
+    }
+    /// Per-atom radii (n of them, the caller's array): a pair iff d < r_i + r_j.
+    /// float32: the radii are float32 values and their sums round as float32
+    /// (as numpy adds a float32 array). O(1).
+    static AseCutoff per_atom(const double* radii, bool float32 = false) {
+        AseCutoff c;
+        c.kind = AseCutoffKind::radii;
+        c.radii = radii, c.radii_float32 = float32;
+        return c;
+    }
+    /// A table over pairs of elements: `numbers` (n atomic numbers) and
+    /// `count` entries (z1, z2, cutoff); pairs the table does not name have
+    /// none. O(1).
+    static AseCutoff element_pairs(const std::int64_t* numbers, const AsePairCutoff* pairs, std::size_t count) {
+        AseCutoff c;
+        c.kind = AseCutoffKind::element_pairs;
+        c.numbers = numbers, c.pairs = pairs, c.pair_count = count;
+        return c;
+    }
+};
+
+/// One system: n positions (rows x y z, the caller's array, read in
+/// place), the cell (rows: the cell vectors a, b, c) and which axes wrap.
+struct AseSystem {
+    const double* positions = nullptr;
+    std::size_t n = 0;
+    double cell[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+    bool pbc[3] = {false, false, false};
+};
+
+/// Many systems in one call: the atoms of all of them, concatenated or in
+/// any order, each with its system's index. The caller's arrays, read in
+/// place.
+struct AseBatch {
+    const double* positions = nullptr;           ///< n rows x y z
+    std::size_t n = 0;                           ///< atoms in all
+    const std::int64_t* system_index = nullptr;  ///< n values in [0, systems); null: every atom in system 0
+    std::size_t systems = 1;                     ///< systems (cells)
+    const double* cells = nullptr;               ///< systems x 3 x 3: each cell's rows (null: no cell, zeros)
+    const bool* pbc = nullptr;                   ///< systems x 3 (null: no axis wraps)
+
+    /// One system as a batch of one (views of s's arrays: s must outlive it). O(1).
+    static AseBatch of(const AseSystem& s) {
+        AseBatch b;
+        b.positions = s.positions, b.n = s.n;
+        b.cells = &s.cell[0][0], b.pbc = s.pbc;
+        return b;
+    }
+};
+
+/// The answer as a struct of arrays, K entries: those asked for hold K
+/// values each (D and S 3K, row-major), the others are empty.
+struct AseNeighbors {
+    std::vector<std::int64_t> i, j;
+    std::vector<double> d;
+    std::vector<double> D;
+    std::vector<std::int64_t> S;
+    std::size_t entries = 0;  ///< K
+
+    std::size_t size() const { return entries; }
+};
+
+/// Pointers to arrays an answer is written into (null: not wanted): i, j, d
+/// K values; D and S 3K.
+struct AseColumns {
+    std::int64_t* i = nullptr;
+    std::int64_t* j = nullptr;
+    double* d = nullptr;
+    double* D = nullptr;
+    std::int64_t* S = nullptr;
+};
+
+/// Arrays the caller owns, for AseNeighborList::find_direct: resize(rows)
+/// makes every array asked for hold `rows` entries, keeping those written
+/// so far (the first min(rows, before)), and returns where they are now
+/// (null for the others). Called with the expected count first, then
+/// larger when short, then with the count (when it differs).
+class AseOutput {
+public:
+    virtual ~AseOutput() = default;
+    virtual AseColumns resize(std::size_t rows) = 0;
+};
+
+namespace detail {
+namespace ase {
+struct Work;
+}  // namespace ase
+}  // namespace detail
+
+/// ASE's neighbour list, kept between calls (see the top of the file).
+class AseNeighborList {
+public:
+    /// Allocates its working memory (one allocation, empty).
+    AseNeighborList();
+    ~AseNeighborList();
+    AseNeighborList(const AseNeighborList&) = delete;
+    AseNeighborList& operator=(const AseNeighborList&) = delete;
+    AseNeighborList(AseNeighborList&&) noexcept;
+    AseNeighborList& operator=(AseNeighborList&&) noexcept;
+
+    /// The entries of one system into `out` (the quantities asked for;
+    /// the others emptied). Report: ok with pairs = the entries, or
+    /// invalid_argument (error() says why; `out` empty), out_of_memory,
+    /// too_many_boxes (over 2^32 - 2 atoms). Cost: see the top of the file.
+    Report find(const AseSystem& system, const AseCutoff& cutoff, AseQuantities quantities, bool self_interaction,
+                AseNeighbors& out);
+    /// The same for a batch: each system listed alone, its indices offset
+    /// into the batch's numbering, rows by i.
+    Report find(const AseBatch& batch, const AseCutoff& cutoff, AseQuantities quantities, bool self_interaction,
+                AseNeighbors& out);
+
+    // find() in steps, for a caller that owns its arrays:
+    //   if (!ase.find_direct(batch, cutoff, q, self, my_output, report)) {
+    //       report = ase.list(batch, cutoff, self);       // no output yet
+    //       if (report.ok()) ase.write(columns of ase.size() rows);
+    //   }
+
+    /// When every system of the batch is small (see direct_limit()) and
+    /// their atoms are in order of system: the answer written through
+    /// `out` (its final resize() gives the count), `report` set, true. Also
+    /// true, with the report saying why, for bad input. Otherwise false,
+    /// nothing written: call list(). O(n^2) per system.
+    bool find_direct(const AseBatch& batch, const AseCutoff& cutoff, AseQuantities quantities, bool self_interaction,
+                     AseOutput& out, Report& report);
+    /// Lists every system into this object (small ones by the direct path,
+    /// the others by the library's list); Report::pairs and size() are the
+    /// entries. O(n + entries) per large system.
+    Report list(const AseBatch& batch, const AseCutoff& cutoff, bool self_interaction);
+    /// The entries of the last list() into `out` (size() rows each; null
+    /// columns skipped). Reads the positions and system indices that list()
+    /// was given: they must still be there, unchanged. O(entries).
+    void write(const AseColumns& out) const;
+    /// Entries of the last list(). O(1).
+    std::size_t size() const;
+
+    /// The direct path's limit on atoms^2 x the candidate shifts a pair
+    /// (400^2 by default; four times it for calls without d, D and S).
+    /// 0: every system by the library's list. Negative or NaN: taken as 0.
+    double direct_limit() const;
+    void set_direct_limit(double limit);
+    /// The last call's systems listed by the direct path and by the
+    /// library's list (empty systems by neither). O(1).
+    std::size_t direct_systems() const;
+    std::size_t library_systems() const;
+
+    /// Why the last call failed; empty after a call that did not. O(1).
+    const std::string& error() const;
+
+    /// Frees the memory kept between calls (the settings stay). O(1).
+    void release();
+
+private:
+    std::unique_ptr<detail::ase::Work> work_;  // null after a move (allocated again by the next call)
+};
+
+// Compiled in the library: src/ase/ase_neighbor_list.cpp.
 
 }  // namespace broadphase
 
@@ -1808,9 +2075,9 @@ template <class T, int D>
 class BruteForceImpl;  // src/brute_force/brute_force_impl.hpp
 }  // namespace detail
 
-/// Every box against every other (the calls: detail/algorithm_front.hpp).
+/// Every box against every other (the calls: algorithm_front.hpp).
 template <class T, int D>
-class BasicBruteForce : public detail::AlgorithmFront<T, D, detail::BruteForceImpl<T, D>> {};
+class BasicBruteForce : public AlgorithmFront<T, D, detail::BruteForceImpl<T, D>> {};
 
 /// Brute force over 3-D float boxes.
 using BruteForce = BasicBruteForce<float, 3>;
@@ -1854,9 +2121,9 @@ template <class T, int D>
 class ClusterPairsImpl;  // src/cluster_pairs/cluster_pairs_impl.hpp
 }  // namespace detail
 
-/// The calls every algorithm has: detail/algorithm_front.hpp.
+/// The calls every algorithm has: algorithm_front.hpp.
 template <class T, int D>
-class BasicClusterPairs : public detail::AlgorithmFront<T, D, detail::ClusterPairsImpl<T, D>> {
+class BasicClusterPairs : public AlgorithmFront<T, D, detail::ClusterPairsImpl<T, D>> {
 public:
     /// Boxes a cluster: 8 or 16; 0 (the default) means 16 (see
     /// detail::ClusterTree::default_group_size). The pairs are the same
@@ -2971,6 +3238,38 @@ inline auto BasicDynamicTree<T, D>::kid_box(const Kids& k, int j) -> box_type {
 // The settings, mutation and structure: compiled in the library,
 // src/dynamic_tree/dynamic_tree.cpp, for float and double in 2-D and 3-D.
 
+// ---- include/broadphase/grid_front.hpp ----
+// The grids' class: the calls every algorithm has (algorithm_front.hpp) and
+// the grid's tuning, shared by the uniform and the hybrid grid
+// (uniform_grid.hpp, hybrid_grid.hpp); a policy says which axes are gridded
+// and whether buckets are swept. The hybrid grid is a hashed grid with a
+// sweep in each cell. The uniform grid finds the pairs of one set by home
+// cells, and those of two sets, its queries and its sparse scenes by the
+// hashed grid with no sweep axis (cells on every axis, owner cells).
+
+namespace broadphase {
+
+namespace detail {
+template <class T, int D, class Policy>
+class GridAlgorithmImpl;  // src/grid/grid_algorithm_impl.hpp
+}  // namespace detail
+
+/// The calls every algorithm has and the grid's tuning; Policy is
+/// UniformGridPolicy or HybridGridPolicy (declared in their headers).
+template <class T, int D, class Policy>
+class GridFront : public AlgorithmFront<T, D, detail::GridAlgorithmImpl<T, D, Policy>> {
+public:
+    /// Target boxes per cell; 0 (the default) keeps the policy's tuned value. O(1).
+    void set_boxes_per_cell(double n);
+    /// Smallest cell side in median box extents; 0 keeps the policy's value. O(1).
+    void set_min_cell_extents(double r);
+
+    /// The cell side chosen by the last build or pair search. O(1).
+    T cell_size() const;
+};
+
+}  // namespace broadphase
+
 // ---- include/broadphase/hybrid_grid.hpp ----
 // Hybrid grid: a grid on all axes but one, and a sweep along the remaining
 // axis inside each cell.
@@ -2987,33 +3286,288 @@ inline auto BasicDynamicTree<T, D>::kid_box(const Kids& k, int j) -> box_type {
 // them, so one cell size suits uneven densities and mixed sizes far better
 // than the uniform grid; against a plain sweep it prunes the two other axes
 // too. The fastest on clustered, dense and mixed scenes in docs/choosing.md.
-// ---- include/broadphase/detail/grid_algorithm.hpp ----
-// One algorithm class, shared by the uniform and the hybrid grid; a policy
-// says which axes are gridded and whether buckets are swept. The hybrid
-// grid is HybridGridCore with a sweep axis. The uniform grid finds the
-// pairs of one set by UniformGridCore (home cells), and those of two sets,
-// its queries and its sparse scenes by HybridGridCore with no sweep axis
-// (cells on every axis, owner cells, hashed).
+
+namespace broadphase {
+
+/// The grid's parameters (src/grid/hybrid_grid_impl.hpp).
+struct HybridGridPolicy;
+
+/// The calls every algorithm has (algorithm_front.hpp) and the grid's
+/// tuning (grid_front.hpp: boxes per cell, the smallest cell, the cell size
+/// chosen).
+template <class T, int D>
+class BasicHybridGrid : public GridFront<T, D, HybridGridPolicy> {};
+
+/// Hybrid grid over 3-D float boxes.
+using HybridGrid = BasicHybridGrid<float, 3>;
+
+// Compiled in the library, src/grid/hybrid_grid.cpp, for float and double in 2-D and 3-D.
+
+}  // namespace broadphase
+
+// ---- include/broadphase/large_array.hpp ----
+// LargeArray<T>: a growable block of trivially copyable T that is mapped on
+// 2 MB pages when large (detail/large_pages.hpp says why), grows without
+// copying where it is mapped (mremap moves page tables, not bytes), and can
+// hand its memory over to an owner that frees it (the Python module's numpy
+// arrays): the pairs of a sphere search are written there once, straight
+// into the array returned (SpherePairFinder::find_pairs_into).
+
+#include <cstddef>
+#include <limits>
+#include <new>
+#include <type_traits>
+#include <utility>
+
+// ---- include/broadphase/detail/exceptions.hpp ----
+// Builds with and without C++ exceptions (-fno-exceptions, as game engines
+// compile). The library reports its errors as Status values either way;
+// internally it uses exceptions to carry an allocation failure or an index
+// overflow out of deep code, and across worker threads. Those try/catch/throw
+// sites are written with the macros below, which without exceptions become
+// plain blocks whose handlers are never compiled into anything that runs.
+//
+// Without exceptions:
+// - what the library detects itself still comes back as a Status: too many
+//   boxes or cell entries for 32-bit indices (Status::too_many_boxes, through
+//   the flag below), pair budgets, stopping callbacks, invalid boxes (listed
+//   in the report), a bad period (Status::invalid_argument instead of
+//   std::invalid_argument);
+// - an allocation failure cannot be caught: operator new ends the program
+//   (std::abort, the standard library's -fno-exceptions behaviour), where with
+//   exceptions the call returns Status::out_of_memory; so does a failure to
+//   start a helper thread.
+
+#include <cstdint>
+#include <cstdlib>
+
+/// 1 when the library is compiled with C++ exceptions, 0 without
+/// (-fno-exceptions). Detected from __cpp_exceptions, __EXCEPTIONS (GCC,
+/// clang) and _CPPUNWIND (MSVC) unless defined before the first broadphase
+/// header. Defining it 0 in a build with exceptions selects the
+/// no-exceptions paths, for testing them: the library then catches nothing,
+/// so a std::bad_alloc leaves the call (or, on a helper thread, ends the
+/// program) instead of becoming Status::out_of_memory. Every translation
+/// unit of a program must see the same value (so a -fno-exceptions program
+/// that wants the no-exceptions paths everywhere takes the single header,
+/// single_include/broadphase.hpp, not the library compiled with exceptions).
+#ifndef BROADPHASE_EXCEPTIONS
+#if defined(__cpp_exceptions) || defined(__EXCEPTIONS) || defined(_CPPUNWIND)
+#define BROADPHASE_EXCEPTIONS 1
+#else
+#define BROADPHASE_EXCEPTIONS 0
+#endif
+#endif
+
+#if BROADPHASE_EXCEPTIONS
+/// `try`; without exceptions a block that always runs (internal).
+#define BROADPHASE_TRY try
+/// `catch (decl)`; without exceptions a block that never runs, whose
+/// declaration is dropped: its body must not name the exception (internal).
+#define BROADPHASE_CATCH(...) catch (__VA_ARGS__)
+/// `catch (...)`; without exceptions a block that never runs (internal).
+#define BROADPHASE_CATCH_ALL catch (...)
+/// `throw;` in a handler; without exceptions nothing (the handler never
+/// runs) (internal).
+#define BROADPHASE_RETHROW throw
+/// `throw expr`; without exceptions std::abort(), for what cannot be
+/// reported otherwise (internal).
+#define BROADPHASE_THROW(...) throw __VA_ARGS__
+#else
+#define BROADPHASE_TRY if (true)
+#define BROADPHASE_CATCH(...) else if (false)
+#define BROADPHASE_CATCH_ALL else if (false)
+#define BROADPHASE_RETHROW static_cast<void>(0)
+#define BROADPHASE_THROW(...) ::std::abort()
+#endif
+
+// What differs between the two builds lives in an inline namespace named
+// after the build, so that its symbols differ: a -fno-exceptions program
+// may link the compiled library (built with exceptions), and the linker must
+// not take one build's require_indices for both.
+#if BROADPHASE_EXCEPTIONS
+#define BROADPHASE_EXCEPTIONS_NAMESPACE with_exceptions
+#else
+#define BROADPHASE_EXCEPTIONS_NAMESPACE without_exceptions
+#endif
+
+namespace broadphase {
+namespace detail {
+inline namespace BROADPHASE_EXCEPTIONS_NAMESPACE {
+
+#if BROADPHASE_EXCEPTIONS
+/// With exceptions an index overflow is thrown (TooManyIndices), never
+/// flagged: nothing to take. O(1).
+constexpr bool take_index_overflow() { return false; }
+#else
+/// The calling thread's index-overflow flag: set by require_indices, where
+/// with exceptions TooManyIndices is thrown.
+inline bool& index_overflow_flag() {
+    static thread_local bool flag = false;
+    return flag;
+}
+/// Whether an index overflow was flagged on this thread since the last
+/// take; clears the flag. The algorithms' front (algorithm_base.hpp) turns
+/// it into Status::too_many_boxes. O(1).
+inline bool take_index_overflow() {
+    const bool set = index_overflow_flag();
+    index_overflow_flag() = false;
+    return set;
+}
+#endif
+
+}  // inline namespace BROADPHASE_EXCEPTIONS_NAMESPACE
+}  // namespace detail
+}  // namespace broadphase
+
+// ---- include/broadphase/detail/large_pages.hpp ----
+// Large buffers on 2 MB pages, where the kernel allows it: the memory a
+// first call touches for the first time.
+//
+// Why. A search over 10^5 - 10^6 particles or boxes writes tens of MB that
+// a fresh process (or a fresh finder) has never touched: every 4 KB page
+// is a page fault, and on a virtual machine a fault costs far more than
+// writing the page (256,000 LJ atoms, 80 MB of pairs: a third of a first
+// find_sphere_pairs call was page faults). With transparent huge pages in
+// `madvise` mode (Debian's and Ubuntu's default) a mapping advised with
+// MADV_HUGEPAGE takes one fault per 2 MB instead of 512.
+//
+// What. Buffers of at least `large_bytes` (2 MB) are mapped with mmap, 2
+// MB-aligned, and advised MADV_HUGEPAGE; smaller ones, and every buffer
+// where there is no mmap (not Linux) or under AddressSanitizer (which
+// checks heap memory only), come from operator new as usual. Where the
+// kernel has huge pages off, the advice changes nothing: the memory is
+// ordinary pages, as before. LargePageAllocator also leaves new elements
+// of trivial types uninitialised on resize() (std::vector would zero them:
+// a second pass over memory its owner writes anyway); only the library's
+// scratch uses it, never a vector handed to a caller.
+//
+// Without exceptions (BROADPHASE_EXCEPTIONS 0) a failed mapping aborts, as
+// operator new does there.
+//
+// LargeArray<T> (large_array.hpp) is the growable block built on these: the
+// output a search writes once and hands over.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <new>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
 
 namespace broadphase {
 namespace detail {
 
-template <class T, int D, class Policy>
-class GridAlgorithmImpl;  // src/grid/grid_algorithm_impl.hpp
+/// bytes rounded up to whole huge pages. O(1).
+inline std::size_t large_round(std::size_t bytes) { return (bytes + large_page - 1) & ~(large_page - 1); }
 
-/// BasicUniformGrid and BasicHybridGrid: the calls every algorithm has
-/// (detail/algorithm_front.hpp) and the grid's tuning.
-template <class T, int D, class Policy>
-class GridAlgorithm : public AlgorithmFront<T, D, GridAlgorithmImpl<T, D, Policy>> {
-public:
-    /// Target boxes per cell; 0 (the default) keeps the policy's tuned value. O(1).
-    void set_boxes_per_cell(double n);
-    /// Smallest cell side in median box extents; 0 keeps the policy's value. O(1).
-    void set_min_cell_extents(double r);
+/// Whether a buffer of `bytes` is mapped (large_allocate). O(1).
+inline bool large_mapped(std::size_t bytes) { return BROADPHASE_LARGE_PAGES_MAPPED && bytes >= large_bytes; }
 
-    /// The cell side chosen by the last build or pair search. O(1).
-    T cell_size() const;
+/// The alignment operator new gives without being asked.
+constexpr std::size_t new_alignment = __STDCPP_DEFAULT_NEW_ALIGNMENT__;
+
+/// `bytes` of memory aligned to `align` (a power of two up to 2 MB):
+/// mapped 2 MB-aligned on huge pages when large_mapped(bytes), else from
+/// operator new (the aligned one past new_alignment). Throws
+/// std::bad_alloc. O(1) (the pages are given on first touch).
+inline void* large_allocate(std::size_t bytes, std::size_t align = new_alignment) {
+#if BROADPHASE_LARGE_PAGES_MAPPED
+    if (large_mapped(bytes)) {
+        const std::size_t len = large_round(bytes);
+        if (len < bytes || len > std::numeric_limits<std::size_t>::max() - large_page) BROADPHASE_THROW(std::bad_alloc());
+        // Map a huge page more than asked, then give back the ends that
+        // are not 2 MB-aligned.
+        void* m = mmap(nullptr, len + large_page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED) BROADPHASE_THROW(std::bad_alloc());
+        const std::uintptr_t at = reinterpret_cast<std::uintptr_t>(m);
+        const std::uintptr_t b = (at + large_page - 1) & ~(large_page - 1);
+        if (b > at) munmap(m, b - at);
+        if (at + large_page > b) munmap(reinterpret_cast<void*>(b + len), at + large_page - b);
+        (void)madvise(reinterpret_cast<void*>(b), len, MADV_HUGEPAGE);
+        return reinterpret_cast<void*>(b);
+    }
+#endif
+    // (Past PTRDIFF_MAX no allocator can succeed; some, under sanitizers,
+    // return null instead of throwing.)
+    if (bytes > static_cast<std::size_t>(std::numeric_limits<std::ptrdiff_t>::max())) BROADPHASE_THROW(std::bad_alloc());
+    void* p = align > new_alignment ? ::operator new(bytes, std::align_val_t(align)) : ::operator new(bytes);
+    if (!p) BROADPHASE_THROW(std::bad_alloc());
+    return p;
+}
+
+/// Frees what large_allocate(bytes, align) gave. O(1).
+inline void large_free(void* p, std::size_t bytes, std::size_t align = new_alignment) noexcept {
+    if (!p) return;
+#if BROADPHASE_LARGE_PAGES_MAPPED
+    if (large_mapped(bytes)) {
+        munmap(p, large_round(bytes));
+        return;
+    }
+#endif
+    (void)bytes;
+    if (align > new_alignment) ::operator delete(p, std::align_val_t(align));
+    else ::operator delete(p);
+}
+
+/// Moves a block of `old_bytes` (from large_allocate) to one of
+/// `new_bytes`, keeping its first `keep` bytes: between two mapped sizes
+/// by mremap (no copy), else a new block, a copy and a free. Throws
+/// std::bad_alloc (the old block then stays valid). O(keep) at most.
+inline void* large_reallocate(void* p, std::size_t old_bytes, std::size_t new_bytes, std::size_t keep,
+                              std::size_t align = new_alignment) {
+    if (!p) return large_allocate(new_bytes, align);
+#if BROADPHASE_LARGE_PAGES_MAPPED
+    if (large_mapped(old_bytes) && large_mapped(new_bytes)) {
+        const std::size_t from = large_round(old_bytes), to = large_round(new_bytes);
+        if (from == to) return p;
+        void* m = mremap(p, from, to, MREMAP_MAYMOVE);
+        if (m == MAP_FAILED) BROADPHASE_THROW(std::bad_alloc());
+        if (to > from) advise_large_pages(m, to);
+        return m;
+    }
+#endif
+    void* q = large_allocate(new_bytes, align);
+    if (keep) std::memcpy(q, p, keep < new_bytes ? keep : new_bytes);
+    large_free(p, old_bytes, align);
+    return q;
+}
+
+/// A std::allocator for the library's scratch: large blocks on huge pages
+/// (large_allocate), and elements constructed without a value (no zeroing
+/// on resize for trivial types: the owner writes them).
+template <class T>
+struct LargePageAllocator {
+    using value_type = T;
+    LargePageAllocator() noexcept = default;
+    template <class U>
+    LargePageAllocator(const LargePageAllocator<U>&) noexcept {}
+    T* allocate(std::size_t n) {
+        if (n > std::numeric_limits<std::size_t>::max() / sizeof(T)) BROADPHASE_THROW(std::bad_alloc());
+        return static_cast<T*>(large_allocate(n * sizeof(T), alignof(T)));
+    }
+    void deallocate(T* p, std::size_t n) noexcept { large_free(p, n * sizeof(T), alignof(T)); }
+    template <class U>
+    void construct(U* p) noexcept(std::is_nothrow_default_constructible<U>::value) {
+        ::new (static_cast<void*>(p)) U;
+    }
+    template <class U, class... A>
+    void construct(U* p, A&&... args) {
+        ::new (static_cast<void*>(p)) U(std::forward<A>(args)...);
+    }
+    template <class U>
+    bool operator==(const LargePageAllocator<U>&) const noexcept { return true; }
+    template <class U>
+    bool operator!=(const LargePageAllocator<U>&) const noexcept { return false; }
 };
+
+/// The library's scratch arrays: std::vector on LargePageAllocator.
+template <class T>
+using LargeVector = std::vector<T, LargePageAllocator<T>>;
 
 }  // namespace detail
 }  // namespace broadphase
@@ -3021,18 +3575,78 @@ public:
 
 namespace broadphase {
 
-/// The grid's parameters (src/grid/hybrid_grid_impl.hpp).
-struct HybridGridPolicy;
+/// A growable block of trivially copyable T, mapped on huge pages when
+/// large, that grows without copying where it is mapped and can hand its
+/// memory over (release): the memory a search writes its output into once.
+template <class T>
+class LargeArray {
+    static_assert(std::is_trivially_copyable<T>::value, "LargeArray: trivially copyable elements");
 
-/// The calls every algorithm has (detail/algorithm_front.hpp) and the
-/// grid's tuning (detail/grid_algorithm.hpp).
-template <class T, int D>
-using BasicHybridGrid = detail::GridAlgorithm<T, D, HybridGridPolicy>;
+public:
+    LargeArray() = default;
+    LargeArray(const LargeArray&) = delete;
+    LargeArray& operator=(const LargeArray&) = delete;
+    LargeArray(LargeArray&& o) noexcept { swap(o); }
+    LargeArray& operator=(LargeArray&& o) noexcept {
+        LargeArray(std::move(o)).swap(*this);
+        return *this;
+    }
+    ~LargeArray() { detail::large_free(data_, capacity_ * sizeof(T), alignof(T)); }
 
-/// Hybrid grid over 3-D float boxes.
-using HybridGrid = BasicHybridGrid<float, 3>;
+    void swap(LargeArray& o) noexcept {
+        std::swap(data_, o.data_), std::swap(size_, o.size_), std::swap(capacity_, o.capacity_);
+    }
 
-// Compiled in the library, src/grid/hybrid_grid.cpp, for float and double in 2-D and 3-D.
+    T* data() { return data_; }
+    const T* data() const { return data_; }
+    std::size_t size() const { return size_; }
+    std::size_t capacity() const { return capacity_; }
+    bool empty() const { return size_ == 0; }
+    T& operator[](std::size_t i) { return data_[i]; }
+    const T& operator[](std::size_t i) const { return data_[i]; }
+
+    /// Room for n elements, the first size() kept (growing by half at
+    /// least, so that growing one step at a time is amortised O(1)). Throws
+    /// std::bad_alloc, the array unchanged. O(1) mapped, O(size()) else.
+    void reserve(std::size_t n) {
+        if (n <= capacity_) return;
+        if (n > std::numeric_limits<std::size_t>::max() / (2 * sizeof(T))) BROADPHASE_THROW(std::bad_alloc());
+        std::size_t c = capacity_ + capacity_ / 2;
+        if (c < n) c = n;
+        data_ = static_cast<T*>(
+            detail::large_reallocate(data_, capacity_ * sizeof(T), c * sizeof(T), size_ * sizeof(T), alignof(T)));
+        capacity_ = c;
+    }
+    /// Sets the size to n (n <= capacity(); new elements unwritten). O(1).
+    void set_size(std::size_t n) { size_ = n; }
+    /// Resizes, leaving new elements unwritten. O(1) amortised.
+    void resize(std::size_t n) {
+        reserve(n);
+        size_ = n;
+    }
+    void clear() { size_ = 0; }
+
+    /// Takes over memory from large_allocate(bytes) (a block an earlier
+    /// release() gave out), empty, its capacity bytes / sizeof(T); frees
+    /// what the array held. O(1).
+    void adopt(T* data, std::size_t bytes) {
+        detail::large_free(data_, capacity_ * sizeof(T), alignof(T));
+        data_ = data, size_ = 0, capacity_ = bytes / sizeof(T);
+    }
+
+    /// Gives the memory to the caller: (data, capacity in bytes), to be
+    /// freed with detail::large_free(data, bytes); the array is left empty. O(1).
+    std::pair<T*, std::size_t> release() {
+        static_assert(alignof(T) <= detail::new_alignment, "LargeArray::release: large_free's default alignment");
+        std::pair<T*, std::size_t> r{data_, capacity_ * sizeof(T)};
+        data_ = nullptr, size_ = capacity_ = 0;
+        return r;
+    }
+
+private:
+    T* data_ = nullptr;
+    std::size_t size_ = 0, capacity_ = 0;
+};
 
 }  // namespace broadphase
 
@@ -3241,107 +3855,6 @@ inline void unpack_image(std::uint32_t code, int p[3]) {
 }  // namespace detail
 }  // namespace broadphase
 
-// ---- include/broadphase/detail/exceptions.hpp ----
-// Builds with and without C++ exceptions (-fno-exceptions, as game engines
-// compile). The library reports its errors as Status values either way;
-// internally it uses exceptions to carry an allocation failure or an index
-// overflow out of deep code, and across worker threads. Those try/catch/throw
-// sites are written with the macros below, which without exceptions become
-// plain blocks whose handlers are never compiled into anything that runs.
-//
-// Without exceptions:
-// - what the library detects itself still comes back as a Status: too many
-//   boxes or cell entries for 32-bit indices (Status::too_many_boxes, through
-//   the flag below), pair budgets, stopping callbacks, invalid boxes (listed
-//   in the report), a bad period (Status::invalid_argument instead of
-//   std::invalid_argument);
-// - an allocation failure cannot be caught: operator new ends the program
-//   (std::abort, the standard library's -fno-exceptions behaviour), where with
-//   exceptions the call returns Status::out_of_memory; so does a failure to
-//   start a helper thread.
-
-#include <cstdint>
-#include <cstdlib>
-
-/// 1 when the library is compiled with C++ exceptions, 0 without
-/// (-fno-exceptions). Detected from __cpp_exceptions, __EXCEPTIONS (GCC,
-/// clang) and _CPPUNWIND (MSVC) unless defined before the first broadphase
-/// header. Defining it 0 in a build with exceptions selects the
-/// no-exceptions paths, for testing them: the library then catches nothing,
-/// so a std::bad_alloc leaves the call (or, on a helper thread, ends the
-/// program) instead of becoming Status::out_of_memory. Every translation
-/// unit of a program must see the same value (so a -fno-exceptions program
-/// that wants the no-exceptions paths everywhere takes the single header,
-/// single_include/broadphase.hpp, not the library compiled with exceptions).
-#ifndef BROADPHASE_EXCEPTIONS
-#if defined(__cpp_exceptions) || defined(__EXCEPTIONS) || defined(_CPPUNWIND)
-#define BROADPHASE_EXCEPTIONS 1
-#else
-#define BROADPHASE_EXCEPTIONS 0
-#endif
-#endif
-
-#if BROADPHASE_EXCEPTIONS
-/// `try`; without exceptions a block that always runs (internal).
-#define BROADPHASE_TRY try
-/// `catch (decl)`; without exceptions a block that never runs, whose
-/// declaration is dropped: its body must not name the exception (internal).
-#define BROADPHASE_CATCH(...) catch (__VA_ARGS__)
-/// `catch (...)`; without exceptions a block that never runs (internal).
-#define BROADPHASE_CATCH_ALL catch (...)
-/// `throw;` in a handler; without exceptions nothing (the handler never
-/// runs) (internal).
-#define BROADPHASE_RETHROW throw
-/// `throw expr`; without exceptions std::abort(), for what cannot be
-/// reported otherwise (internal).
-#define BROADPHASE_THROW(...) throw __VA_ARGS__
-#else
-#define BROADPHASE_TRY if (true)
-#define BROADPHASE_CATCH(...) else if (false)
-#define BROADPHASE_CATCH_ALL else if (false)
-#define BROADPHASE_RETHROW static_cast<void>(0)
-#define BROADPHASE_THROW(...) ::std::abort()
-#endif
-
-// What differs between the two builds lives in an inline namespace named
-// after the build, so that its symbols differ: a -fno-exceptions program
-// may link the compiled library (built with exceptions), and the linker must
-// not take one build's require_indices for both.
-#if BROADPHASE_EXCEPTIONS
-#define BROADPHASE_EXCEPTIONS_NAMESPACE with_exceptions
-#else
-#define BROADPHASE_EXCEPTIONS_NAMESPACE without_exceptions
-#endif
-
-namespace broadphase {
-namespace detail {
-inline namespace BROADPHASE_EXCEPTIONS_NAMESPACE {
-
-#if BROADPHASE_EXCEPTIONS
-/// With exceptions an index overflow is thrown (TooManyIndices), never
-/// flagged: nothing to take. O(1).
-constexpr bool take_index_overflow() { return false; }
-#else
-/// The calling thread's index-overflow flag: set by require_indices, where
-/// with exceptions TooManyIndices is thrown.
-inline bool& index_overflow_flag() {
-    static thread_local bool flag = false;
-    return flag;
-}
-/// Whether an index overflow was flagged on this thread since the last
-/// take; clears the flag. The algorithms' front (algorithm_base.hpp) turns
-/// it into Status::too_many_boxes. O(1).
-inline bool take_index_overflow() {
-    const bool set = index_overflow_flag();
-    index_overflow_flag() = false;
-    return set;
-}
-#endif
-
-}  // inline namespace BROADPHASE_EXCEPTIONS_NAMESPACE
-}  // namespace detail
-}  // namespace broadphase
-
 // ---- include/broadphase/periodic.hpp ----
 // Periodic domains: box pairs where some axes wrap around, as in molecular
 // dynamics and DEM codes (scipy's cKDTree(boxsize=...) does the same for
@@ -3523,8 +4036,6 @@ struct PeriodicCell {
                 if (!std::isfinite(f.inv[r][k])) return "the cell has no volume";
         return "";
     }
-    /// The kernel's view of the cell (rows as given). O(1).
-    detail::CellFrame frame() const { return detail::CellFrame::of(vectors); }
 };
 
 namespace detail {
@@ -3718,234 +4229,6 @@ Report find_pairs(const BasicBoxes<T, D>& boxes, const BasicPeriodicDomain<T, D>
 #include <type_traits>
 #include <vector>
 
-// ---- include/broadphase/detail/large_pages.hpp ----
-// Large buffers on 2 MB pages, where the kernel allows it: the memory a
-// first call touches for the first time.
-//
-// Why. A search over 10^5 - 10^6 particles or boxes writes tens of MB that
-// a fresh process (or a fresh finder) has never touched: every 4 KB page
-// is a page fault, and on a virtual machine a fault costs far more than
-// writing the page (256,000 LJ atoms, 80 MB of pairs: a third of a first
-// find_sphere_pairs call was page faults). With transparent huge pages in
-// `madvise` mode (Debian's and Ubuntu's default) a mapping advised with
-// MADV_HUGEPAGE takes one fault per 2 MB instead of 512.
-//
-// What. Buffers of at least `large_bytes` (2 MB) are mapped with mmap, 2
-// MB-aligned, and advised MADV_HUGEPAGE; smaller ones, and every buffer
-// where there is no mmap (not Linux) or under AddressSanitizer (which
-// checks heap memory only), come from operator new as usual. Where the
-// kernel has huge pages off, the advice changes nothing: the memory is
-// ordinary pages, as before. LargePageAllocator also leaves new elements
-// of trivial types uninitialised on resize() (std::vector would zero them:
-// a second pass over memory its owner writes anyway); only the library's
-// scratch uses it, never a vector handed to a caller.
-//
-// Without exceptions (BROADPHASE_EXCEPTIONS 0) a failed mapping aborts, as
-// operator new does there.
-//
-// LargeArray<T> is a growable block of trivially copyable T that grows
-// without copying where it is mapped (mremap moves page tables, not
-// bytes), and can hand its memory over to an owner that frees it with
-// large_free (the Python module's numpy arrays): the pairs of a sphere
-// search are written there once, straight into the array returned.
-
-#include <algorithm>
-#include <cstddef>
-#include <cstdint>
-#include <cstring>
-#include <limits>
-#include <new>
-#include <type_traits>
-#include <utility>
-#include <vector>
-
-
-namespace broadphase {
-namespace detail {
-
-/// bytes rounded up to whole huge pages. O(1).
-inline std::size_t large_round(std::size_t bytes) { return (bytes + large_page - 1) & ~(large_page - 1); }
-
-/// Whether a buffer of `bytes` is mapped (large_allocate). O(1).
-inline bool large_mapped(std::size_t bytes) { return BROADPHASE_LARGE_PAGES_MAPPED && bytes >= large_bytes; }
-
-/// The alignment operator new gives without being asked.
-constexpr std::size_t new_alignment = __STDCPP_DEFAULT_NEW_ALIGNMENT__;
-
-/// `bytes` of memory aligned to `align` (a power of two up to 2 MB):
-/// mapped 2 MB-aligned on huge pages when large_mapped(bytes), else from
-/// operator new (the aligned one past new_alignment). Throws
-/// std::bad_alloc. O(1) (the pages are given on first touch).
-inline void* large_allocate(std::size_t bytes, std::size_t align = new_alignment) {
-#if BROADPHASE_LARGE_PAGES_MAPPED
-    if (large_mapped(bytes)) {
-        const std::size_t len = large_round(bytes);
-        if (len < bytes || len > std::numeric_limits<std::size_t>::max() - large_page) BROADPHASE_THROW(std::bad_alloc());
-        // Map a huge page more than asked, then give back the ends that
-        // are not 2 MB-aligned.
-        void* m = mmap(nullptr, len + large_page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (m == MAP_FAILED) BROADPHASE_THROW(std::bad_alloc());
-        const std::uintptr_t at = reinterpret_cast<std::uintptr_t>(m);
-        const std::uintptr_t b = (at + large_page - 1) & ~(large_page - 1);
-        if (b > at) munmap(m, b - at);
-        if (at + large_page > b) munmap(reinterpret_cast<void*>(b + len), at + large_page - b);
-        (void)madvise(reinterpret_cast<void*>(b), len, MADV_HUGEPAGE);
-        return reinterpret_cast<void*>(b);
-    }
-#endif
-    // (Past PTRDIFF_MAX no allocator can succeed; some, under sanitizers,
-    // return null instead of throwing.)
-    if (bytes > static_cast<std::size_t>(std::numeric_limits<std::ptrdiff_t>::max())) BROADPHASE_THROW(std::bad_alloc());
-    void* p = align > new_alignment ? ::operator new(bytes, std::align_val_t(align)) : ::operator new(bytes);
-    if (!p) BROADPHASE_THROW(std::bad_alloc());
-    return p;
-}
-
-/// Frees what large_allocate(bytes, align) gave. O(1).
-inline void large_free(void* p, std::size_t bytes, std::size_t align = new_alignment) noexcept {
-    if (!p) return;
-#if BROADPHASE_LARGE_PAGES_MAPPED
-    if (large_mapped(bytes)) {
-        munmap(p, large_round(bytes));
-        return;
-    }
-#endif
-    (void)bytes;
-    if (align > new_alignment) ::operator delete(p, std::align_val_t(align));
-    else ::operator delete(p);
-}
-
-/// Moves a block of `old_bytes` (from large_allocate) to one of
-/// `new_bytes`, keeping its first `keep` bytes: between two mapped sizes
-/// by mremap (no copy), else a new block, a copy and a free. Throws
-/// std::bad_alloc (the old block then stays valid). O(keep) at most.
-inline void* large_reallocate(void* p, std::size_t old_bytes, std::size_t new_bytes, std::size_t keep,
-                              std::size_t align = new_alignment) {
-    if (!p) return large_allocate(new_bytes, align);
-#if BROADPHASE_LARGE_PAGES_MAPPED
-    if (large_mapped(old_bytes) && large_mapped(new_bytes)) {
-        const std::size_t from = large_round(old_bytes), to = large_round(new_bytes);
-        if (from == to) return p;
-        void* m = mremap(p, from, to, MREMAP_MAYMOVE);
-        if (m == MAP_FAILED) BROADPHASE_THROW(std::bad_alloc());
-        if (to > from) advise_large_pages(m, to);
-        return m;
-    }
-#endif
-    void* q = large_allocate(new_bytes, align);
-    if (keep) std::memcpy(q, p, keep < new_bytes ? keep : new_bytes);
-    large_free(p, old_bytes, align);
-    return q;
-}
-
-/// A std::allocator for the library's scratch: large blocks on huge pages
-/// (large_allocate), and elements constructed without a value (no zeroing
-/// on resize for trivial types: the owner writes them).
-template <class T>
-struct LargePageAllocator {
-    using value_type = T;
-    LargePageAllocator() noexcept = default;
-    template <class U>
-    LargePageAllocator(const LargePageAllocator<U>&) noexcept {}
-    T* allocate(std::size_t n) {
-        if (n > std::numeric_limits<std::size_t>::max() / sizeof(T)) BROADPHASE_THROW(std::bad_alloc());
-        return static_cast<T*>(large_allocate(n * sizeof(T), alignof(T)));
-    }
-    void deallocate(T* p, std::size_t n) noexcept { large_free(p, n * sizeof(T), alignof(T)); }
-    template <class U>
-    void construct(U* p) noexcept(std::is_nothrow_default_constructible<U>::value) {
-        ::new (static_cast<void*>(p)) U;
-    }
-    template <class U, class... A>
-    void construct(U* p, A&&... args) {
-        ::new (static_cast<void*>(p)) U(std::forward<A>(args)...);
-    }
-    template <class U>
-    bool operator==(const LargePageAllocator<U>&) const noexcept { return true; }
-    template <class U>
-    bool operator!=(const LargePageAllocator<U>&) const noexcept { return false; }
-};
-
-/// The library's scratch arrays: std::vector on LargePageAllocator.
-template <class T>
-using LargeVector = std::vector<T, LargePageAllocator<T>>;
-
-/// A growable block of trivially copyable T, mapped on huge pages when
-/// large, that grows without copying where it is mapped and can hand its
-/// memory over (release): the memory a search writes its output into once.
-template <class T>
-class LargeArray {
-    static_assert(std::is_trivially_copyable<T>::value, "LargeArray: trivially copyable elements");
-
-public:
-    LargeArray() = default;
-    LargeArray(const LargeArray&) = delete;
-    LargeArray& operator=(const LargeArray&) = delete;
-    LargeArray(LargeArray&& o) noexcept { swap(o); }
-    LargeArray& operator=(LargeArray&& o) noexcept {
-        LargeArray(std::move(o)).swap(*this);
-        return *this;
-    }
-    ~LargeArray() { large_free(data_, capacity_ * sizeof(T), alignof(T)); }
-
-    void swap(LargeArray& o) noexcept {
-        std::swap(data_, o.data_), std::swap(size_, o.size_), std::swap(capacity_, o.capacity_);
-    }
-
-    T* data() { return data_; }
-    const T* data() const { return data_; }
-    std::size_t size() const { return size_; }
-    std::size_t capacity() const { return capacity_; }
-    bool empty() const { return size_ == 0; }
-    T& operator[](std::size_t i) { return data_[i]; }
-    const T& operator[](std::size_t i) const { return data_[i]; }
-
-    /// Room for n elements, the first size() kept (growing by half at
-    /// least, so that growing one step at a time is amortised O(1)). Throws
-    /// std::bad_alloc, the array unchanged. O(1) mapped, O(size()) else.
-    void reserve(std::size_t n) {
-        if (n <= capacity_) return;
-        if (n > std::numeric_limits<std::size_t>::max() / (2 * sizeof(T))) BROADPHASE_THROW(std::bad_alloc());
-        std::size_t c = capacity_ + capacity_ / 2;
-        if (c < n) c = n;
-        data_ = static_cast<T*>(
-            large_reallocate(data_, capacity_ * sizeof(T), c * sizeof(T), size_ * sizeof(T), alignof(T)));
-        capacity_ = c;
-    }
-    /// Sets the size to n (n <= capacity(); new elements unwritten). O(1).
-    void set_size(std::size_t n) { size_ = n; }
-    /// Resizes, leaving new elements unwritten. O(1) amortised.
-    void resize(std::size_t n) {
-        reserve(n);
-        size_ = n;
-    }
-    void clear() { size_ = 0; }
-
-    /// Takes over memory from large_allocate(bytes) (a block an earlier
-    /// release() gave out), empty, its capacity bytes / sizeof(T); frees
-    /// what the array held. O(1).
-    void adopt(T* data, std::size_t bytes) {
-        large_free(data_, capacity_ * sizeof(T), alignof(T));
-        data_ = data, size_ = 0, capacity_ = bytes / sizeof(T);
-    }
-
-    /// Gives the memory to the caller: (data, capacity in bytes), to be
-    /// freed with large_free(data, bytes); the array is left empty. O(1).
-    std::pair<T*, std::size_t> release() {
-        static_assert(alignof(T) <= new_alignment, "LargeArray::release: large_free's default alignment");
-        std::pair<T*, std::size_t> r{data_, capacity_ * sizeof(T)};
-        data_ = nullptr, size_ = capacity_ = 0;
-        return r;
-    }
-
-private:
-    T* data_ = nullptr;
-    std::size_t size_ = 0, capacity_ = 0;
-};
-
-}  // namespace detail
-}  // namespace broadphase
-
 // ---- include/broadphase/detail/pair_output.hpp ----
 // Where the cell list (cell_list.hpp) and the sphere finder (spheres.hpp)
 // put their pairs: a std::vector of the caller's, or a LargeArray that the
@@ -4138,12 +4421,12 @@ public:
     }
 
     /// The same pairs as find_pairs (open when `domain` is null, else
-    /// periodic), into a detail::LargeArray: on the grid with one thread
+    /// periodic), into a LargeArray: on the grid with one thread
     /// they are written once, straight into it, which grows without copies
     /// (the Python module hands that memory to numpy). O(as find_pairs).
     template <class T>
     Report find_pairs_into(const SphereView<T>& spheres, const BasicPeriodicDomain<T, 3>* domain,
-                           detail::LargeArray<Pair>& out, const Options& options = {}) {
+                           LargeArray<Pair>& out, const Options& options = {}) {
         if (domain && !checked(*domain)) return out.set_size(0), detail::invalid_argument_report();
         detail::LargePairOutput o(out);
         return search(spheres, domain, o, nullptr, options);
@@ -4262,7 +4545,7 @@ public:
         if (!p.empty()) fail("NeighborList: " + p);
         bad_cell_ = !p.empty();
         cell_ = cell;
-        if (!bad_cell_) frame_ = cell_.frame();
+        if (!bad_cell_) frame_ = detail::CellFrame::of(cell_.vectors);
         stale_ = true;
     }
     const PeriodicCell& cell() const { return cell_; }
@@ -4736,17 +5019,17 @@ public:
     /// f(id) for every object whose box overlaps q.
     template <class F>
     bool for_each_overlap(const box_type& q, F&& f) const {
-        return overlaps(q, detail::hit_callback_ref(f));
+        return overlaps(q, hit_callback_ref(f));
     }
     /// f(id) for every object whose box contains point p.
     template <class F>
     bool for_each_containing(const vec_type& p, F&& f) const {
-        return containing(p, detail::hit_callback_ref(f));
+        return containing(p, hit_callback_ref(f));
     }
     /// f(id) for every object whose box the closed sphere touches.
     template <class F>
     bool for_each_overlapping_sphere(const vec_type& center, T radius, F&& f) const {
-        return sphere_overlaps(center, radius, detail::hit_callback_ref(f));
+        return sphere_overlaps(center, radius, hit_callback_ref(f));
     }
     /// The first object along origin + t * direction, t in [0, max_t]:
     /// {id, t}, id == null when nothing is hit.
@@ -4822,9 +5105,9 @@ private:
 
     // What the queries compile to, whatever the callback's type: f erased,
     // the tree walked out of line.
-    bool overlaps(const box_type& q, detail::HitCallbackRef f) const;
-    bool containing(const vec_type& p, detail::HitCallbackRef f) const;
-    bool sphere_overlaps(const vec_type& center, T radius, detail::HitCallbackRef f) const;
+    bool overlaps(const box_type& q, HitCallbackRef f) const;
+    bool containing(const vec_type& p, HitCallbackRef f) const;
+    bool sphere_overlaps(const vec_type& center, T radius, HitCallbackRef f) const;
     void ray_hits(const vec_type& origin, const vec_type& direction, T max_t, detail::RayHitRef<T> f) const;
     CastResult ray_cast_erased(const vec_type& origin, const vec_type& direction, T max_t,
                                detail::CastCallbackRef<T> f, detail::CastFilterRef filter) const;
@@ -5184,9 +5467,9 @@ template <class T, int D>
 class SweepAndPruneImpl;  // src/sweep_and_prune/sweep_and_prune_impl.hpp
 }  // namespace detail
 
-/// The calls every algorithm has: detail/algorithm_front.hpp.
+/// The calls every algorithm has: algorithm_front.hpp.
 template <class T, int D>
-class BasicSweepAndPrune : public detail::AlgorithmFront<T, D, detail::SweepAndPruneImpl<T, D>> {
+class BasicSweepAndPrune : public AlgorithmFront<T, D, detail::SweepAndPruneImpl<T, D>> {
 public:
     /// Forces the sweep axis (0..D-1); -1 (the default) picks it from the data. O(1).
     void set_axis(int axis);
@@ -5228,10 +5511,11 @@ namespace broadphase {
 /// The grid's parameters (src/grid/uniform_grid_impl.hpp).
 struct UniformGridPolicy;
 
-/// The calls every algorithm has (detail/algorithm_front.hpp) and the
-/// grid's tuning (detail/grid_algorithm.hpp).
+/// The calls every algorithm has (algorithm_front.hpp) and the grid's
+/// tuning (grid_front.hpp: boxes per cell, the smallest cell, the cell size
+/// chosen).
 template <class T, int D>
-using BasicUniformGrid = detail::GridAlgorithm<T, D, UniformGridPolicy>;
+class BasicUniformGrid : public GridFront<T, D, UniformGridPolicy> {};
 
 /// Uniform grid over 3-D float boxes.
 using UniformGrid = BasicUniformGrid<float, 3>;
@@ -5239,6 +5523,1604 @@ using UniformGrid = BasicUniformGrid<float, 3>;
 // Compiled in the library, src/grid/uniform_grid.cpp, for float and double in 2-D and 3-D.
 
 }  // namespace broadphase
+
+// ---- src/ase/ase_neighbor_list_impl.hpp ----
+// The bodies of <broadphase/ase_neighbor_list.hpp>: AseNeighborList's
+// calls, the checks of their input, and the output into AseNeighbors.
+// Compiled once in the library (src/ase/ase_neighbor_list.cpp, which
+// defines BROADPHASE_ASE_COMPILED: these functions are then its own, not
+// inline); in the single header they are inline.
+//
+// The parts, in src/ase/:
+//   ase_rules.hpp           ASE's rules: the cutoff of a pair, D and d as numpy computes them, d < cutoff
+//   ase_cells.hpp           the cell the library searches in; the direct path's shifts and limit
+//   ase_direct_kernels.hpp  the direct path's rows, compiled for SSE2, AVX2 and AVX-512 (the SIMD part)
+//   ase_direct.hpp          the direct path: the caller's arrays in one pass, or one system's entries
+//   ase_library_path.hpp    the library's path: NeighborList, ASE's test again, ASE's order; the output
+//   ase_work.hpp            what the object keeps between calls
+//
+// ASE's rounding needs no fused multiply-add: the library compiles this
+// code with -ffp-contract=off (CMakeLists.txt); the single header turns
+// contraction off around it with the compiler's pragma.
+
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+
+#if defined(BROADPHASE_ASE_COMPILED)
+#define BROADPHASE_ASE_API
+#else
+#define BROADPHASE_ASE_API inline
+#if defined(__clang__)
+#pragma float_control(push)
+#pragma clang fp contract(off)
+#elif defined(__GNUC__)
+#pragma GCC push_options
+#pragma GCC optimize("fp-contract=off")
+#endif
+#endif
+
+// ---- src/ase/ase_cells.hpp ----
+// The cells of ASE's neighbour list: how a system's cell goes to the
+// library's NeighborList (search_cell), and the direct path's view of it
+// (small_geometry: which shifts a pair can have, and whether the system is
+// small enough for that path).
+//
+// Cells the library cannot take as they are: periodic axes whose vectors
+// are tilted mixed with open axes (a slab of a hexagonal cell). Each open
+// vector is then replaced by one orthogonal to the periodic ones (and to
+// each other), longer than the positions' extent along it plus twice the
+// search reach, so that no image along it is within reach; entries with a
+// shift on an open axis are dropped in any case (ASE's rule). A cell whose
+// periodic vectors lie along x, y, z is passed as an orthorhombic cell
+// with open axes (period 0); no periodic axis: the open domain.
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <string>
+
+// ---- src/ase/ase_rules.hpp ----
+// ASE's rules as the other parts of src/ase/ apply them: the cutoff of a
+// pair (one number, per-atom radii, a table over pairs of elements), D and d
+// computed as numpy computes them, the test d < cutoff, and the small
+// vector helpers. No fused multiply-add anywhere in src/ase/: the compiled
+// library builds ase_neighbor_list.cpp with -ffp-contract=off, the single
+// header turns contraction off around this code
+// (ase_neighbor_list_impl.hpp).
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+
+#if defined(__GNUC__)
+#define BROADPHASE_ASE_INLINE inline __attribute__((always_inline))
+#else
+#define BROADPHASE_ASE_INLINE inline
+#endif
+
+namespace broadphase {
+namespace detail {
+namespace ase {
+
+using Mat3 = std::array<std::array<double, 3>, 3>;
+
+/// One entry of the answer: j (global), S; i is its row.
+struct Entry {
+    std::uint32_t j;
+    std::int32_t s[3];
+    Entry() noexcept {}  // left unset: growing the vector writes nothing (every entry used is written)
+};
+
+/// The cutoff rule of one call.
+enum class CutKind { scalar, per_atom, pairs };
+
+/// The per-entry cutoff and each atom's search radius.
+struct Cutoffs {
+    CutKind kind = CutKind::scalar;
+    double c = 0;                     // scalar
+    const double* r = nullptr;        // per atom (global numbering)
+    bool r_f32 = false;               // r_i + r_j summed in float32 (a float32 array, as numpy would)
+    std::vector<std::uint32_t> elem;  // pairs: each atom's element index
+    std::vector<double> table;        // pairs: k x k
+    std::vector<double> elem_r;       // pairs: an element's search radius (max over its pairs / 2)
+    std::vector<std::int64_t> distinct;  // pairs: the atomic numbers present, sorted
+    std::size_t k = 0;
+    double max_cut = 0;  // the largest cutoff of a pair
+
+    double cut(std::size_t i, std::size_t j) const {
+        switch (kind) {
+            case CutKind::scalar: return c;
+            case CutKind::per_atom:
+                if (r_f32) return static_cast<double>(static_cast<float>(r[i]) + static_cast<float>(r[j]));
+                return r[i] + r[j];
+            case CutKind::pairs: return table[elem[i] * k + elem[j]];
+        }
+        return 0;
+    }
+    /// Atom g's search radius (reach of a pair = radius_i + radius_j).
+    double radius(std::size_t g) const {
+        switch (kind) {
+            case CutKind::scalar: return 0.5 * c;
+            case CutKind::per_atom: return r[g];
+            case CutKind::pairs: return elem_r[elem[g]];
+        }
+        return 0;
+    }
+};
+
+inline bool good_cut(double v) { return !(std::isnan(v) || std::isinf(v) || v < 0); }
+
+/// The checks of a cutoff for n atoms and its largest cutoff of a pair
+/// (max_cut), without the element table; false with `error` set for bad
+/// input. O(n) for radii, O(table) for a table.
+inline bool check_cutoff(const AseCutoff& in, std::size_t n, Cutoffs& cut, std::string& error) {
+    cut.max_cut = 0;
+    switch (in.kind) {
+        case AseCutoffKind::scalar:
+            cut.kind = CutKind::scalar;
+            cut.c = in.value;
+            if (!good_cut(in.value)) return error = "cutoff must be finite and >= 0", false;
+            cut.max_cut = in.value;
+            return true;
+        case AseCutoffKind::radii:
+            cut.kind = CutKind::per_atom;
+            cut.r = in.radii, cut.r_f32 = in.radii_float32;
+            if (n && !in.radii) return error = "per-atom cutoffs: the radii are null", false;
+            for (std::size_t g = 0; g < n; ++g) {
+                if (!good_cut(in.radii[g])) return error = "a per-atom cutoff must be finite and >= 0", false;
+                cut.max_cut = std::max(cut.max_cut, 2 * in.radii[g]);
+            }
+            return true;
+        case AseCutoffKind::element_pairs:
+            cut.kind = CutKind::pairs;
+            if (n && !in.numbers) return error = "a cutoff over pairs of elements needs the atomic numbers", false;
+            if (in.pair_count == 0 || !in.pairs) return error = "a cutoff over pairs of elements must hold at least one pair", false;
+            for (std::size_t p = 0; p < in.pair_count; ++p) {
+                if (!good_cut(in.pairs[p].cutoff)) return error = "a cutoff of the dict must be finite and >= 0", false;
+                cut.max_cut = std::max(cut.max_cut, in.pairs[p].cutoff);
+            }
+            return true;
+    }
+    return error = "unknown cutoff kind", false;
+}
+
+/// The element table of a cutoff over pairs of elements (check_cutoff
+/// first): each atom's element, the k x k cutoffs, each element's search
+/// radius. O(n log n + table).
+inline void element_table(const AseCutoff& in, std::size_t n, Cutoffs& cut) {
+    if (cut.kind != CutKind::pairs) return;
+    const std::int64_t* z = in.numbers;
+    std::vector<std::int64_t>& distinct = cut.distinct;
+    distinct.assign(z, z + n);
+    std::sort(distinct.begin(), distinct.end());
+    distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+    cut.k = distinct.size();
+    cut.elem.resize(n);
+    for (std::size_t g = 0; g < n; ++g)
+        cut.elem[g] = static_cast<std::uint32_t>(std::lower_bound(distinct.begin(), distinct.end(), z[g]) - distinct.begin());
+    cut.table.assign(cut.k * cut.k, 0.0);
+    for (std::size_t p = 0; p < in.pair_count; ++p) {
+        const std::int64_t z1 = in.pairs[p].z1, z2 = in.pairs[p].z2;
+        const double c = in.pairs[p].cutoff;
+        auto a = std::lower_bound(distinct.begin(), distinct.end(), z1);
+        auto b = std::lower_bound(distinct.begin(), distinct.end(), z2);
+        if (a == distinct.end() || *a != z1 || b == distinct.end() || *b != z2) continue;
+        const std::size_t ia = static_cast<std::size_t>(a - distinct.begin()), ib = static_cast<std::size_t>(b - distinct.begin());
+        // Later entries win, as in ASE (each assigns the pairs it matches).
+        cut.table[ia * cut.k + ib] = c, cut.table[ib * cut.k + ia] = c;
+    }
+    cut.elem_r.assign(cut.k, 0.0);
+    for (std::size_t a = 0; a < cut.k; ++a)
+        for (std::size_t b = 0; b < cut.k; ++b) cut.elem_r[a] = std::max(cut.elem_r[a], 0.5 * cut.table[a * cut.k + b]);
+}
+
+/// D as numpy computes it (see ase_neighbor_list.hpp): no fused
+/// multiply-add.
+inline void ase_vector(const double* xi, const double* xj, const std::int32_t* s, const Mat3& h, double* D) {
+    const double s0 = s[0], s1 = s[1], s2 = s[2];
+    for (int k = 0; k < 3; ++k) {
+        double sh = 0.0;
+        sh = sh + s0 * h[0][k];
+        sh = sh + s1 * h[1][k];
+        sh = sh + s2 * h[2][k];
+        D[k] = (xj[k] - xi[k]) + sh;
+    }
+}
+inline double ase_length(const double* D) { return std::sqrt((D[0] * D[0] + D[1] * D[1]) + D[2] * D[2]); }
+
+/// ASE's rule for one entry: d < cut, with d = sqrt(d2) as numpy rounds
+/// it; the square root only when d2 is within 1e-12 of cut^2.
+BROADPHASE_ASE_INLINE bool within(double d2, double cut) {
+    const double c2 = cut * cut;
+    if (d2 < c2 * (1 - 1e-12)) return true;
+    if (d2 > c2 * (1 + 1e-12)) return false;
+    return std::sqrt(d2) < cut;
+}
+
+template <CutKind kind>
+inline double cut_of(const Cutoffs& cut, std::uint32_t gi, std::uint32_t gj) {
+    if constexpr (kind == CutKind::scalar) return cut.c;
+    else return cut.cut(gi, gj);
+}
+
+inline double dot3(const double* a, const double* b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+inline void cross3(const double* a, const double* b, double* c) {
+    c[0] = a[1] * b[2] - a[2] * b[1], c[1] = a[2] * b[0] - a[0] * b[2], c[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+inline double max_abs(const double* x, std::size_t m) {
+    double v = 0;
+    for (std::size_t k = 0; k < m; ++k) v = std::max(v, std::fabs(x[k]));
+    return v;
+}
+
+/// The search margin of the library's path (the largest magnitude's 2^-28:
+/// far above the rounding of either computation of D).
+inline double margin_of(double mag) { return std::ldexp(1.0, std::ilogb(mag) - 28); }
+
+/// The systems of one call, as the parts read them.
+struct Systems {
+    std::size_t n = 0;                  // atoms in all
+    std::size_t count = 1;              // systems
+    const double* x = nullptr;          // n x 3, global
+    const Mat3* cells = nullptr;        // count
+    const std::array<bool, 3>* pbc = nullptr;  // count
+    const std::int64_t* sys = nullptr;  // per atom (null: one system)
+    bool contiguous = true;             // each system's atoms are one range, in order of system
+};
+
+}  // namespace ase
+}  // namespace detail
+}  // namespace broadphase
+
+
+namespace broadphase {
+namespace detail {
+namespace ase {
+
+/// How a system's cell goes to the library.
+struct SearchCell {
+    PeriodicCell cell;            // what the library searches in
+    std::array<bool, 3> open{};   // axes whose shift must be 0
+};
+
+/// The cell the library searches in (see the top of the file), or false
+/// with `error` set. x: the system's n positions; reach: the largest reach
+/// of a pair; system: its index in a batch (-1: not a batch).
+inline bool search_cell(const Mat3& h, const std::array<bool, 3>& pbc, const double* x, std::size_t n, double reach,
+                        long system, SearchCell& sc, std::string& error) {
+    const auto which = [&] { return system < 0 ? std::string() : "system " + std::to_string(system) + ": "; };
+    sc = SearchCell{};
+    int periodic = 0;
+    bool aligned = true;
+    for (int r = 0; r < 3; ++r) {
+        sc.open[r] = !pbc[r];
+        if (!pbc[r]) continue;
+        ++periodic;
+        if (h[r][0] == 0 && h[r][1] == 0 && h[r][2] == 0) {
+            error = which() + "pbc is True on axis " + std::to_string(r) + " but cell vector " + std::to_string(r) +
+                    " is zero";
+            return false;
+        }
+        for (int k = 0; k < 3; ++k)
+            if (k != r && h[r][k] != 0) aligned = false;
+        if (!(h[r][r] > 0)) aligned = false;
+    }
+    if (periodic == 0) return true;  // the open domain
+    if (aligned) {
+        sc.cell = PeriodicCell::orthorhombic(pbc[0] ? h[0][0] : 0, pbc[1] ? h[1][1] : 0, pbc[2] ? h[2][2] : 0);
+        return true;
+    }
+    for (int r = 0; r < 3; ++r)
+        for (int k = 0; k < 3; ++k) sc.cell.vectors[r][k] = h[r][k];
+    if (periodic == 3) return true;
+    // Open axes in a tilted cell: orthonormal directions u for them.
+    int per[3], opn[3], np = 0, no = 0;
+    for (int r = 0; r < 3; ++r) {
+        if (pbc[r]) per[np++] = r;
+        else opn[no++] = r;
+    }
+    double u[2][3];
+    if (periodic == 2) {
+        cross3(h[per[0]].data(), h[per[1]].data(), u[0]);
+        const double l = std::sqrt(dot3(u[0], u[0]));
+        if (!(l > 0) || !std::isfinite(l)) {
+            error = which() + "the periodic cell vectors are parallel (the cell has no volume)";
+            return false;
+        }
+        for (int k = 0; k < 3; ++k) u[0][k] /= l;
+    } else {
+        const double* a = h[per[0]].data();
+        int m = 0;  // the coordinate axis least along a
+        for (int k = 1; k < 3; ++k)
+            if (std::fabs(a[k]) < std::fabs(a[m])) m = k;
+        double e[3] = {0, 0, 0};
+        e[m] = 1;
+        cross3(a, e, u[0]);
+        double l = std::sqrt(dot3(u[0], u[0]));
+        for (int k = 0; k < 3; ++k) u[0][k] /= l;
+        cross3(a, u[0], u[1]);
+        l = std::sqrt(dot3(u[1], u[1]));
+        for (int k = 0; k < 3; ++k) u[1][k] /= l;
+    }
+    for (int o = 0; o < no; ++o) {
+        double lo = 0, hi = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            const double p = dot3(x + 3 * i, u[o]);
+            if (i == 0 || p < lo) lo = p;
+            if (i == 0 || p > hi) hi = p;
+        }
+        const double L = (hi - lo) + 2 * reach + 1.0;
+        for (int k = 0; k < 3; ++k) sc.cell.vectors[opn[o]][k] = L * u[o][k];
+    }
+    return true;
+}
+
+// ---------------------------------------------------------------------------
+// The direct path's geometry (the path itself: ase_direct.hpp).
+//
+// On a periodic axis a let r_a be the dual vector of the periodic cell
+// vectors (r_a . h_b = 1 if b = a, 0 for the other periodic b) taken
+// orthogonal to the open directions; f_a = x . r_a is then the fractional
+// coordinate and D . r_a = f_a(x_j) - f_a(x_i) + S_a, so |D| >= |f_a(x_j) -
+// f_a(x_i) + S_a| / |r_a| (1 / |r_a| is the distance between the cell's
+// faces across a): an entry within the cutoff c has |f_a(x_j) - f_a(x_i) +
+// S_a| <= R_a = c |r_a|, R_a taken a little larger for the rounding of f.
+// This test only chooses the candidates; each is then decided by ASE's own
+// computation (ase_vector, within). Open axes: S_a = 0 and f_a = 0. The
+// dual vectors come from the inverse of the matrix whose rows are the
+// periodic vectors and, for the open axes, unit vectors orthogonal to them,
+// so a tilted cell with open axes needs no case of its own.
+
+/// A system's geometry for the direct path.
+struct SmallGeom {
+    bool single = true;   // every R_a < 1/2: one candidate a pair at most
+    bool diag = true;     // the cell is diagonal: (S h)_k = S_k h_kk exactly
+    double r[3][3] = {};  // r[a]: the dual vector of periodic axis a (0 on open axes)
+    double R[3] = {};     // the reach in fractional units (0 on open axes)
+};
+
+/// Whether the direct path takes the system (n atoms, |x_k| <= xmax, the
+/// largest reach of a pair `reach`, the limit on atoms^2 x candidates a
+/// pair), and its geometry. Near-flat cells (volume under 1/1000 of the
+/// product of the vectors' lengths), zero periodic vectors and atoms
+/// millions of cells away go to the library's path (which also reports the
+/// errors).
+inline bool small_geometry(const Mat3& h, const std::array<bool, 3>& pbc, std::size_t n, double xmax, double reach,
+                           double limit, SmallGeom& g) {
+    const double pairs = static_cast<double>(n) * static_cast<double>(n);
+    for (int a = 0; a < 3; ++a)
+        for (int k = 0; k < 3; ++k)
+            if (a != k && h[a][k] != 0) g.diag = false;
+    int periodic = 0;
+    for (int a = 0; a < 3; ++a) periodic += pbc[a] ? 1 : 0;
+    if (periodic == 0) return pairs <= limit;
+    double m[3][3];
+    int per[3], opn[3], np = 0, no = 0;  // the periodic and the open axes
+    for (int a = 0; a < 3; ++a) {
+        if (pbc[a]) per[np++] = a;
+        else opn[no++] = a;
+        for (int k = 0; k < 3; ++k) m[a][k] = h[a][k];
+        if (pbc[a] && !(dot3(m[a], m[a]) > 0)) return false;  // the library's path says why
+    }
+    // Unit vectors for the open axes, orthogonal to the periodic ones.
+    if (periodic == 2) {
+        double u[3];
+        cross3(m[per[0]], m[per[1]], u);
+        const double l = std::sqrt(dot3(u, u));
+        if (!(l > 0) || !std::isfinite(l)) return false;
+        for (int k = 0; k < 3; ++k) m[opn[0]][k] = u[k] / l;
+    } else if (periodic == 1) {
+        const double* a = m[per[0]];
+        int c = 0;  // the coordinate axis least along a
+        for (int k = 1; k < 3; ++k)
+            if (std::fabs(a[k]) < std::fabs(a[c])) c = k;
+        double e[3] = {0, 0, 0}, u[3], v[3];
+        e[c] = 1;
+        cross3(a, e, u);
+        double l = std::sqrt(dot3(u, u));
+        for (int k = 0; k < 3; ++k) u[k] /= l;
+        cross3(a, u, v);
+        l = std::sqrt(dot3(v, v));
+        for (int k = 0; k < 3; ++k) v[k] /= l;
+        for (int k = 0; k < 3; ++k) m[opn[0]][k] = u[k], m[opn[1]][k] = v[k];
+    }
+    double c12[3], c20[3], c01[3];
+    cross3(m[1], m[2], c12), cross3(m[2], m[0], c20), cross3(m[0], m[1], c01);
+    const double det = dot3(m[0], c12);
+    const double size = std::sqrt(dot3(m[0], m[0]) * dot3(m[1], m[1]) * dot3(m[2], m[2]));
+    // A near-flat cell: the library's path.
+    if (!(std::fabs(det) >= 1e-3 * size) || !std::isfinite(det)) return false;
+    const double* cs[3] = {c12, c20, c01};
+    double rmax = 0;
+    for (int t = 0; t < np; ++t) {
+        const int a = per[t];
+        for (int k = 0; k < 3; ++k) g.r[a][k] = cs[a][k] / det;
+        rmax = std::max(rmax, std::sqrt(dot3(g.r[a], g.r[a])));
+    }
+    // |f| <= |x| |r|: whole shifts of a few million cells at most, and f
+    // computed to far better than 1e-9.
+    const double fmax = 2 * xmax * rmax;
+    if (!(fmax < 1e6)) return false;
+    const double tol = 1e-9 * (1 + 4 * fmax);
+    double images = 1;  // about the candidates a pair has
+    for (int t = 0; t < np; ++t) {
+        const int a = per[t];
+        g.R[a] = reach * (1 + 1e-9) * std::sqrt(dot3(g.r[a], g.r[a])) + tol;
+        if (!(g.R[a] < 0.5)) g.single = false;
+        images *= std::max(1.0, 2 * g.R[a]);
+    }
+    // Several images a pair: the ranges and the pairs with two candidates
+    // on an axis (enumerated one by one) cost about 4 times a pair of the
+    // single case (measured: docs/python.md).
+    const double work = g.single ? pairs : 4 * pairs * images;
+    return work <= limit;
+}
+
+/// Room for the entries a system is expected to have: n^2 x the sphere's
+/// share of the cell (a tenth more), at most n^2 where a pair has one
+/// candidate; grown if short (open axes: no volume, 64 an atom to start).
+inline double entries_expected(std::size_t n, const Mat3& h, const std::array<bool, 3>& pbc, const SmallGeom& g,
+                               double max_cut) {
+    const double nn = static_cast<double>(n) * static_cast<double>(n);
+    double estimate = static_cast<double>(n) * static_cast<double>(std::min<std::size_t>(n, 64));
+    if (pbc[0] && pbc[1] && pbc[2]) {
+        double c12[3];
+        cross3(h[1].data(), h[2].data(), c12);
+        const double volume = std::fabs(dot3(h[0].data(), c12));
+        estimate = 1.1 * nn * (4.18879020478639 * max_cut * max_cut * max_cut) / volume + 2.0 * static_cast<double>(n) + 64;
+    }
+    return g.single ? std::min(estimate, nn) : estimate;
+}
+
+}  // namespace ase
+}  // namespace detail
+}  // namespace broadphase
+
+// ---- src/ase/ase_direct.hpp ----
+// The direct path for small systems: a system with few atoms is listed
+// without the library's NeighborList, row by row in ASE's order
+// (ase_direct_kernels.hpp), the candidates chosen by the geometry of
+// ase_cells.hpp. The library's list costs more than that below a few
+// hundred atoms (its search, its shifts, then the order to restore).
+//
+// Taken when atoms^2 x (the candidates of a pair) is at most the limit
+// (Work::small_limit; measured: docs/python.md) and the cell is not near
+// flat; otherwise, and for anything odd (a zero periodic vector, atoms
+// millions of cells away), the library's path (ase_library_path.hpp),
+// which also reports the errors.
+//
+// Two sinks take the rows: ArraySink writes the caller's arrays (an
+// AseOutput: the whole answer of a call whose systems all take this path,
+// in one pass), EntrySink the entries of one system of a call that also
+// has large systems, as the library's path leaves them (Work::entries).
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+
+// ---- src/ase/ase_direct_kernels.hpp ----
+// The direct path's rows (ase_direct.hpp), compiled for SSE2, AVX2 and
+// AVX-512 and chosen at run time by the library's SIMD level (simd.hpp:
+// simd_level(), set_simd_level()), as the box kernels of src/simd/ are.
+//
+// For each i (in order), each j (in order) and each shift S (in
+// lexicographic order) that can be within the cutoff (ase_cells.hpp), D and
+// d are computed as ASE computes them and the entry kept iff d < cutoff, so
+// the rows come out in ASE's order with no sort.
+//  - Every R_a < 1/2 (the cell over twice the cutoff across; the common
+//    case): a pair has at most one candidate, S_a = rint(f_a(x_i) -
+//    f_a(x_j)). A row is computed for every j at once in a loop the
+//    compiler vectorises (structure of arrays, restrict pointers), then the
+//    kept j are read off a byte mask, 64 at a time.
+//  - Otherwise (small cells: several images of one atom) the same loop
+//    also gives each pair's range of S_a per axis, [ceil(f_i - f_j - R_a),
+//    floor(f_i - f_j + R_a)]; a pair whose ranges hold the nearest image
+//    alone is taken from the loop, the others' candidates are enumerated
+//    (scalar) in lexicographic order.
+// The loops are plain C++: each copy differs only in its target attribute,
+// so every copy computes the same bits (no fused multiply-add in any: the
+// file is built with contraction off). A Sink receives the rows: put()
+// each entry through a Writer (pointers and a count in registers), with
+// room made before (reserve) and the count taken back after (commit).
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+
+namespace broadphase {
+namespace detail {
+namespace ase {
+
+/// A system as the direct path reads it.
+struct SmallIn {
+    std::size_t n = 0;
+    const double *X, *Y, *Z;     // positions, one array a coordinate
+    const double *F0, *F1, *F2;  // fractional coordinates (0 on open axes)
+    double h[3][3];              // the cell as given
+    double R[3];                 // the reach in fractional units
+    bool self = false;           // self_interaction
+    const Cutoffs* cut = nullptr;
+    const std::uint32_t* glob = nullptr;  // global ids
+};
+
+/// A row's buffers (n rounded up to 8 each; the mask to 64, with zeros).
+struct SmallRow {
+    double *S0, *S1, *S2, *D0, *D1, *D2, *Q, *C;
+    double *L[3], *H[3];  // several images a pair: the S ranges
+    std::uint8_t* M;
+};
+
+/// Row i's per-pair cutoffs into C (per-atom radii, pairs of elements).
+BROADPHASE_ASE_INLINE void small_cuts(const SmallIn& in, std::size_t i, double* C) {
+    const std::uint32_t gi = in.glob[i];
+    for (std::size_t j = 0; j < in.n; ++j) C[j] = in.cut->cut(gi, in.glob[j]);
+}
+
+/// The bits of 64 mask bytes (each 0, 1 or 2) from M: bit k set for byte k
+/// not 0. The rows are read off these words, one branch miss a word at
+/// most rather than one every 8 bytes.
+BROADPHASE_ASE_INLINE std::uint64_t mask_bits(const std::uint8_t* M) {
+    std::uint64_t bits = 0;
+    for (int k = 0; k < 8; ++k) {
+        std::uint64_t w;
+        std::memcpy(&w, M + 8 * k, 8);
+        w = (w | (w >> 1)) & 0x0101010101010101ULL;               // a byte 1 or 2: its bit 0 set
+        bits |= ((w * 0x0102040810204080ULL) >> 56) << (8 * k);  // byte t's bit 0 to bit 56 + t
+    }
+    return bits;
+}
+
+/// Index of the lowest set bit of w (w != 0).
+BROADPHASE_ASE_INLINE unsigned lowest_bit(std::uint64_t w) {
+#if defined(__GNUC__)
+    return static_cast<unsigned>(__builtin_ctzll(w));
+#else
+    unsigned k = 0;
+    while (!(w & 1u)) w >>= 1, ++k;
+    return k;
+#endif
+}
+
+/// Row i's candidates for every j when every R_a < 1/2: S_a = rint(f_i -
+/// f_j) (the only one that can be within reach), D and d^2 as ASE computes
+/// them; M[j] = 1 where d^2 may be within the cutoff (decided by within()
+/// after). With Full, S and D for every j too. One loop the compiler
+/// vectorises (restrict parameters: GCC does not vectorise it otherwise).
+template <bool Diag, bool Full, bool Varying>
+BROADPHASE_ASE_INLINE void single_pass(std::size_t n, const double* __restrict X, const double* __restrict Y,
+                                       const double* __restrict Z, const double* __restrict F0,
+                                       const double* __restrict F1, const double* __restrict F2,
+                                       double* __restrict S0, double* __restrict S1, double* __restrict S2,
+                                       double* __restrict D0, double* __restrict D1, double* __restrict D2,
+                                       double* __restrict Q, const double* __restrict C, std::uint8_t* __restrict M,
+                                       const double (&xi)[3], const double (&fi)[3], const double (&h)[3][3],
+                                       double c2) {
+    const double h00 = h[0][0], h01 = h[0][1], h02 = h[0][2];
+    const double h10 = h[1][0], h11 = h[1][1], h12 = h[1][2];
+    const double h20 = h[2][0], h21 = h[2][1], h22 = h[2][2];
+    const double x0 = xi[0], x1 = xi[1], x2 = xi[2], f0 = fi[0], f1 = fi[1], f2 = fi[2];
+    const double big = 6755399441055744.0;  // 1.5 * 2^52: (big + v) - big = rint(v) for |v| < 2^51
+    for (std::size_t j = 0; j < n; ++j) {
+        const double s0 = (big + (f0 - F0[j])) - big;
+        const double s1 = (big + (f1 - F1[j])) - big;
+        const double s2 = (big + (f2 - F2[j])) - big;
+        double sh0, sh1, sh2;  // S h as ase_vector sums it (diagonal: the other terms are zeros)
+        if (Diag) {
+            sh0 = s0 * h00, sh1 = s1 * h11, sh2 = s2 * h22;
+        } else {
+            sh0 = (s0 * h00 + s1 * h10) + s2 * h20;
+            sh1 = (s0 * h01 + s1 * h11) + s2 * h21;
+            sh2 = (s0 * h02 + s1 * h12) + s2 * h22;
+        }
+        const double d0 = (X[j] - x0) + sh0, d1 = (Y[j] - x1) + sh1, d2 = (Z[j] - x2) + sh2;
+        const double q = (d0 * d0 + d1 * d1) + d2 * d2;
+        Q[j] = q;
+        if (Full) S0[j] = s0, S1[j] = s1, S2[j] = s2, D0[j] = d0, D1[j] = d1, D2[j] = d2;
+    }
+    // The mask in a loop of its own: bytes beside doubles in the loop above
+    // make GCC vectorise it 64 pairs at a time (spills) or not at all.
+    for (std::size_t j = 0; j < n; ++j) M[j] = Q[j] <= (Varying ? C[j] * C[j] * (1 + 1e-12) : c2);
+}
+
+/// Every R_a < 1/2: one candidate a pair; each row computed for all j by
+/// single_pass, then the kept j read off the mask in order.
+template <bool Diag, bool Varying, class Sink>
+BROADPHASE_ASE_INLINE void small_single(const SmallIn& in, const SmallRow& b, Sink& sink) {
+    const std::size_t n = in.n, n64 = (n + 63) & ~std::size_t(63);
+    const double c = Varying ? 0.0 : in.cut->c;
+    const double c2 = c * c * (1 + 1e-12);  // within(): d^2 above this is out
+    const double* Q = b.Q;
+    const double* C = b.C;
+    const std::uint8_t* M = b.M;
+    const double *S0 = b.S0, *S1 = b.S1, *S2 = b.S2, *D0 = b.D0, *D1 = b.D1, *D2 = b.D2;
+    for (std::size_t j = n; j < n64; ++j) b.M[j] = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        sink.row_start(i);
+        sink.reserve(n);
+        if (Varying) small_cuts(in, i, b.C);
+        const double xi[3] = {in.X[i], in.Y[i], in.Z[i]}, fi[3] = {in.F0[i], in.F1[i], in.F2[i]};
+        single_pass<Diag, Sink::Full, Varying>(n, in.X, in.Y, in.Z, in.F0, in.F1, in.F2, b.S0, b.S1, b.S2, b.D0, b.D1,
+                                               b.D2, b.Q, b.C, b.M, xi, fi, in.h, c2);
+        if (!in.self) b.M[i] = 0;  // (i, i, 0): with self_interaction only
+        typename Sink::Writer wr = sink.writer();
+        for (std::size_t j0 = 0; j0 < n; j0 += 64) {
+            std::uint64_t w = mask_bits(M + j0);
+            while (w) {
+                const std::size_t j = j0 + lowest_bit(w);
+                w &= w - 1;
+                if (!within(Q[j], Varying ? C[j] : c)) continue;
+                if (Sink::Full) wr.put(j, S0[j], S1[j], S2[j], D0[j], D1[j], D2[j], Q[j]);
+                else wr.put(j, 0, 0, 0, 0, 0, 0, 0);
+            }
+        }
+        sink.commit(wr);
+        sink.row_end(i);
+    }
+}
+
+/// Row i's candidates for every j when some R_a >= 1/2 (several images a
+/// pair): as single_pass for the nearest image S_a = rint(f_i - f_j), and
+/// each axis's range [lo_a, hi_a] of S_a within reach. M[j] = 1 where the
+/// nearest image is the only candidate and may be within the cutoff, 2
+/// where a range holds more (enumerated one by one after), 0 where none.
+template <bool Diag, bool Full, bool Varying>
+BROADPHASE_ASE_INLINE void range_pass(std::size_t n, const double* __restrict X, const double* __restrict Y,
+                                      const double* __restrict Z, const double* __restrict F0,
+                                      const double* __restrict F1, const double* __restrict F2,
+                                      double* __restrict S0, double* __restrict S1, double* __restrict S2,
+                                      double* __restrict D0, double* __restrict D1, double* __restrict D2,
+                                      double* __restrict Q, const double* __restrict C, double* __restrict L0,
+                                      double* __restrict L1, double* __restrict L2, double* __restrict H0,
+                                      double* __restrict H1, double* __restrict H2, std::uint8_t* __restrict M,
+                                      const double (&xi)[3], const double (&fi)[3], const double (&h)[3][3],
+                                      const double (&R)[3], double c2) {
+    const double h00 = h[0][0], h01 = h[0][1], h02 = h[0][2];
+    const double h10 = h[1][0], h11 = h[1][1], h12 = h[1][2];
+    const double h20 = h[2][0], h21 = h[2][1], h22 = h[2][2];
+    const double x0 = xi[0], x1 = xi[1], x2 = xi[2], f0 = fi[0], f1 = fi[1], f2 = fi[2];
+    const double R0 = R[0], R1 = R[1], R2 = R[2];
+    const double big = 6755399441055744.0;
+    for (std::size_t j = 0; j < n; ++j) {
+        const double e0 = f0 - F0[j], e1 = f1 - F1[j], e2 = f2 - F2[j];
+        const double s0 = (big + e0) - big, s1 = (big + e1) - big, s2 = (big + e2) - big;
+        const double l0 = std::ceil(e0 - R0), l1 = std::ceil(e1 - R1), l2 = std::ceil(e2 - R2);
+        const double u0 = std::floor(e0 + R0), u1 = std::floor(e1 + R1), u2 = std::floor(e2 + R2);
+        double sh0, sh1, sh2;
+        if (Diag) {
+            sh0 = s0 * h00, sh1 = s1 * h11, sh2 = s2 * h22;
+        } else {
+            sh0 = (s0 * h00 + s1 * h10) + s2 * h20;
+            sh1 = (s0 * h01 + s1 * h11) + s2 * h21;
+            sh2 = (s0 * h02 + s1 * h12) + s2 * h22;
+        }
+        const double d0 = (X[j] - x0) + sh0, d1 = (Y[j] - x1) + sh1, d2 = (Z[j] - x2) + sh2;
+        const double q = (d0 * d0 + d1 * d1) + d2 * d2;
+        const double lim = Varying ? C[j] * C[j] * (1 + 1e-12) : c2;
+        const bool one = (l0 == u0) & (l1 == u1) & (l2 == u2) & (l0 == s0) & (l1 == s1) & (l2 == s2);
+        const bool any = (l0 <= u0) & (l1 <= u1) & (l2 <= u2);
+        M[j] = static_cast<std::uint8_t>(one ? (q <= lim) : (any ? 2 : 0));
+        Q[j] = q;
+        L0[j] = l0, L1[j] = l1, L2[j] = l2, H0[j] = u0, H1[j] = u1, H2[j] = u2;
+        if (Full) S0[j] = s0, S1[j] = s1, S2[j] = s2, D0[j] = d0, D1[j] = d1, D2[j] = d2;
+    }
+}
+
+/// Several images a pair: range_pass, then in order of j the nearest image
+/// where it is the only candidate, else every S of the ranges in
+/// lexicographic order (scalar).
+template <bool Diag, bool Varying, class Sink>
+BROADPHASE_ASE_INLINE void small_multi(const SmallIn& in, const SmallRow& b, Sink& sink) {
+    const std::size_t n = in.n, n64 = (n + 63) & ~std::size_t(63);
+    const double *S0 = b.S0, *S1 = b.S1, *S2 = b.S2, *D0 = b.D0, *D1 = b.D1, *D2 = b.D2;
+    const double *L0 = b.L[0], *L1 = b.L[1], *L2 = b.L[2], *H0 = b.H[0], *H1 = b.H[1], *H2 = b.H[2];
+    const double* Q = b.Q;
+    const double* C = b.C;
+    const std::uint8_t* M = b.M;
+    const double(&h)[3][3] = in.h;
+    const double c = Varying ? 0.0 : in.cut->c;
+    const double c2 = c * c * (1 + 1e-12);
+    for (std::size_t j = n; j < n64; ++j) b.M[j] = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        sink.row_start(i);
+        sink.reserve(n);
+        if (Varying) small_cuts(in, i, b.C);
+        const double xi[3] = {in.X[i], in.Y[i], in.Z[i]}, fi[3] = {in.F0[i], in.F1[i], in.F2[i]};
+        range_pass<Diag, Sink::Full, Varying>(n, in.X, in.Y, in.Z, in.F0, in.F1, in.F2, b.S0, b.S1, b.S2, b.D0, b.D1,
+                                              b.D2, b.Q, b.C, b.L[0], b.L[1], b.L[2], b.H[0], b.H[1], b.H[2], b.M, xi,
+                                              fi, in.h, in.R, c2);
+        if (!in.self && M[i] == 1) b.M[i] = 0;  // (i, i, 0) alone: with self_interaction only
+        typename Sink::Writer wr = sink.writer();
+        for (std::size_t j0 = 0; j0 < n; j0 += 64) {
+            std::uint64_t w = mask_bits(M + j0);
+            while (w) {
+                const std::size_t j = j0 + lowest_bit(w);
+                w &= w - 1;
+                const double cj = Varying ? C[j] : c;
+                if (M[j] == 1) {
+                    if (!within(Q[j], cj)) continue;
+                    if (Sink::Full) wr.put(j, S0[j], S1[j], S2[j], D0[j], D1[j], D2[j], Q[j]);
+                    else wr.put(j, 0, 0, 0, 0, 0, 0, 0);
+                    continue;
+                }
+                const int a0 = static_cast<int>(L0[j]), b0 = static_cast<int>(H0[j]);
+                const int a1 = static_cast<int>(L1[j]), b1 = static_cast<int>(H1[j]);
+                const int a2 = static_cast<int>(L2[j]), b2 = static_cast<int>(H2[j]);
+                sink.commit(wr);
+                sink.reserve(n + static_cast<std::size_t>(b0 - a0 + 1) * static_cast<std::size_t>(b1 - a1 + 1) *
+                                     static_cast<std::size_t>(b2 - a2 + 1));
+                wr = sink.writer();
+                const double x0 = in.X[j] - xi[0], x1 = in.Y[j] - xi[1], x2 = in.Z[j] - xi[2];
+                for (int t0 = a0; t0 <= b0; ++t0)
+                    for (int t1 = a1; t1 <= b1; ++t1)
+                        for (int t2 = a2; t2 <= b2; ++t2) {
+                            if (j == i && !(t0 | t1 | t2) && !in.self) continue;
+                            const double s0 = t0, s1 = t1, s2 = t2;
+                            double sh0, sh1, sh2;
+                            if (Diag) {
+                                sh0 = s0 * h[0][0], sh1 = s1 * h[1][1], sh2 = s2 * h[2][2];
+                            } else {
+                                sh0 = (s0 * h[0][0] + s1 * h[1][0]) + s2 * h[2][0];
+                                sh1 = (s0 * h[0][1] + s1 * h[1][1]) + s2 * h[2][1];
+                                sh2 = (s0 * h[0][2] + s1 * h[1][2]) + s2 * h[2][2];
+                            }
+                            const double d0 = x0 + sh0, d1 = x1 + sh1, d2 = x2 + sh2;
+                            const double q = (d0 * d0 + d1 * d1) + d2 * d2;
+                            if (within(q, cj)) wr.put(j, s0, s1, s2, d0, d1, d2, q);
+                        }
+            }
+        }
+        sink.commit(wr);
+        sink.row_end(i);
+    }
+}
+
+template <bool Diag, bool Varying, bool Single, class Sink>
+BROADPHASE_ASE_INLINE void small_rows(const SmallIn& in, const SmallRow& b, Sink& sink) {
+    if (Single) small_single<Diag, Varying>(in, b, sink);
+    else small_multi<Diag, Varying>(in, b, sink);
+}
+
+// The rows compiled for each instruction set (the target strings of
+// src/simd/simd_dispatch.hpp's copies); no fused multiply-add in any
+// (ASE's rounding).
+template <bool Diag, bool Varying, bool Single, class Sink>
+void small_rows_base(const SmallIn& in, const SmallRow& b, Sink& sink) {
+    small_rows<Diag, Varying, Single>(in, b, sink);
+}
+#if defined(BROADPHASE_SIMD_RUNTIME)
+template <bool Diag, bool Varying, bool Single, class Sink>
+__attribute__((target("avx2,bmi,popcnt"))) void small_rows_avx2(const SmallIn& in, const SmallRow& b, Sink& sink) {
+    small_rows<Diag, Varying, Single>(in, b, sink);
+}
+template <bool Diag, bool Varying, bool Single, class Sink>
+__attribute__((target("avx2,bmi,popcnt,avx512f,avx512vl,avx512bw,avx512dq"))) void small_rows_avx512(
+    const SmallIn& in, const SmallRow& b, Sink& sink) {
+    small_rows<Diag, Varying, Single>(in, b, sink);
+}
+#endif
+
+/// The rows of one system on the copy for simd_level() (AVX-512, AVX2, or
+/// the build's baseline for SSE2 and scalar), the flags (diagonal cell,
+/// varying cutoffs, one candidate a pair) as template arguments.
+template <class Sink, bool... B>
+void small_pick(const SmallIn& in, const SmallRow& b, Sink& sink, const bool (&flags)[3]) {
+    if constexpr (sizeof...(B) == 3) {
+#if defined(BROADPHASE_SIMD_RUNTIME)
+        switch (simd_level()) {
+            case SimdLevel::avx512: small_rows_avx512<B...>(in, b, sink); return;
+            case SimdLevel::avx2: small_rows_avx2<B...>(in, b, sink); return;
+            default: break;
+        }
+#endif
+        small_rows_base<B...>(in, b, sink);
+    } else {
+        if (flags[sizeof...(B)]) small_pick<Sink, B..., true>(in, b, sink, flags);
+        else small_pick<Sink, B..., false>(in, b, sink, flags);
+    }
+}
+
+}  // namespace ase
+}  // namespace detail
+}  // namespace broadphase
+
+// ---- src/ase/ase_work.hpp ----
+// What an AseNeighborList keeps between calls: the library's NeighborList
+// for large systems, the answer of the last list() (entries by row), and
+// the scratch of both paths, grown only, so that a call after the first of
+// its size allocates nothing but the output.
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+
+namespace broadphase {
+namespace detail {
+namespace ase {
+
+/// The direct path's default limit on atoms^2 x candidates a pair, for
+/// calls that ask for d, D or S; 4 times it for i and j alone (limit_for).
+/// Measured (2-core Xeon, copper at 5 A, docs/python.md): the direct path
+/// is faster than the library's up to about 400 atoms with "ijdDS" (400:
+/// 0.56 against 0.71 ms; 512: even) and up to 1,000 with "ij" (700: 0.45
+/// against 0.74 ms).
+constexpr double default_small_limit = 400.0 * 400.0;
+
+struct Work {
+    double small_limit = default_small_limit;
+    std::string error;                                 // why the last call failed
+    std::size_t last_direct = 0, last_library = 0;     // the last call's systems by each path
+    std::unique_ptr<NeighborList> list;                // the library's path (made at the first large system)
+    double margin = -1;                                // the list's cutoff (the search margin)
+    // The call's input as the parts read it (copies of the cells, kept).
+    Systems S;
+    std::vector<Mat3> cells;
+    std::vector<std::array<bool, 3>> pbc;
+    Cutoffs cut;
+    // The answer of list(): rows by global atom.
+    std::vector<Entry> entries;         // the answer, rows in order of placement
+    std::vector<std::uint64_t> row_at;  // per global atom: its row in entries
+    std::vector<std::uint32_t> row_n;   // per global atom: its row's length
+    std::size_t listed = 0;             // entries of the last list()
+    // The library's path.
+    std::vector<std::uint32_t> count;      // per local atom: entries kept
+    std::vector<std::uint32_t> last_j;     // per local atom: j of its last entry placed
+    std::vector<double> gathered_x;        // a system's atoms when not contiguous
+    std::vector<std::uint32_t> glob;       // a system's atoms' global ids
+    std::vector<std::uint32_t> by_system;  // atoms ordered by system (stable)
+    std::vector<std::uint64_t> system_at;  // per system: first atom in by_system
+    std::vector<std::uint64_t> system_fill;  // per system: the next free place in by_system
+    std::vector<double> radii;             // per local atom: search radius
+    // The direct path.
+    std::vector<double> soa;          // a system's X, Y, Z, F0, F1, F2, then a row's buffers
+    std::vector<std::uint8_t> maybe;  // a row's candidates (one byte per j)
+    struct SystemGeom {
+        SmallGeom g;
+        std::size_t a0, n;
+    };
+    std::vector<SystemGeom> geoms;  // a call's systems for the direct path
+
+    /// The memory kept between calls given back (the settings stay).
+    void release() {
+        list.reset();
+        margin = -1;
+        const auto drop = [](auto& v) { std::decay_t<decltype(v)>().swap(v); };
+        drop(cells), drop(pbc), drop(cut.elem), drop(cut.table), drop(cut.elem_r), drop(cut.distinct);
+        drop(entries), drop(row_at), drop(row_n), drop(count), drop(last_j), drop(gathered_x), drop(glob);
+        drop(by_system), drop(system_at), drop(system_fill), drop(radii), drop(soa), drop(maybe), drop(geoms);
+        listed = 0;
+        S = Systems{};
+    }
+};
+
+}  // namespace ase
+}  // namespace detail
+}  // namespace broadphase
+
+
+namespace broadphase {
+namespace detail {
+namespace ase {
+
+/// The answer of a call in the caller's arrays (AseOutput): i, j, and with
+/// Full S, D and d (sqrt of d^2 in the pass that writes the rest: the
+/// divider runs beside the stores), only those asked for. The arrays are
+/// made at the expected size, grown when short (twice, or what a row
+/// needs) and cut to the count at the end. Rows write through a Writer.
+template <bool Full_>
+struct ArraySink {
+    static constexpr bool Full = Full_;
+    struct Writer {
+        std::int64_t* j;
+        std::int64_t* S;
+        double* D;
+        double* d;
+        std::size_t p;
+        std::int64_t off;  // the system's first atom (batches)
+        inline void put(std::size_t jj, double s0, double s1, double s2, double D0, double D1, double D2, double d2) {
+            if (j) j[p] = static_cast<std::int64_t>(jj) + off;
+            if (Full) {
+                if (S) {
+                    S[3 * p] = static_cast<std::int64_t>(s0), S[3 * p + 1] = static_cast<std::int64_t>(s1);
+                    S[3 * p + 2] = static_cast<std::int64_t>(s2);
+                }
+                if (D) D[3 * p] = D0, D[3 * p + 1] = D1, D[3 * p + 2] = D2;
+                if (d) d[p] = std::sqrt(d2);
+            }
+            ++p;
+        }
+    };
+    AseOutput& out;
+    std::int64_t *pi = nullptr, *pj = nullptr, *pS = nullptr;
+    double *pd = nullptr, *pD = nullptr;
+    std::size_t p = 0, row_begin = 0, cap = 0;
+    std::int64_t off = 0;  // the system's first atom (batches)
+
+    ArraySink(AseOutput& o, std::size_t estimate) : out(o) {
+        cap = std::max<std::size_t>(estimate, 16);
+        allocate(cap);
+    }
+    void allocate(std::size_t rows) {
+        const AseColumns c = out.resize(rows);
+        pi = c.i, pj = c.j, pS = c.S, pd = c.d, pD = c.D;
+    }
+    /// Room for `extra` more entries.
+    void reserve(std::size_t extra) {
+        if (p + extra <= cap) return;
+        cap = std::max(2 * cap, p + extra);
+        allocate(cap);
+    }
+    Writer writer() const { return Writer{pj, pS, pD, pd, p, off}; }
+    void commit(const Writer& wr) { p = wr.p; }
+    void row_start(std::size_t) { row_begin = p; }
+    void row_end(std::size_t i) {  // i for the row (a vectorised fill, in the kernel)
+        if (!pi) return;
+        std::int64_t* __restrict o = pi;
+        const std::int64_t v = static_cast<std::int64_t>(i) + off;
+        const std::size_t b = row_begin, e = p;  // locals: o[k] may alias the members
+        for (std::size_t k = b; k < e; ++k) o[k] = v;
+    }
+    /// The arrays cut to the count; returns it.
+    std::size_t finish() {
+        if (p != cap) allocate(p);
+        return p;
+    }
+};
+
+/// The answer of one system of a call into w.entries (global numbering),
+/// rows through row_at / row_n, as the library's path leaves it.
+struct EntrySink {
+    static constexpr bool Full = true;  // S is needed (D and d: write() computes them again)
+    struct Writer {
+        Entry* e;
+        const std::uint32_t* glob;
+        std::size_t p;
+        inline void put(std::size_t jj, double s0, double s1, double s2, double, double, double, double) {
+            Entry& en = e[p++];
+            en.j = glob[jj];
+            en.s[0] = static_cast<std::int32_t>(s0), en.s[1] = static_cast<std::int32_t>(s1);
+            en.s[2] = static_cast<std::int32_t>(s2);
+        }
+    };
+    Work& w;
+    const std::uint32_t* glob;
+    std::size_t p, row_begin = 0;
+
+    EntrySink(Work& work, const std::uint32_t* g) : w(work), glob(g), p(work.entries.size()) {}
+    void reserve(std::size_t extra) {
+        const std::size_t need = p + extra;
+        if (need <= w.entries.size()) return;
+        if (need > w.entries.capacity()) w.entries.reserve(std::max<std::size_t>(2 * w.entries.capacity(), need));
+        w.entries.resize(need);  // within the capacity: no copy, nothing written (Entry())
+    }
+    Writer writer() const { return Writer{w.entries.data(), glob, p}; }
+    void commit(const Writer& wr) { p = wr.p; }
+    void row_start(std::size_t) { row_begin = p; }
+    void row_end(std::size_t i) {
+        w.row_at[glob[i]] = row_begin;
+        w.row_n[glob[i]] = static_cast<std::uint32_t>(p - row_begin);
+    }
+    void finish() { w.entries.resize(p); }
+};
+
+/// One system's arrays for the direct path into w.soa (X, Y, Z, F0, F1,
+/// F2, then the row buffers) and w.maybe; fills `in` and `b`.
+inline void small_prepare(Work& w, const double* x, std::size_t n, const Mat3& h, const SmallGeom& g, SmallIn& in,
+                          SmallRow& b) {
+    const std::size_t n8 = (n + 7) & ~std::size_t(7);
+    if (w.soa.size() < 20 * n8) w.soa.resize(20 * n8);
+    if (w.maybe.size() < n8 + 64) w.maybe.resize(n8 + 64);  // padded to 64
+    double* s = w.soa.data();
+    double* X = s;
+    double* Y = s + n8;
+    double* Z = s + 2 * n8;
+    double* F[3] = {s + 3 * n8, s + 4 * n8, s + 5 * n8};
+    for (std::size_t k = 0; k < n; ++k) X[k] = x[3 * k], Y[k] = x[3 * k + 1], Z[k] = x[3 * k + 2];
+    for (int a = 0; a < 3; ++a) {
+        const double r0 = g.r[a][0], r1 = g.r[a][1], r2 = g.r[a][2];
+        double* f = F[a];
+        for (std::size_t k = 0; k < n; ++k) f[k] = (X[k] * r0 + Y[k] * r1) + Z[k] * r2;
+    }
+    in.n = n, in.X = X, in.Y = Y, in.Z = Z, in.F0 = F[0], in.F1 = F[1], in.F2 = F[2];
+    for (int r = 0; r < 3; ++r)
+        for (int k = 0; k < 3; ++k) in.h[r][k] = h[r][k];
+    for (int a = 0; a < 3; ++a) in.R[a] = g.R[a];
+    b.S0 = s + 6 * n8, b.S1 = s + 7 * n8, b.S2 = s + 8 * n8;
+    b.D0 = s + 9 * n8, b.D1 = s + 10 * n8, b.D2 = s + 11 * n8;
+    b.Q = s + 12 * n8, b.C = s + 13 * n8;
+    for (int a = 0; a < 3; ++a) b.L[a] = s + (14 + a) * n8, b.H[a] = s + (17 + a) * n8;
+    b.M = w.maybe.data();
+}
+
+/// The direct path's limit for a call: calls that ask for no d, D or S
+/// write 16 bytes an entry, not 72, and gain up to larger systems.
+inline double limit_for(const Work& w, const AseQuantities& q) {
+    return (q.d || q.D || q.S) ? w.small_limit : 4 * w.small_limit;
+}
+
+/// A call whose systems are contiguous and in order, when every system is
+/// for the direct path: the arrays written through `out` in one pass, the
+/// count returned in `entries` (true); false, with nothing written,
+/// otherwise. w.S and w.cut hold the call (the element table not yet made).
+inline bool small_direct(Work& w, const AseCutoff& cutoff, const AseQuantities& q, bool self_interaction,
+                         AseOutput& out, std::size_t& entries) {
+    const Systems& S = w.S;
+    const Cutoffs& cut = w.cut;
+    if (S.sys && !S.contiguous) return false;
+    const double limit = limit_for(w, q);
+    w.geoms.resize(S.count);
+    std::size_t a0 = 0;
+    double estimate = 0;
+    for (std::size_t s = 0; s < S.count; ++s) {
+        std::size_t a1 = S.n;
+        if (S.sys) {  // contiguous: system s is the run of atoms with index s
+            a1 = a0;
+            while (a1 < S.n && static_cast<std::size_t>(S.sys[a1]) == s) ++a1;
+        }
+        const std::size_t n = a1 - a0;
+        const Mat3& h = S.cells[s];
+        const double* x = S.x + 3 * a0;
+        const double xmax = max_abs(x, 3 * n);
+        double mag = std::max(1 + cut.max_cut, xmax);
+        for (int r = 0; r < 3; ++r) mag = std::max(mag, max_abs(h[r].data(), 3));
+        SmallGeom& g = w.geoms[s].g;
+        g = SmallGeom{};
+        w.geoms[s].a0 = a0, w.geoms[s].n = n;
+        if (n && !small_geometry(h, S.pbc[s], n, xmax, cut.max_cut + margin_of(mag), limit, g)) return false;
+        if (n) estimate += entries_expected(n, h, S.pbc[s], g, cut.max_cut);
+        a0 = a1;
+    }
+    if (a0 != S.n) return false;  // (not reached: contiguous and every index < count)
+    element_table(cutoff, S.n, w.cut);
+    const std::size_t cap = static_cast<std::size_t>(std::min(estimate, 1e9));
+    w.glob.resize(S.n);
+    for (std::size_t k = 0; k < S.n; ++k) w.glob[k] = static_cast<std::uint32_t>(k);
+    const auto all = [&](auto& sink) {
+        for (std::size_t s = 0; s < S.count; ++s) {
+            const SmallGeom& g = w.geoms[s].g;
+            const std::size_t first = w.geoms[s].a0, n = w.geoms[s].n;
+            if (!n) continue;
+            SmallIn in;
+            SmallRow b;
+            small_prepare(w, S.x + 3 * first, n, S.cells[s], g, in, b);
+            in.self = self_interaction, in.cut = &cut, in.glob = w.glob.data() + first;
+            const bool flags[3] = {g.diag, cut.kind != CutKind::scalar, g.single};
+            sink.off = static_cast<std::int64_t>(first);
+            small_pick(in, b, sink, flags);
+        }
+        return sink.finish();
+    };
+    if (q.d || q.D || q.S) {
+        ArraySink<true> sink(out, cap);
+        entries = all(sink);
+    } else {
+        ArraySink<false> sink(out, cap);
+        entries = all(sink);
+    }
+    w.last_direct = 0;
+    for (const Work::SystemGeom& g : w.geoms) w.last_direct += g.n ? 1 : 0;
+    return true;
+}
+
+/// One system of a call by the direct path, into w.entries (as the
+/// library's path leaves them): false (nothing done) when the system is
+/// not for it. The element table is made.
+inline bool small_entries(Work& w, const double* x, const std::uint32_t* glob, std::size_t n, const Mat3& h,
+                          const std::array<bool, 3>& pbc, double margin, bool self_interaction) {
+    const Cutoffs& cut = w.cut;
+    SmallGeom g;
+    if (!small_geometry(h, pbc, n, max_abs(x, 3 * n), cut.max_cut + margin, w.small_limit, g)) return false;
+    SmallIn in;
+    SmallRow b;
+    small_prepare(w, x, n, h, g, in, b);
+    in.self = self_interaction, in.cut = &cut, in.glob = glob;
+    const bool flags[3] = {g.diag, cut.kind != CutKind::scalar, g.single};
+    EntrySink sink(w, glob);
+    small_pick(in, b, sink, flags);
+    sink.finish();
+    return true;
+}
+
+}  // namespace ase
+}  // namespace detail
+}  // namespace broadphase
+
+// ---- src/ase/ase_library_path.hpp ----
+// The library's path for larger systems: the library's full NeighborList
+// with shifts, searched at the cutoff plus a small margin (so that it holds
+// every entry ASE can keep whatever the rounding), then each entry's D and
+// d computed again exactly as numpy does and kept iff d < cutoff, so that
+// ties at the cutoff round as ASE's do.
+//
+// The order: rows by i (as ASE's), each row by (j, S) lexicographically.
+// Rows by j come free: the list is read row by row of the library's list,
+// whose row r holds (r, c, S'), i.e. the entries (c, r, -S') of row c;
+// placing them in row c in the order the rows r are read sorts each row by
+// j; the few entries with the same (i, j) (small cells: several images of
+// one atom) are then sorted by S.
+//
+// list_systems lists every system of a call into Work::entries (small ones
+// by the direct path, ase_direct.hpp), write_entries writes them out.
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <stdexcept>
+#include <string>
+
+
+namespace broadphase {
+namespace detail {
+namespace ase {
+
+/// One system's entries into w.entries, from the library's full list (off,
+/// col, sh). Library entry e in row r is (r, c, S'): ours is (c, r, -S'),
+/// placed in row c. Rows are read in order r = 0, 1, ..., so each row of
+/// ours comes out sorted by j; row c has room for the library's row c
+/// (the same length: the full list holds (c, r, S) iff it holds (r, c,
+/// -S)) and one more for (c, c, 0) with self_interaction.
+template <CutKind kind>
+void place_as(Work& w, const double* x, const std::uint32_t* glob, std::size_t n, const Mat3& h,
+              const std::array<bool, 3>& open, bool self_interaction, const std::uint64_t* off, const std::uint32_t* col,
+              const std::int32_t* sh) {
+    const Cutoffs& cut = w.cut;
+    const std::size_t K = static_cast<std::size_t>(off[n]);
+    const std::size_t base = w.entries.size();
+    w.entries.resize(base + K + n);
+    Entry* out = w.entries.data() + base;
+    std::uint32_t* count = (w.count.assign(n, 0), w.count.data());
+    std::uint32_t* last = (w.last_j.assign(n, ~std::uint32_t(0)), w.last_j.data());
+    bool repeat = false;
+    const bool any_open = open[0] || open[1] || open[2];
+    for (std::size_t r = 0; r < n; ++r) {
+        const double* xr = x + 3 * r;
+        const std::uint32_t gr = glob[r];
+        if (self_interaction && 0.0 < cut_of<kind>(cut, gr, gr)) {
+            Entry& en = out[off[r] + r + count[r]++];
+            en.j = gr, en.s[0] = en.s[1] = en.s[2] = 0;
+            last[r] = static_cast<std::uint32_t>(r);
+        }
+        for (std::uint64_t e = off[r]; e < off[r + 1]; ++e) {
+            const std::uint32_t c = col[e];
+            const std::int32_t s0 = -sh[3 * e], s1 = -sh[3 * e + 1], s2 = -sh[3 * e + 2];
+            const bool zero = !(s0 | s1 | s2);
+            if (any_open && ((open[0] && s0) || (open[1] && s1) || (open[2] && s2))) continue;
+            if (zero && c == r) continue;  // (i, i, 0): never the library's
+            const double* xc = x + 3 * static_cast<std::size_t>(c);
+            double D0, D1, D2;
+            if (zero) {  // S h = 0 exactly: D = x_j - x_i (+ 0)
+                D0 = xr[0] - xc[0], D1 = xr[1] - xc[1], D2 = xr[2] - xc[2];
+            } else {
+                const std::int32_t S3[3] = {s0, s1, s2};
+                double D[3];
+                ase_vector(xc, xr, S3, h, D);
+                D0 = D[0], D1 = D[1], D2 = D[2];
+            }
+            const double d2 = (D0 * D0 + D1 * D1) + D2 * D2;
+            if (!within(d2, cut_of<kind>(cut, glob[c], gr))) continue;
+            const std::uint64_t room = off[c + 1] - off[c] + (self_interaction ? 1 : 0);
+            if (count[c] >= room) BROADPHASE_THROW(std::logic_error("neighbor_list: the library's full list is not symmetric"));
+            Entry& en = out[off[c] + c + count[c]++];
+            en.j = gr, en.s[0] = s0, en.s[1] = s1, en.s[2] = s2;
+            repeat |= last[c] == r;
+            last[c] = static_cast<std::uint32_t>(r);
+        }
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+        w.row_at[glob[i]] = base + off[i] + i;
+        w.row_n[glob[i]] = count[i];
+    }
+    if (!repeat) return;
+    // Entries with the same (i, j) (images of one atom) are consecutive:
+    // sort them by S.
+    for (std::size_t i = 0; i < n; ++i) {
+        Entry* b = out + off[i] + i;
+        Entry* e = b + count[i];
+        while (b < e) {
+            Entry* g = b + 1;
+            while (g < e && g->j == b->j) ++g;
+            if (g - b > 1)
+                std::sort(b, g, [](const Entry& p, const Entry& q) { return std::lexicographical_compare(p.s, p.s + 3, q.s, q.s + 3); });
+            b = g;
+        }
+    }
+}
+
+inline void place(Work& w, const double* x, const std::uint32_t* glob, std::size_t n, const Mat3& h,
+                  const std::array<bool, 3>& open, bool self_interaction, const std::uint64_t* off,
+                  const std::uint32_t* col, const std::int32_t* sh) {
+    switch (w.cut.kind) {
+        case CutKind::scalar: place_as<CutKind::scalar>(w, x, glob, n, h, open, self_interaction, off, col, sh); break;
+        case CutKind::per_atom: place_as<CutKind::per_atom>(w, x, glob, n, h, open, self_interaction, off, col, sh); break;
+        case CutKind::pairs: place_as<CutKind::pairs>(w, x, glob, n, h, open, self_interaction, off, col, sh); break;
+    }
+}
+
+/// Lists every system of w.S into w.entries / row_at / row_n (global
+/// numbering): Status::ok, or the failure (w.error says why). w.cut with
+/// its element table.
+inline Status list_systems(Work& w, bool self_interaction) {
+    const Systems& S = w.S;
+    const Cutoffs& cut = w.cut;
+    const std::size_t N = S.n;
+    w.row_at.assign(N, 0);
+    w.row_n.assign(N, 0);
+    w.entries.clear();
+    // Systems as atom ranges (contiguous) or through by_system.
+    if (S.sys) {
+        w.system_at.assign(S.count + 1, 0);
+        for (std::size_t g = 0; g < N; ++g) ++w.system_at[static_cast<std::size_t>(S.sys[g]) + 1];
+        for (std::size_t s = 0; s < S.count; ++s) w.system_at[s + 1] += w.system_at[s];
+        if (!S.contiguous) {
+            w.by_system.resize(N);
+            w.system_fill.assign(w.system_at.begin(), w.system_at.end() - 1);
+            for (std::size_t g = 0; g < N; ++g)
+                w.by_system[w.system_fill[static_cast<std::size_t>(S.sys[g])]++] = static_cast<std::uint32_t>(g);
+        }
+    } else {
+        w.system_at.assign({0, static_cast<std::uint64_t>(N)});
+    }
+    // The search margin: far above the rounding of either computation of D.
+    double mag = 1 + cut.max_cut;
+    for (std::size_t g = 0; g < 3 * N; ++g) mag = std::max(mag, std::fabs(S.x[g]));
+    for (std::size_t s = 0; s < S.count; ++s)
+        for (int r = 0; r < 3; ++r)
+            for (int k = 0; k < 3; ++k) mag = std::max(mag, std::fabs(S.cells[s][r][k]));
+    const double margin = margin_of(mag);  // about 4e-9 of the largest magnitude
+
+    for (std::size_t s = 0; s < S.count; ++s) {
+        const std::size_t a0 = static_cast<std::size_t>(w.system_at[s]), a1 = static_cast<std::size_t>(w.system_at[s + 1]);
+        const std::size_t n = a1 - a0;
+        if (n == 0) continue;
+        // The system's positions and global ids.
+        const double* x;
+        w.glob.resize(n);
+        if (S.sys && !S.contiguous) {
+            w.gathered_x.resize(3 * n);
+            for (std::size_t k = 0; k < n; ++k) {
+                const std::uint32_t g = w.by_system[a0 + k];
+                w.glob[k] = g;
+                std::memcpy(&w.gathered_x[3 * k], S.x + 3 * static_cast<std::size_t>(g), 3 * sizeof(double));
+            }
+            x = w.gathered_x.data();
+        } else {
+            for (std::size_t k = 0; k < n; ++k) w.glob[k] = static_cast<std::uint32_t>(a0 + k);
+            x = S.x + 3 * a0;
+        }
+        const std::uint32_t* glob = w.glob.data();
+        const Mat3& h = S.cells[s];
+        if (small_entries(w, x, glob, n, h, S.pbc[s], margin, self_interaction)) {
+            ++w.last_direct;
+            continue;
+        }
+        ++w.last_library;
+        // Search radii.
+        SphereView<double> view;
+        double max_r = 0;
+        if (cut.kind == CutKind::scalar) {
+            view = sphere_rows<double>(x, 0.5 * cut.c, n);
+            max_r = 0.5 * cut.c;
+        } else {
+            w.radii.resize(n);
+            for (std::size_t k = 0; k < n; ++k) w.radii[k] = cut.radius(glob[k]), max_r = std::max(max_r, w.radii[k]);
+            view = sphere_rows<double>(x, w.radii.data(), n);
+        }
+        SearchCell sc;
+        if (!search_cell(h, S.pbc[s], x, n, 2 * max_r + margin, S.sys ? static_cast<long>(s) : -1, sc, w.error))
+            return Status::invalid_argument;
+        const std::string problem = sc.cell.problem();
+        if (!problem.empty()) {
+            w.error = "NeighborList: " + problem;
+            return Status::invalid_argument;
+        }
+        // The list, made (again) when the margin changes.
+        if (!w.list || w.margin != margin) {
+            NeighborListOptions o;
+            o.cutoff = margin, o.skin = 0, o.full = true, o.shifts = true;
+            w.list = std::make_unique<NeighborList>(o, PeriodicCell{});
+            w.margin = margin;
+        }
+        NeighborList& list = *w.list;
+        list.set_cell(sc.cell);
+        const Report rep = list.build(view);
+        if (!rep.ok()) {
+            w.error = (S.sys ? "system " + std::to_string(s) + ": " : std::string()) + "the neighbour list failed: " +
+                      std::string(to_string(rep.status));
+            return rep.status;
+        }
+        place(w, x, glob, n, h, sc.open, self_interaction, list.offsets().data(), list.indices().data(),
+              list.shifts().data());
+    }
+    w.listed = 0;
+    for (std::size_t i = 0; i < N; ++i) w.listed += w.row_n[i];
+    return Status::ok;
+}
+
+/// The entries of list_systems into `out` (w.listed rows; null columns
+/// skipped), rows in global i order, D and d computed again as ASE does.
+inline void write_entries(const Work& w, const AseColumns& out) {
+    const Systems& S = w.S;
+    const std::size_t N = S.n;
+    std::int64_t* pi = out.i;
+    std::int64_t* pj = out.j;
+    double* pd = out.d;
+    double* pD = out.D;
+    std::int64_t* pS = out.S;
+    const bool vec = pd || pD;
+    std::size_t p = 0;
+    const Entry* en = w.entries.data();
+    for (std::size_t i = 0; i < N; ++i) {
+        const std::size_t b = static_cast<std::size_t>(w.row_at[i]), c = w.row_n[i];
+        const Mat3& h = S.cells[S.sys ? static_cast<std::size_t>(S.sys[i]) : 0];
+        const double* xi = S.x + 3 * i;
+        for (std::size_t q = b; q < b + c; ++q, ++p) {
+            const Entry& e = en[q];
+            if (pi) pi[p] = static_cast<std::int64_t>(i);
+            if (pj) pj[p] = e.j;
+            if (pS) pS[3 * p] = e.s[0], pS[3 * p + 1] = e.s[1], pS[3 * p + 2] = e.s[2];
+            if (vec) {
+                double D[3];
+                const double* xj = S.x + 3 * static_cast<std::size_t>(e.j);
+                if (!(e.s[0] | e.s[1] | e.s[2])) D[0] = xj[0] - xi[0], D[1] = xj[1] - xi[1], D[2] = xj[2] - xi[2];
+                else ase_vector(xi, xj, e.s, h, D);
+                if (pD) pD[3 * p] = D[0], pD[3 * p + 1] = D[1], pD[3 * p + 2] = D[2];
+                if (pd) pd[p] = ase_length(D);
+            }
+        }
+    }
+}
+
+}  // namespace ase
+}  // namespace detail
+}  // namespace broadphase
+
+
+namespace broadphase {
+namespace detail {
+namespace ase {
+
+/// The checks of a call's systems, and w.S, w.cells, w.pbc for it: false
+/// with w.error set (and the status) for bad input. O(n + systems).
+inline bool take_systems(Work& w, const AseBatch& b, Status& status) {
+    status = Status::invalid_argument;
+    if (b.n > max_boxes) {
+        w.error = "too many atoms: at most " + std::to_string(max_boxes);
+        status = Status::too_many_boxes;
+        return false;
+    }
+    if (b.n && !b.positions) return w.error = "the positions are null", false;
+    for (std::size_t g = 0; g < 3 * b.n; ++g)
+        if (!std::isfinite(b.positions[g])) return w.error = "positions must be finite; atom " + std::to_string(g / 3) + " is not", false;
+    Systems& S = w.S;
+    S = Systems{};
+    S.n = b.n, S.x = b.positions, S.sys = b.system_index;
+    S.count = b.system_index ? b.systems : 1;
+    // Without system indices: one system, the first cell (zeros and no
+    // periodic axis when there is none).
+    const bool given = S.count <= b.systems;
+    const double* cells = given ? b.cells : nullptr;
+    const bool* pbc = given ? b.pbc : nullptr;
+    w.cells.resize(S.count);
+    w.pbc.resize(S.count);
+    for (std::size_t s = 0; s < S.count; ++s) {
+        for (int r = 0; r < 3; ++r)
+            for (int k = 0; k < 3; ++k) {
+                const double v = cells ? cells[9 * s + 3 * static_cast<std::size_t>(r) + static_cast<std::size_t>(k)] : 0.0;
+                if (!std::isfinite(v)) return w.error = b.system_index ? "cells must be finite" : "cell must be finite", false;
+                w.cells[s][r][k] = v;
+            }
+        for (int k = 0; k < 3; ++k) w.pbc[s][k] = pbc ? pbc[3 * s + static_cast<std::size_t>(k)] : false;
+    }
+    S.cells = w.cells.data(), S.pbc = w.pbc.data();
+    if (S.sys) {
+        for (std::size_t g = 0; g < S.n; ++g) {
+            const std::int64_t v = S.sys[g];
+            if (v < 0 || static_cast<std::uint64_t>(v) >= S.count)
+                return w.error = "system_index must be in [0, " + std::to_string(S.count) + "); atom " + std::to_string(g) +
+                                 " has " + std::to_string(v),
+                       false;
+            if (g && v < S.sys[g - 1]) S.contiguous = false;
+        }
+    }
+    return true;
+}
+
+/// The checks of a call's input (take_systems, check_cutoff), w.error
+/// cleared or set. O(n + systems).
+inline bool take_call(Work& w, const AseBatch& b, const AseCutoff& cutoff, Report& report) {
+    w.error.clear();
+    w.last_direct = w.last_library = 0;
+    report = Report{};
+    Status status = Status::ok;
+    if (!take_systems(w, b, status)) {
+        report.status = status;
+        return false;
+    }
+    if (!check_cutoff(cutoff, b.n, w.cut, w.error)) {
+        report.status = Status::invalid_argument;
+        return false;
+    }
+    return true;
+}
+
+/// AseNeighbors as an AseOutput: the vectors asked for resized, the others
+/// emptied.
+class VectorOutput final : public AseOutput {
+public:
+    VectorOutput(AseNeighbors& out, const AseQuantities& q) : out_(out), q_(q) {
+        if (!q.i) out.i.clear();
+        if (!q.j) out.j.clear();
+        if (!q.d) out.d.clear();
+        if (!q.D) out.D.clear();
+        if (!q.S) out.S.clear();
+        out.entries = 0;
+    }
+    AseColumns resize(std::size_t rows) override {
+        AseColumns c;
+        if (q_.i) out_.i.resize(rows), c.i = out_.i.data();
+        if (q_.j) out_.j.resize(rows), c.j = out_.j.data();
+        if (q_.d) out_.d.resize(rows), c.d = out_.d.data();
+        if (q_.D) out_.D.resize(3 * rows), c.D = out_.D.data();
+        if (q_.S) out_.S.resize(3 * rows), c.S = out_.S.data();
+        out_.entries = rows;
+        return c;
+    }
+
+private:
+    AseNeighbors& out_;
+    AseQuantities q_;
+};
+
+}  // namespace ase
+}  // namespace detail
+
+BROADPHASE_ASE_API AseNeighborList::AseNeighborList() : work_(std::make_unique<detail::ase::Work>()) {}
+BROADPHASE_ASE_API AseNeighborList::~AseNeighborList() = default;
+BROADPHASE_ASE_API AseNeighborList::AseNeighborList(AseNeighborList&&) noexcept = default;
+BROADPHASE_ASE_API AseNeighborList& AseNeighborList::operator=(AseNeighborList&&) noexcept = default;
+
+BROADPHASE_ASE_API Report AseNeighborList::find(const AseSystem& system, const AseCutoff& cutoff,
+                                                AseQuantities quantities, bool self_interaction, AseNeighbors& out) {
+    return find(AseBatch::of(system), cutoff, quantities, self_interaction, out);
+}
+
+BROADPHASE_ASE_API Report AseNeighborList::find(const AseBatch& batch, const AseCutoff& cutoff,
+                                                AseQuantities quantities, bool self_interaction, AseNeighbors& out) {
+    detail::ase::VectorOutput vectors(out, quantities);
+    Report report;
+    if (find_direct(batch, cutoff, quantities, self_interaction, vectors, report)) {
+        if (!report.ok()) vectors.resize(0);
+        return report;
+    }
+    report = list(batch, cutoff, self_interaction);
+    if (!report.ok()) {
+        vectors.resize(0);
+        return report;
+    }
+    BROADPHASE_TRY {
+        write(vectors.resize(size()));
+    }
+    BROADPHASE_CATCH(const std::bad_alloc&) {
+        vectors.resize(0);
+        report.status = Status::out_of_memory;
+        report.pairs = 0;
+    }
+    return report;
+}
+
+BROADPHASE_ASE_API bool AseNeighborList::find_direct(const AseBatch& batch, const AseCutoff& cutoff,
+                                                     AseQuantities quantities, bool self_interaction, AseOutput& out,
+                                                     Report& report) {
+    if (!work_) work_ = std::make_unique<detail::ase::Work>();
+    detail::ase::Work& w = *work_;
+    w.listed = 0;
+    if (!detail::ase::take_call(w, batch, cutoff, report)) return true;
+    if (batch.n == 0) return false;
+    std::size_t entries = 0;
+    BROADPHASE_TRY {
+        if (!detail::ase::small_direct(w, cutoff, quantities, self_interaction, out, entries)) return false;
+    }
+    BROADPHASE_CATCH(const std::bad_alloc&) {
+        w.error = "out of memory";
+        report.status = Status::out_of_memory;
+        return true;
+    }
+    report.pairs = entries;
+    return true;
+}
+
+BROADPHASE_ASE_API Report AseNeighborList::list(const AseBatch& batch, const AseCutoff& cutoff, bool self_interaction) {
+    if (!work_) work_ = std::make_unique<detail::ase::Work>();
+    detail::ase::Work& w = *work_;
+    w.listed = 0;
+    Report report;
+    if (!detail::ase::take_call(w, batch, cutoff, report)) return report;
+    BROADPHASE_TRY {
+        detail::ase::element_table(cutoff, batch.n, w.cut);
+        report.status = detail::ase::list_systems(w, self_interaction);
+    }
+    BROADPHASE_CATCH(const std::bad_alloc&) {
+        w.error = "out of memory";
+        report.status = Status::out_of_memory;
+    }
+    if (report.status != Status::ok) {
+        w.listed = 0;
+        w.entries.clear();
+        std::fill(w.row_n.begin(), w.row_n.end(), 0u);
+        return report;
+    }
+    report.pairs = w.listed;
+    return report;
+}
+
+BROADPHASE_ASE_API void AseNeighborList::write(const AseColumns& out) const {
+    if (work_ && work_->listed) detail::ase::write_entries(*work_, out);
+}
+
+BROADPHASE_ASE_API std::size_t AseNeighborList::size() const { return work_ ? work_->listed : 0; }
+
+BROADPHASE_ASE_API double AseNeighborList::direct_limit() const {
+    return work_ ? work_->small_limit : detail::ase::default_small_limit;
+}
+
+BROADPHASE_ASE_API void AseNeighborList::set_direct_limit(double limit) {
+    if (!work_) work_ = std::make_unique<detail::ase::Work>();
+    work_->small_limit = limit >= 0 ? limit : 0.0;
+}
+
+BROADPHASE_ASE_API std::size_t AseNeighborList::direct_systems() const { return work_ ? work_->last_direct : 0; }
+BROADPHASE_ASE_API std::size_t AseNeighborList::library_systems() const { return work_ ? work_->last_library : 0; }
+
+BROADPHASE_ASE_API const std::string& AseNeighborList::error() const {
+    static const std::string none;
+    return work_ ? work_->error : none;
+}
+
+BROADPHASE_ASE_API void AseNeighborList::release() {
+    if (work_) work_->release();
+}
+
+}  // namespace broadphase
+
+#if !defined(BROADPHASE_ASE_COMPILED)
+#if defined(__clang__)
+#pragma float_control(pop)
+#elif defined(__GNUC__)
+#pragma GCC pop_options
+#endif
+#endif
+#undef BROADPHASE_ASE_API
 
 // ---- src/brute_force/brute_force_impl.hpp ----
 // The body of <broadphase/brute_force.hpp>. Compiled once in the library
@@ -5251,7 +7133,7 @@ using UniformGrid = BasicUniformGrid<float, 3>;
 // ---- src/core/algorithm_base.hpp ----
 // What every algorithm shares, written once: the checks, the working set
 // and the sink around an algorithm's search. The public classes
-// (BasicBruteForce, ...) are fronts (detail/algorithm_front.hpp) that hold
+// (BasicBruteForce, ...) are fronts (algorithm_front.hpp) that hold
 // such an algorithm behind a pointer and hand each call to it; PairFinder
 // and Index hold the algorithms themselves (src/core/pair_finder_impl.hpp).
 // Only the algorithms' -inl files include this file.
@@ -7631,7 +9513,7 @@ public:
     using view_type = BasicBoxesView<T, D>;
     using box_type = BasicBox<T, D>;
 
-    // The calls of AlgorithmFront (detail/algorithm_front.hpp, where their
+    // The calls of AlgorithmFront (algorithm_front.hpp, where their
     // contracts are written), which hands each one to these; PairFinder and
     // Index call them directly. The callback calls take f erased.
     Report find_pairs(view_type boxes, std::vector<Pair>& out, const Options& options = {});
@@ -7872,10 +9754,11 @@ bool AlgorithmBase<Derived, T, D>::overlaps(const box_type& q, HitCallbackRef f)
 }  // namespace broadphase
 
 // ---- src/core/algorithm_front_impl.hpp ----
-// The bodies of detail/algorithm_front.hpp: each call hands over to the
+// The bodies of algorithm_front.hpp: each call hands over to the
 // algorithm behind the pointer (Impl, an AlgorithmBase: src/core/algorithm_base.hpp).
-// Included by each algorithm's -inl file; Impl must be complete where these
-// are instantiated (src/<algorithm>.cpp, or the user's file header-only).
+// Included by each algorithm's body (src/<component>/<algorithm>_impl.hpp);
+// Impl must be complete where these are instantiated (src/<component>/*.cpp,
+// or a program on the single header).
 
 
 #include <memory>
@@ -7884,7 +9767,6 @@ bool AlgorithmBase<Derived, T, D>::overlaps(const box_type& q, HitCallbackRef f)
 
 
 namespace broadphase {
-namespace detail {
 
 template <class T, int D, class Impl>
 AlgorithmFront<T, D, Impl>::AlgorithmFront() : impl_(std::make_unique<Impl>()) {}
@@ -7916,7 +9798,7 @@ AlgorithmFront<T, D, Impl>& AlgorithmFront<T, D, Impl>::operator=(AlgorithmFront
 
 template <class T, int D, class Impl>
 Impl* AlgorithmFront<T, D, Impl>::ready(Report& r) {
-    if (!impl_) guarded(r, [&] { impl_ = std::make_unique<Impl>(); });
+    if (!impl_) detail::guarded(r, [&] { impl_ = std::make_unique<Impl>(); });
     return impl_.get();
 }
 
@@ -8000,7 +9882,13 @@ bool AlgorithmFront<T, D, Impl>::overlaps(const box_type& q, HitCallbackRef f) c
     return !impl_ || impl_->overlaps(q, f);
 }
 
-}  // namespace detail
+}  // namespace broadphase
+
+// Every algorithm's front for the compiled types, compiled once, each in its
+// algorithm's src/<component>/*.cpp: a file that sees these bodies (through
+// one algorithm's body) compiles no other algorithm's front. (The single
+// header leaves out every `extern template` line.)
+namespace broadphase {
 }  // namespace broadphase
 
 
@@ -10170,6 +12058,23 @@ const detail::AdaptiveGridCore<T, D>& BasicAdaptiveGrid<T, D>::last_tree() const
     return a ? a->last_tree() : empty;
 }
 
+namespace detail {
+
+/// The trees of an adaptive grid, for the tests (tests/core/adaptive_grid_test.cpp):
+/// the tree of the last build() and of the last pair search.
+struct AdaptiveGridInspect {
+    template <class T, int D>
+    static const AdaptiveGridCore<T, D>& built_tree(const BasicAdaptiveGrid<T, D>& g) {
+        return g.built_tree();
+    }
+    template <class T, int D>
+    static const AdaptiveGridCore<T, D>& last_tree(const BasicAdaptiveGrid<T, D>& g) {
+        return g.last_tree();
+    }
+};
+
+}  // namespace detail
+
 }  // namespace broadphase
 
 // Compiled once, in grid/adaptive_grid.cpp, for float and double in 2-D and 3-D; the
@@ -10185,7 +12090,7 @@ namespace broadphase {
 
 
 // ---- src/grid/grid_algorithm_impl.hpp ----
-// The body of detail/grid_algorithm.hpp, the uniform and the hybrid
+// The body of grid_front.hpp, the uniform and the hybrid
 // grid's one algorithm class: GridAlgorithmImpl, which a policy tells which
 // axes are gridded and whether buckets are swept. Included by
 // src/grid/uniform_grid_impl.hpp and src/grid/hybrid_grid_impl.hpp, and by a file
@@ -11919,23 +13824,24 @@ private:
     TaskPairs tasks_;
 };
 
+}  // namespace detail
+
 template <class T, int D, class Policy>
-void GridAlgorithm<T, D, Policy>::set_boxes_per_cell(double n) {
+void GridFront<T, D, Policy>::set_boxes_per_cell(double n) {
     this->impl().set_boxes_per_cell(n);
 }
 
 template <class T, int D, class Policy>
-void GridAlgorithm<T, D, Policy>::set_min_cell_extents(double r) {
+void GridFront<T, D, Policy>::set_min_cell_extents(double r) {
     this->impl().set_min_cell_extents(r);
 }
 
 template <class T, int D, class Policy>
-T GridAlgorithm<T, D, Policy>::cell_size() const {
+T GridFront<T, D, Policy>::cell_size() const {
     const auto* a = this->impl_if_any();
     return a ? a->cell_size() : T(0);
 }
 
-}  // namespace detail
 }  // namespace broadphase
 
 
@@ -12227,9 +14133,12 @@ struct AlgorithmSet {
 
 }  // namespace detail
 
-// choose_algorithm: the rule is written beside its declaration (broadphase.hpp).
+namespace detail {
+
+/// choose_algorithm with the sample's memory kept by the caller (PairFinder):
+/// the rule is written beside the public call's declaration (broadphase.hpp).
 template <class T, int D>
-Algorithm choose_algorithm(const BasicBoxesView<T, D>& boxes, detail::StatsScratch& scratch) {
+Algorithm choose_algorithm(const BasicBoxesView<T, D>& boxes, StatsScratch& scratch) {
     const std::size_t n = boxes.size();
     if (n < 192) return Algorithm::brute_force;
     if (n < 4096) return Algorithm::sweep_and_prune;
@@ -12250,10 +14159,12 @@ Algorithm choose_algorithm(const BasicBoxesView<T, D>& boxes, detail::StatsScrat
     return Algorithm::hybrid_grid;
 }
 
+}  // namespace detail
+
 template <class T, int D>
 Algorithm choose_algorithm(const BasicBoxesView<T, D>& boxes) {
     detail::StatsScratch scratch;
-    return choose_algorithm(boxes, scratch);
+    return detail::choose_algorithm(boxes, scratch);
 }
 
 // --- BasicPairFinder ---------------------------------------------------------
@@ -12299,7 +14210,7 @@ Report BasicPairFinder<T, D>::find_pairs(view_type boxes, std::vector<Pair>& out
     Report r;
     if (!ready(r)) return out.clear(), r;
     auto& set = *algorithms_;
-    last_ = options.algorithm == Algorithm::automatic ? choose_algorithm(boxes, set.stats_scratch) : options.algorithm;
+    last_ = options.algorithm == Algorithm::automatic ? detail::choose_algorithm(boxes, set.stats_scratch) : options.algorithm;
     return set.visit(set, last_, [&](auto& algo) { return algo.find_pairs(boxes, out, options); });
 }
 
@@ -12313,16 +14224,16 @@ Report BasicPairFinder<T, D>::find_pairs(view_type a, view_type b, std::vector<P
 }
 
 template <class T, int D>
-Report BasicPairFinder<T, D>::stream_pairs(view_type boxes, detail::PairCallbackRef f, const Options& options) {
+Report BasicPairFinder<T, D>::stream_pairs(view_type boxes, PairCallbackRef f, const Options& options) {
     Report r;
     if (!ready(r)) return r;
     auto& set = *algorithms_;
-    last_ = options.algorithm == Algorithm::automatic ? choose_algorithm(boxes, set.stats_scratch) : options.algorithm;
+    last_ = options.algorithm == Algorithm::automatic ? detail::choose_algorithm(boxes, set.stats_scratch) : options.algorithm;
     return set.visit(set, last_, [&](auto& algo) { return algo.stream_self(boxes, f, options.max_pairs); });
 }
 
 template <class T, int D>
-Report BasicPairFinder<T, D>::stream_pairs(view_type a, view_type b, detail::PairCallbackRef f,
+Report BasicPairFinder<T, D>::stream_pairs(view_type a, view_type b, PairCallbackRef f,
                                            const Options& options) {
     Report r;
     if (!ready(r)) return r;
@@ -12401,13 +14312,13 @@ Report BasicIndex<T, D>::query_batch(view_type queries, std::vector<Pair>& out, 
 }
 
 template <class T, int D>
-bool BasicIndex<T, D>::overlaps(const BasicBox<T, D>& q, detail::HitCallbackRef f) const {
+bool BasicIndex<T, D>::overlaps(const BasicBox<T, D>& q, HitCallbackRef f) const {
     const auto& s = set();
     return s.visit(s, algo_, [&](const auto& a) { return a.overlaps(q, f); });
 }
 
 template <class T, int D>
-Report BasicIndex<T, D>::stream_batch(view_type queries, detail::PairCallbackRef f) const {
+Report BasicIndex<T, D>::stream_batch(view_type queries, PairCallbackRef f) const {
     const auto& s = set();
     return s.visit(s, algo_, [&](const auto& a) { return a.stream_batch(queries, f, no_budget); });
 }
@@ -17230,19 +19141,19 @@ bool scene_hits_in_blocks(const BasicDynamicTree<T, D>& tree, HitCallbackRef f, 
 }  // namespace detail
 
 template <class T, int D>
-bool BasicScene<T, D>::overlaps(const box_type& q, detail::HitCallbackRef f) const {
+bool BasicScene<T, D>::overlaps(const box_type& q, HitCallbackRef f) const {
     const Tree& tree = synced_tree();
     return detail::scene_hits_in_blocks(tree, f, [&](auto&& hit) { return tree.for_each_overlap(q, hit); });
 }
 
 template <class T, int D>
-bool BasicScene<T, D>::containing(const vec_type& p, detail::HitCallbackRef f) const {
+bool BasicScene<T, D>::containing(const vec_type& p, HitCallbackRef f) const {
     const Tree& tree = synced_tree();
     return detail::scene_hits_in_blocks(tree, f, [&](auto&& hit) { return tree.for_each_containing(p, hit); });
 }
 
 template <class T, int D>
-bool BasicScene<T, D>::sphere_overlaps(const vec_type& center, T radius, detail::HitCallbackRef f) const {
+bool BasicScene<T, D>::sphere_overlaps(const vec_type& center, T radius, HitCallbackRef f) const {
     const Tree& tree = synced_tree();
     return detail::scene_hits_in_blocks(
         tree, f, [&](auto&& hit) { return tree.for_each_overlapping_sphere(center, radius, hit); });
@@ -18266,7 +20177,7 @@ Report SpherePairFinder::search(const SphereView<T>& spheres, const BasicPeriodi
         if (!work_) work_ = std::make_unique<detail::SphereWork>();  // the first call, or after a move
         auto& w = static_cast<detail::SphereWork&>(*work_);
         std::vector<Pair>& pairs = caller ? *caller : w.box_pairs_;
-        const detail::CellFrame frame = periodic ? PeriodicCell::of(*domain).frame() : detail::CellFrame{};
+        const detail::CellFrame frame = periodic ? detail::CellFrame::of(PeriodicCell::of(*domain).vectors) : detail::CellFrame{};
         if (options.algorithm == Algorithm::automatic && w.on_grid(spheres, frame, options, out, count, rep, periodic)) {
             last_ = SphereMethod::grid;
             return;

@@ -17,8 +17,8 @@
 // nodes the query box touches, skipping empty children by one AND.
 // Best for box queries (a built Index) and for scenes whose density varies.
 #pragma once
-#include "detail/adaptive_grid_params.hpp"
-#include "detail/algorithm_front.hpp"
+#include "adaptive_grid_params.hpp"
+#include "algorithm_front.hpp"
 
 namespace broadphase {
 namespace detail {
@@ -26,23 +26,26 @@ template <class T, int D>
 class AdaptiveGridImpl;  // src/grid/adaptive_grid_impl.hpp
 template <class T, int D>
 class AdaptiveGridCore;  // src/grid/adaptive_grid_core.hpp
+struct AdaptiveGridInspect;  // the tests' view of the trees (src/grid/adaptive_grid_impl.hpp)
 }  // namespace detail
 
-/// The calls every algorithm has: detail/algorithm_front.hpp.
+/// The calls every algorithm has: algorithm_front.hpp.
 template <class T, int D>
-class BasicAdaptiveGrid : public detail::AlgorithmFront<T, D, detail::AdaptiveGridImpl<T, D>> {
+class BasicAdaptiveGrid : public AlgorithmFront<T, D, detail::AdaptiveGridImpl<T, D>> {
 public:
-    using Params = detail::AdaptiveGridParams;
+    using Params = AdaptiveGridParams;
 
     /// Tuning: leaf capacity and the resident threshold (see Params). The
     /// defaults are the measured best on the built-in scenes. O(1).
     void set_params(const Params& p);
+    /// The tuning in force. O(1).
     const Params& params() const;
 
-    /// The tree of the last build() (for inspection and tests: include
-    /// src/grid/adaptive_grid_core.hpp to read it).
+private:
+    friend struct detail::AdaptiveGridInspect;
+    // The tree of the last build(), and of the last pair search: for the
+    // tests, through detail::AdaptiveGridInspect.
     const detail::AdaptiveGridCore<T, D>& built_tree() const;
-    /// The tree of the last pair search.
     const detail::AdaptiveGridCore<T, D>& last_tree() const;
 };
 

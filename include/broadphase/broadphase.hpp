@@ -31,8 +31,6 @@
 
 namespace broadphase {
 namespace detail {
-struct StatsScratch;  // src/core/stats.hpp: the sample choose_algorithm takes
-
 /// One of each algorithm over T, D boxes and the scratch of the automatic
 /// choice: what a PairFinder or an Index holds, behind a pointer.
 /// Defined with the bodies (src/core/pair_finder_impl.hpp).
@@ -41,7 +39,8 @@ struct AlgorithmSet;
 }  // namespace detail
 
 /// Picks the algorithm for one set from its size and a sample of it.
-/// O(1) past a fixed-size sample; `scratch` is reused.
+/// O(1) past a fixed-size sample (allocates the sample's memory; a
+/// PairFinder keeps it between calls).
 ///
 /// The rule, from measurements on this project's reference machine (see
 /// docs/choosing.md):
@@ -66,16 +65,6 @@ struct AlgorithmSet;
 /// - otherwise the hybrid grid: sparse scenes (its sweep skips the empty
 ///   space the uniform grid's stencil visits), meshes at 10^6 faces,
 ///   clustered scenes, mixed sizes (several meshes overlapping).
-template <class T, int D>
-Algorithm choose_algorithm(const BasicBoxesView<T, D>& boxes, detail::StatsScratch& scratch);
-
-/// Same, for BasicBoxes.
-template <class T, int D>
-Algorithm choose_algorithm(const BasicBoxes<T, D>& boxes, detail::StatsScratch& scratch) {
-    return choose_algorithm(boxes.view(), scratch);
-}
-
-/// Same, with its own scratch memory (allocates).
 template <class T, int D>
 Algorithm choose_algorithm(const BasicBoxesView<T, D>& boxes);
 
@@ -142,13 +131,13 @@ public:
     /// Options::max_pairs applies; Options::sorted does not (nothing is kept).
     template <class F>
     Report for_each_pair(view_type boxes, F&& f, const Options& options = {}) {
-        return stream_pairs(boxes, detail::pair_callback_ref(f), options);
+        return stream_pairs(boxes, pair_callback_ref(f), options);
     }
 
     /// Streams pairs between two sets to f(a_index, b_index), as above.
     template <class F>
     Report for_each_pair(view_type a, view_type b, F&& f, const Options& options = {}) {
-        return stream_pairs(a, b, detail::pair_callback_ref(f), options);
+        return stream_pairs(a, b, pair_callback_ref(f), options);
     }
 
     /// The algorithm the last call used.
@@ -157,8 +146,8 @@ public:
 private:
     // What for_each_pair compiles to, whatever f's type: f erased (pairs
     // reach it in blocks, PairSink), the algorithm run out of line.
-    Report stream_pairs(view_type boxes, detail::PairCallbackRef f, const Options& options);
-    Report stream_pairs(view_type a, view_type b, detail::PairCallbackRef f, const Options& options);
+    Report stream_pairs(view_type boxes, PairCallbackRef f, const Options& options);
+    Report stream_pairs(view_type a, view_type b, PairCallbackRef f, const Options& options);
     /// The algorithms, allocated again after a move; false (and r's status
     /// out_of_memory) when that failed.
     bool ready(Report& r);
@@ -240,7 +229,7 @@ public:
     /// Scene's for_each_overlap() (the query contract, docs/queries.md).
     template <class F>
     bool for_each_overlap(const BasicBox<T, D>& q, F&& f) const {
-        return overlaps(q, detail::hit_callback_ref(f));
+        return overlaps(q, hit_callback_ref(f));
     }
 
     /// Pairs (query index, built index) for every query box into `out`
@@ -251,7 +240,7 @@ public:
     /// return false to stop.
     template <class F>
     Report for_each_overlap_batch(view_type queries, F&& f) const {
-        return stream_batch(queries, detail::pair_callback_ref(f));
+        return stream_batch(queries, pair_callback_ref(f));
     }
 
     /// The algorithm the index was built with.
@@ -259,8 +248,8 @@ public:
 
 private:
     // What the callback calls compile to, whatever f's type (as PairFinder's).
-    bool overlaps(const BasicBox<T, D>& q, detail::HitCallbackRef f) const;
-    Report stream_batch(view_type queries, detail::PairCallbackRef f) const;
+    bool overlaps(const BasicBox<T, D>& q, HitCallbackRef f) const;
+    Report stream_batch(view_type queries, PairCallbackRef f) const;
     /// The algorithms; an empty set after a move.
     const detail::AlgorithmSet<T, D>& set() const;
 

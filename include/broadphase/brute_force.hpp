@@ -5,7 +5,7 @@
 // every other algorithm is tested against, and it wins below a few hundred
 // boxes, where any structure costs more to build than it saves.
 #pragma once
-#include "detail/algorithm_front.hpp"
+#include "algorithm_front.hpp"
 
 namespace broadphase {
 namespace detail {
@@ -13,9 +13,9 @@ template <class T, int D>
 class BruteForceImpl;  // src/brute_force/brute_force_impl.hpp
 }  // namespace detail
 
-/// Every box against every other (the calls: detail/algorithm_front.hpp).
+/// Every box against every other (the calls: algorithm_front.hpp).
 template <class T, int D>
-class BasicBruteForce : public detail::AlgorithmFront<T, D, detail::BruteForceImpl<T, D>> {};
+class BasicBruteForce : public AlgorithmFront<T, D, detail::BruteForceImpl<T, D>> {};
 
 /// Brute force over 3-D float boxes.
 using BruteForce = BasicBruteForce<float, 3>;

@@ -26,7 +26,7 @@
 // Two sets: a tree for each, pairs of one cluster of each. Queries: down
 // the tree, one batch of M entries a level.
 #pragma once
-#include "detail/algorithm_front.hpp"
+#include "algorithm_front.hpp"
 
 namespace broadphase {
 namespace detail {
@@ -34,9 +34,9 @@ template <class T, int D>
 class ClusterPairsImpl;  // src/cluster_pairs/cluster_pairs_impl.hpp
 }  // namespace detail
 
-/// The calls every algorithm has: detail/algorithm_front.hpp.
+/// The calls every algorithm has: algorithm_front.hpp.
 template <class T, int D>
-class BasicClusterPairs : public detail::AlgorithmFront<T, D, detail::ClusterPairsImpl<T, D>> {
+class BasicClusterPairs : public AlgorithmFront<T, D, detail::ClusterPairsImpl<T, D>> {
 public:
     /// Boxes a cluster: 8 or 16; 0 (the default) means 16 (see
     /// detail::ClusterTree::default_group_size). The pairs are the same

@@ -33,19 +33,22 @@
 
 namespace broadphase {
 
-namespace detail {
+/// X in a non-deduced context (C++20's std::type_identity): in the calls
+/// below the scalar type comes from the box argument alone, so a double
+/// literal works as a float radius or max_t.
 template <class X>
 struct nondeduced {
     using type = X;
 };
-/// T in a non-deduced context: the scalar type comes from the box argument
-/// alone, so a double literal works as a float radius or max_t.
 template <class X>
 using nondeduced_t = typename nondeduced<X>::type;
-/// std::array<T, D> in a non-deduced context (std::array's size is a
-/// size_t, the library's D an int): a braced list works as a point.
+/// A point or a vector, std::array<T, D>, in a non-deduced context
+/// (std::array's size is a size_t, the library's D an int): a braced list
+/// works as a point.
 template <class T, int D>
 using vec_of = nondeduced_t<std::array<T, static_cast<std::size_t>(D)>>;
+
+namespace detail {
 
 /// One axis of a slab test: narrows [t0, t1] to the times t with
 /// lo <= t*d <= hi and returns false when nothing is left. A zero d keeps
@@ -97,7 +100,7 @@ inline bool contains(const BasicBox<T, D>& outer, const BasicBox<T, D>& inner) {
 /// True when point p lies in the closed box b (on a face counts). O(D), at
 /// most 2*D comparisons. NaN: false when p or b has a NaN.
 template <class T, int D>
-inline bool box_contains_point(const BasicBox<T, D>& b, const detail::vec_of<T, D>& p) {
+inline bool box_contains_point(const BasicBox<T, D>& b, const vec_of<T, D>& p) {
     for (int k = 0; k < D; ++k)
         if (!(b.min[k] <= p[k] && p[k] <= b.max[k])) return false;
     return true;
@@ -111,7 +114,7 @@ inline bool box_contains_point(const BasicBox<T, D>& b, const detail::vec_of<T, 
 /// NaN: a NaN r gives false; a NaN centre coordinate counts as inside the
 /// box's slab on that axis (the test does not reject it: check first).
 template <class T, int D>
-inline bool sphere_overlaps_box(const detail::vec_of<T, D>& c, detail::nondeduced_t<T> r, const BasicBox<T, D>& b) {
+inline bool sphere_overlaps_box(const vec_of<T, D>& c, nondeduced_t<T> r, const BasicBox<T, D>& b) {
     T d2 = T(0);
     for (int k = 0; k < D; ++k) {
         T g = T(0);
@@ -142,8 +145,8 @@ inline bool sphere_overlaps_box(const detail::vec_of<T, D>& c, detail::nondeduce
 /// NaN: a NaN in the origin or direction puts no constraint on that axis,
 /// and a NaN max_t none on the far end: check first.
 template <class T, int D>
-inline bool ray_hits_box(const detail::vec_of<T, D>& origin, const detail::vec_of<T, D>& direction,
-                         detail::nondeduced_t<T> max_t, const BasicBox<T, D>& b, T& t_out) {
+inline bool ray_hits_box(const vec_of<T, D>& origin, const vec_of<T, D>& direction,
+                         nondeduced_t<T> max_t, const BasicBox<T, D>& b, T& t_out) {
     T t0 = T(0), t1 = max_t;
     for (int k = 0; k < D; ++k)
         if (!detail::clip_slab(T(b.min[k] - origin[k]), T(b.max[k] - origin[k]), direction[k], t0, t1)) return false;
@@ -162,7 +165,7 @@ inline bool ray_hits_box(const detail::vec_of<T, D>& origin, const detail::vec_o
 /// 0: two equal infinite faces touch).
 /// NaN: a NaN component of v puts no constraint on that axis: check first.
 template <class T, int D>
-inline bool box_cast_hits_box(const BasicBox<T, D>& moving, const detail::vec_of<T, D>& v, const BasicBox<T, D>& b,
+inline bool box_cast_hits_box(const BasicBox<T, D>& moving, const vec_of<T, D>& v, const BasicBox<T, D>& b,
                               T& t_out) {
     T t0 = T(0), t1 = T(1);
     for (int k = 0; k < D; ++k) {

@@ -14,17 +14,18 @@
 // than the uniform grid; against a plain sweep it prunes the two other axes
 // too. The fastest on clustered, dense and mixed scenes in docs/choosing.md.
 #pragma once
-#include "detail/grid_algorithm.hpp"
+#include "grid_front.hpp"
 
 namespace broadphase {
 
 /// The grid's parameters (src/grid/hybrid_grid_impl.hpp).
 struct HybridGridPolicy;
 
-/// The calls every algorithm has (detail/algorithm_front.hpp) and the
-/// grid's tuning (detail/grid_algorithm.hpp).
+/// The calls every algorithm has (algorithm_front.hpp) and the grid's
+/// tuning (grid_front.hpp: boxes per cell, the smallest cell, the cell size
+/// chosen).
 template <class T, int D>
-using BasicHybridGrid = detail::GridAlgorithm<T, D, HybridGridPolicy>;
+class BasicHybridGrid : public GridFront<T, D, HybridGridPolicy> {};
 
 /// Hybrid grid over 3-D float boxes.
 using HybridGrid = BasicHybridGrid<float, 3>;

@@ -148,7 +148,7 @@ public:
         if (!p.empty()) fail("NeighborList: " + p);
         bad_cell_ = !p.empty();
         cell_ = cell;
-        if (!bad_cell_) frame_ = cell_.frame();
+        if (!bad_cell_) frame_ = detail::CellFrame::of(cell_.vectors);
         stale_ = true;
     }
     const PeriodicCell& cell() const { return cell_; }

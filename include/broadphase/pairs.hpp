@@ -156,16 +156,27 @@ constexpr bool fits_indices(std::uint64_t n) { return n <= max_boxes; }
 /// Unlimited pair budget.
 constexpr std::uint64_t no_budget = std::numeric_limits<std::uint64_t>::max();
 
-namespace detail {
-
 /// A caller's f(a, b) behind a pointer, handed to the algorithms in blocks
 /// (PairSink, streaming): deliver(f, pairs, n, taken) calls f on pairs[0..n)
 /// in order and returns false when f returned false (on pairs[taken - 1];
-/// f's value counts only when it is a bool). Made by pair_callback_ref.
+/// f's value counts only when it is a bool). Made by pair_callback_ref. It
+/// lets one compiled search serve every callback type: the callback calls
+/// (for_each_pair, ...) build one and hand it to the library.
 struct PairCallbackRef {
     void* f;
     bool (*deliver)(void* f, const Pair* pairs, std::size_t n, std::size_t& taken);
 };
+
+/// A caller's f(index) behind a pointer, as PairCallbackRef (f's value, when
+/// a bool, is whether to go on). Made by hit_callback_ref.
+struct HitCallbackRef {
+    void* f;
+    /// Calls f on hits[0..n); false when f returned false (stop), after
+    /// which it is called no more.
+    bool (*deliver)(void* f, const std::uint32_t* hits, std::size_t n);
+};
+
+namespace detail {
 
 template <class F>
 bool deliver_pairs(void* fp, const Pair* pairs, std::size_t n, std::size_t& taken) {
@@ -183,21 +194,6 @@ bool deliver_pairs(void* fp, const Pair* pairs, std::size_t n, std::size_t& take
     taken = n;
     return true;
 }
-
-/// f as a PairCallbackRef (f must outlive it). O(1).
-template <class F>
-PairCallbackRef pair_callback_ref(F& f) {
-    return {const_cast<void*>(static_cast<const void*>(std::addressof(f))), &deliver_pairs<F>};
-}
-
-/// A caller's f(index) behind a pointer, as PairCallbackRef (f's value is
-/// ignored).
-struct HitCallbackRef {
-    void* f;
-    /// Calls f on hits[0..n); false when f returned false (stop), after
-    /// which it is called no more.
-    bool (*deliver)(void* f, const std::uint32_t* hits, std::size_t n);
-};
 
 /// Calls f(args...); true unless f returned false (a callback returning
 /// void means "go on"). Every query callback is called through it.
@@ -219,13 +215,19 @@ bool deliver_hits(void* fp, const std::uint32_t* hits, std::size_t n) {
     return true;
 }
 
+}  // namespace detail
+
+/// f as a PairCallbackRef (f must outlive it). O(1).
+template <class F>
+PairCallbackRef pair_callback_ref(F& f) {
+    return {const_cast<void*>(static_cast<const void*>(std::addressof(f))), &detail::deliver_pairs<F>};
+}
+
 /// f as a HitCallbackRef (f must outlive it). O(1).
 template <class F>
 HitCallbackRef hit_callback_ref(F& f) {
-    return {const_cast<void*>(static_cast<const void*>(std::addressof(f))), &deliver_hits<F>};
+    return {const_cast<void*>(static_cast<const void*>(std::addressof(f))), &detail::deliver_hits<F>};
 }
-
-}  // namespace detail
 
 /// Where the algorithms put the pairs they find: appended to a vector (the
 /// pairs kept), or streamed to a callback a block at a time; up to a budget,
@@ -261,7 +263,7 @@ public:
           mapped_(out.size()),
           budget_(budget) {}
     /// Streams to f, at most `budget` pairs.
-    explicit PairSink(detail::PairCallbackRef f, std::uint64_t budget = no_budget) : f_(f), budget_(budget) {
+    explicit PairSink(PairCallbackRef f, std::uint64_t budget = no_budget) : f_(f), budget_(budget) {
         open_block();
     }
     PairSink(const PairSink&) = delete;
@@ -442,7 +444,7 @@ private:
     std::size_t mapped_ = 0;   // pairs below this index have left mapped
     std::size_t chunk_ = first_chunk;
     // Streaming.
-    detail::PairCallbackRef f_{};
+    PairCallbackRef f_{};
     std::uint64_t budget_ = no_budget;
     std::uint64_t delivered_ = 0;
     const std::vector<std::uint32_t>* map_a_ = nullptr;

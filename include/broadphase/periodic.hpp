@@ -182,8 +182,6 @@ struct PeriodicCell {
                 if (!std::isfinite(f.inv[r][k])) return "the cell has no volume";
         return "";
     }
-    /// The kernel's view of the cell (rows as given). O(1).
-    detail::CellFrame frame() const { return detail::CellFrame::of(vectors); }
 };
 
 namespace detail {

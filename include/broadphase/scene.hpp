@@ -357,17 +357,17 @@ public:
     /// f(id) for every object whose box overlaps q.
     template <class F>
     bool for_each_overlap(const box_type& q, F&& f) const {
-        return overlaps(q, detail::hit_callback_ref(f));
+        return overlaps(q, hit_callback_ref(f));
     }
     /// f(id) for every object whose box contains point p.
     template <class F>
     bool for_each_containing(const vec_type& p, F&& f) const {
-        return containing(p, detail::hit_callback_ref(f));
+        return containing(p, hit_callback_ref(f));
     }
     /// f(id) for every object whose box the closed sphere touches.
     template <class F>
     bool for_each_overlapping_sphere(const vec_type& center, T radius, F&& f) const {
-        return sphere_overlaps(center, radius, detail::hit_callback_ref(f));
+        return sphere_overlaps(center, radius, hit_callback_ref(f));
     }
     /// The first object along origin + t * direction, t in [0, max_t]:
     /// {id, t}, id == null when nothing is hit.
@@ -443,9 +443,9 @@ private:
 
     // What the queries compile to, whatever the callback's type: f erased,
     // the tree walked out of line.
-    bool overlaps(const box_type& q, detail::HitCallbackRef f) const;
-    bool containing(const vec_type& p, detail::HitCallbackRef f) const;
-    bool sphere_overlaps(const vec_type& center, T radius, detail::HitCallbackRef f) const;
+    bool overlaps(const box_type& q, HitCallbackRef f) const;
+    bool containing(const vec_type& p, HitCallbackRef f) const;
+    bool sphere_overlaps(const vec_type& center, T radius, HitCallbackRef f) const;
     void ray_hits(const vec_type& origin, const vec_type& direction, T max_t, detail::RayHitRef<T> f) const;
     CastResult ray_cast_erased(const vec_type& origin, const vec_type& direction, T max_t,
                                detail::CastCallbackRef<T> f, detail::CastFilterRef filter) const;

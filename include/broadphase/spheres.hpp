@@ -76,7 +76,7 @@
 #include <vector>
 
 #include "broadphase.hpp"
-#include "detail/large_pages.hpp"
+#include "large_array.hpp"
 #include "detail/pair_output.hpp"
 #include "periodic.hpp"
 
@@ -205,12 +205,12 @@ public:
     }
 
     /// The same pairs as find_pairs (open when `domain` is null, else
-    /// periodic), into a detail::LargeArray: on the grid with one thread
+    /// periodic), into a LargeArray: on the grid with one thread
     /// they are written once, straight into it, which grows without copies
     /// (the Python module hands that memory to numpy). O(as find_pairs).
     template <class T>
     Report find_pairs_into(const SphereView<T>& spheres, const BasicPeriodicDomain<T, 3>* domain,
-                           detail::LargeArray<Pair>& out, const Options& options = {}) {
+                           LargeArray<Pair>& out, const Options& options = {}) {
         if (domain && !checked(*domain)) return out.set_size(0), detail::invalid_argument_report();
         detail::LargePairOutput o(out);
         return search(spheres, domain, o, nullptr, options);

@@ -16,7 +16,7 @@
 // pair is met once. Queries: the prefix maximum of the sorted maxima lets a
 // binary search skip every box that ends before the query starts.
 #pragma once
-#include "detail/algorithm_front.hpp"
+#include "algorithm_front.hpp"
 
 namespace broadphase {
 namespace detail {
@@ -24,9 +24,9 @@ template <class T, int D>
 class SweepAndPruneImpl;  // src/sweep_and_prune/sweep_and_prune_impl.hpp
 }  // namespace detail
 
-/// The calls every algorithm has: detail/algorithm_front.hpp.
+/// The calls every algorithm has: algorithm_front.hpp.
 template <class T, int D>
-class BasicSweepAndPrune : public detail::AlgorithmFront<T, D, detail::SweepAndPruneImpl<T, D>> {
+class BasicSweepAndPrune : public AlgorithmFront<T, D, detail::SweepAndPruneImpl<T, D>> {
 public:
     /// Forces the sweep axis (0..D-1); -1 (the default) picks it from the data. O(1).
     void set_axis(int axis);

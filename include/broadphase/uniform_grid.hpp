@@ -21,17 +21,18 @@
 // scenes. Loses where sizes vary widely or the boxes sit in far-apart
 // clusters; the hybrid grid is more forgiving of both.
 #pragma once
-#include "detail/grid_algorithm.hpp"
+#include "grid_front.hpp"
 
 namespace broadphase {
 
 /// The grid's parameters (src/grid/uniform_grid_impl.hpp).
 struct UniformGridPolicy;
 
-/// The calls every algorithm has (detail/algorithm_front.hpp) and the
-/// grid's tuning (detail/grid_algorithm.hpp).
+/// The calls every algorithm has (algorithm_front.hpp) and the grid's
+/// tuning (grid_front.hpp: boxes per cell, the smallest cell, the cell size
+/// chosen).
 template <class T, int D>
-using BasicUniformGrid = detail::GridAlgorithm<T, D, UniformGridPolicy>;
+class BasicUniformGrid : public GridFront<T, D, UniformGridPolicy> {};
 
 /// Uniform grid over 3-D float boxes.
 using UniformGrid = BasicUniformGrid<float, 3>;

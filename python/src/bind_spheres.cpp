@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include <broadphase/detail/large_pages.hpp>
+#include <broadphase/large_array.hpp>
 #include <broadphase/spheres.hpp>
 
 namespace broadphase_python {
@@ -37,7 +37,7 @@ py::array sphere_pairs(const Rows& centers, const Rows& radii, const bp::Options
     const T* r = data_of<T>(radii);
     const bool one = radii.n == 1 && centers.n != 1;
     const std::size_t n = centers.n;
-    bp::detail::LargeArray<bp::Pair> out;
+    bp::LargeArray<bp::Pair> out;
     bp::Report rep;
     {
         py::gil_scoped_release nogil;

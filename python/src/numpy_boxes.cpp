@@ -274,7 +274,7 @@ std::pair<void*, std::size_t> take_spare_block() {
 
 }  // namespace
 
-void take_spare_pairs(bp::detail::LargeArray<bp::Pair>& pairs) {
+void take_spare_pairs(bp::LargeArray<bp::Pair>& pairs) {
     const std::pair<void*, std::size_t> block = take_spare_block();
     if (block.first) pairs.adopt(static_cast<bp::Pair*>(block.first), block.second);
 }
@@ -284,7 +284,7 @@ void free_spare_pairs() {
     bp::detail::large_free(block.first, block.second);
 }
 
-py::array large_pairs_array(bp::detail::LargeArray<bp::Pair>&& pairs) {
+py::array large_pairs_array(bp::LargeArray<bp::Pair>&& pairs) {
     const py::ssize_t k = static_cast<py::ssize_t>(pairs.size());
     if (k == 0) return py::array_t<std::uint32_t>(std::vector<py::ssize_t>{0, 2});
     struct Owned {

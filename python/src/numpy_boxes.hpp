@@ -31,7 +31,7 @@
 #include <vector>
 
 #include <broadphase/broadphase.hpp>
-#include <broadphase/detail/large_pages.hpp>
+#include <broadphase/large_array.hpp>
 #include <broadphase/detail/parallel.hpp>  // plan_threads, run_parts
 
 namespace broadphase_python {
@@ -169,8 +169,8 @@ inline py::array pairs_array(std::vector<bp::Pair>&& pairs) {
 /// copy). When the array is freed its memory becomes the module's spare
 /// block (one at most, the larger), which take_spare_pairs hands to the
 /// next call's output: memory already paged in.
-py::array large_pairs_array(bp::detail::LargeArray<bp::Pair>&& pairs);
-void take_spare_pairs(bp::detail::LargeArray<bp::Pair>& pairs);
+py::array large_pairs_array(bp::LargeArray<bp::Pair>&& pairs);
+void take_spare_pairs(bp::LargeArray<bp::Pair>& pairs);
 void free_spare_pairs();
 
 /// Frees the finder find_pairs keeps between calls (bind_pairs.cpp).

@@ -8,19 +8,19 @@ namespace broadphase {
 
 template class detail::AlgorithmBase<detail::BruteForceImpl<float, 2>, float, 2>;
 template class detail::BruteForceImpl<float, 2>;
-template class detail::AlgorithmFront<float, 2, detail::BruteForceImpl<float, 2>>;
+template class AlgorithmFront<float, 2, detail::BruteForceImpl<float, 2>>;
 template class BasicBruteForce<float, 2>;
 template class detail::AlgorithmBase<detail::BruteForceImpl<float, 3>, float, 3>;
 template class detail::BruteForceImpl<float, 3>;
-template class detail::AlgorithmFront<float, 3, detail::BruteForceImpl<float, 3>>;
+template class AlgorithmFront<float, 3, detail::BruteForceImpl<float, 3>>;
 template class BasicBruteForce<float, 3>;
 template class detail::AlgorithmBase<detail::BruteForceImpl<double, 2>, double, 2>;
 template class detail::BruteForceImpl<double, 2>;
-template class detail::AlgorithmFront<double, 2, detail::BruteForceImpl<double, 2>>;
+template class AlgorithmFront<double, 2, detail::BruteForceImpl<double, 2>>;
 template class BasicBruteForce<double, 2>;
 template class detail::AlgorithmBase<detail::BruteForceImpl<double, 3>, double, 3>;
 template class detail::BruteForceImpl<double, 3>;
-template class detail::AlgorithmFront<double, 3, detail::BruteForceImpl<double, 3>>;
+template class AlgorithmFront<double, 3, detail::BruteForceImpl<double, 3>>;
 template class BasicBruteForce<double, 3>;
 
 }  // namespace broadphase

@@ -97,18 +97,14 @@ class BruteForceImpl : public AlgorithmBase<BruteForceImpl<T, D>, T, D> {
 namespace broadphase {
 extern template class detail::AlgorithmBase<detail::BruteForceImpl<float, 2>, float, 2>;
 extern template class detail::BruteForceImpl<float, 2>;
-extern template class detail::AlgorithmFront<float, 2, detail::BruteForceImpl<float, 2>>;
 extern template class BasicBruteForce<float, 2>;
 extern template class detail::AlgorithmBase<detail::BruteForceImpl<float, 3>, float, 3>;
 extern template class detail::BruteForceImpl<float, 3>;
-extern template class detail::AlgorithmFront<float, 3, detail::BruteForceImpl<float, 3>>;
 extern template class BasicBruteForce<float, 3>;
 extern template class detail::AlgorithmBase<detail::BruteForceImpl<double, 2>, double, 2>;
 extern template class detail::BruteForceImpl<double, 2>;
-extern template class detail::AlgorithmFront<double, 2, detail::BruteForceImpl<double, 2>>;
 extern template class BasicBruteForce<double, 2>;
 extern template class detail::AlgorithmBase<detail::BruteForceImpl<double, 3>, double, 3>;
 extern template class detail::BruteForceImpl<double, 3>;
-extern template class detail::AlgorithmFront<double, 3, detail::BruteForceImpl<double, 3>>;
 extern template class BasicBruteForce<double, 3>;
 }  // namespace broadphase

@@ -62,7 +62,7 @@
 #include "cell_list/cell_cluster.hpp"
 #include <broadphase/detail/cell_frame.hpp>
 #include "cell_list/cell_scan.hpp"
-#include <broadphase/detail/large_pages.hpp>
+#include <broadphase/large_array.hpp>
 #include <broadphase/detail/pair_output.hpp>
 #include <broadphase/detail/parallel.hpp>
 #include <broadphase/detail/prefetch.hpp>

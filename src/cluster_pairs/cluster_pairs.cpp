@@ -8,19 +8,19 @@ namespace broadphase {
 
 template class detail::AlgorithmBase<detail::ClusterPairsImpl<float, 2>, float, 2>;
 template class detail::ClusterPairsImpl<float, 2>;
-template class detail::AlgorithmFront<float, 2, detail::ClusterPairsImpl<float, 2>>;
+template class AlgorithmFront<float, 2, detail::ClusterPairsImpl<float, 2>>;
 template class BasicClusterPairs<float, 2>;
 template class detail::AlgorithmBase<detail::ClusterPairsImpl<float, 3>, float, 3>;
 template class detail::ClusterPairsImpl<float, 3>;
-template class detail::AlgorithmFront<float, 3, detail::ClusterPairsImpl<float, 3>>;
+template class AlgorithmFront<float, 3, detail::ClusterPairsImpl<float, 3>>;
 template class BasicClusterPairs<float, 3>;
 template class detail::AlgorithmBase<detail::ClusterPairsImpl<double, 2>, double, 2>;
 template class detail::ClusterPairsImpl<double, 2>;
-template class detail::AlgorithmFront<double, 2, detail::ClusterPairsImpl<double, 2>>;
+template class AlgorithmFront<double, 2, detail::ClusterPairsImpl<double, 2>>;
 template class BasicClusterPairs<double, 2>;
 template class detail::AlgorithmBase<detail::ClusterPairsImpl<double, 3>, double, 3>;
 template class detail::ClusterPairsImpl<double, 3>;
-template class detail::AlgorithmFront<double, 3, detail::ClusterPairsImpl<double, 3>>;
+template class AlgorithmFront<double, 3, detail::ClusterPairsImpl<double, 3>>;
 template class BasicClusterPairs<double, 3>;
 
 }  // namespace broadphase

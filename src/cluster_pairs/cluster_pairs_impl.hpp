@@ -187,18 +187,14 @@ std::size_t BasicClusterPairs<T, D>::cluster_pair_count() const {
 namespace broadphase {
 extern template class detail::AlgorithmBase<detail::ClusterPairsImpl<float, 2>, float, 2>;
 extern template class detail::ClusterPairsImpl<float, 2>;
-extern template class detail::AlgorithmFront<float, 2, detail::ClusterPairsImpl<float, 2>>;
 extern template class BasicClusterPairs<float, 2>;
 extern template class detail::AlgorithmBase<detail::ClusterPairsImpl<float, 3>, float, 3>;
 extern template class detail::ClusterPairsImpl<float, 3>;
-extern template class detail::AlgorithmFront<float, 3, detail::ClusterPairsImpl<float, 3>>;
 extern template class BasicClusterPairs<float, 3>;
 extern template class detail::AlgorithmBase<detail::ClusterPairsImpl<double, 2>, double, 2>;
 extern template class detail::ClusterPairsImpl<double, 2>;
-extern template class detail::AlgorithmFront<double, 2, detail::ClusterPairsImpl<double, 2>>;
 extern template class BasicClusterPairs<double, 2>;
 extern template class detail::AlgorithmBase<detail::ClusterPairsImpl<double, 3>, double, 3>;
 extern template class detail::ClusterPairsImpl<double, 3>;
-extern template class detail::AlgorithmFront<double, 3, detail::ClusterPairsImpl<double, 3>>;
 extern template class BasicClusterPairs<double, 3>;
 }  // namespace broadphase

@@ -1,6 +1,6 @@
 // What every algorithm shares, written once: the checks, the working set
 // and the sink around an algorithm's search. The public classes
-// (BasicBruteForce, ...) are fronts (detail/algorithm_front.hpp) that hold
+// (BasicBruteForce, ...) are fronts (algorithm_front.hpp) that hold
 // such an algorithm behind a pointer and hand each call to it; PairFinder
 // and Index hold the algorithms themselves (src/core/pair_finder_impl.hpp).
 // Only the algorithms' -inl files include this file.
@@ -44,7 +44,7 @@ public:
     using view_type = BasicBoxesView<T, D>;
     using box_type = BasicBox<T, D>;
 
-    // The calls of AlgorithmFront (detail/algorithm_front.hpp, where their
+    // The calls of AlgorithmFront (algorithm_front.hpp, where their
     // contracts are written), which hands each one to these; PairFinder and
     // Index call them directly. The callback calls take f erased.
     Report find_pairs(view_type boxes, std::vector<Pair>& out, const Options& options = {});

@@ -1,10 +1,17 @@
-// The bodies of detail/algorithm_front.hpp: each call hands over to the
+// The bodies of algorithm_front.hpp: each call hands over to the
 // algorithm behind the pointer (Impl, an AlgorithmBase: src/core/algorithm_base.hpp).
-// Included by each algorithm's -inl file; Impl must be complete where these
-// are instantiated (src/<algorithm>.cpp, or the user's file header-only).
+// Included by each algorithm's body (src/<component>/<algorithm>_impl.hpp);
+// Impl must be complete where these are instantiated (src/<component>/*.cpp,
+// or a program on the single header).
 #pragma once
 
-#include <broadphase/detail/algorithm_front.hpp>
+#include <broadphase/adaptive_grid.hpp>
+#include <broadphase/algorithm_front.hpp>
+#include <broadphase/brute_force.hpp>
+#include <broadphase/cluster_pairs.hpp>
+#include <broadphase/hybrid_grid.hpp>
+#include <broadphase/sweep_and_prune.hpp>
+#include <broadphase/uniform_grid.hpp>
 
 #include <memory>
 #include <new>
@@ -13,7 +20,6 @@
 #include <broadphase/detail/buffers.hpp>
 
 namespace broadphase {
-namespace detail {
 
 template <class T, int D, class Impl>
 AlgorithmFront<T, D, Impl>::AlgorithmFront() : impl_(std::make_unique<Impl>()) {}
@@ -45,7 +51,7 @@ AlgorithmFront<T, D, Impl>& AlgorithmFront<T, D, Impl>::operator=(AlgorithmFront
 
 template <class T, int D, class Impl>
 Impl* AlgorithmFront<T, D, Impl>::ready(Report& r) {
-    if (!impl_) guarded(r, [&] { impl_ = std::make_unique<Impl>(); });
+    if (!impl_) detail::guarded(r, [&] { impl_ = std::make_unique<Impl>(); });
     return impl_.get();
 }
 
@@ -129,5 +135,35 @@ bool AlgorithmFront<T, D, Impl>::overlaps(const box_type& q, HitCallbackRef f) c
     return !impl_ || impl_->overlaps(q, f);
 }
 
-}  // namespace detail
+}  // namespace broadphase
+
+// Every algorithm's front for the compiled types, compiled once, each in its
+// algorithm's src/<component>/*.cpp: a file that sees these bodies (through
+// one algorithm's body) compiles no other algorithm's front. (The single
+// header leaves out every `extern template` line.)
+namespace broadphase {
+extern template class AlgorithmFront<float, 2, detail::BruteForceImpl<float, 2>>;
+extern template class AlgorithmFront<float, 2, detail::SweepAndPruneImpl<float, 2>>;
+extern template class AlgorithmFront<float, 2, detail::ClusterPairsImpl<float, 2>>;
+extern template class AlgorithmFront<float, 2, detail::AdaptiveGridImpl<float, 2>>;
+extern template class AlgorithmFront<float, 2, detail::GridAlgorithmImpl<float, 2, UniformGridPolicy>>;
+extern template class AlgorithmFront<float, 2, detail::GridAlgorithmImpl<float, 2, HybridGridPolicy>>;
+extern template class AlgorithmFront<float, 3, detail::BruteForceImpl<float, 3>>;
+extern template class AlgorithmFront<float, 3, detail::SweepAndPruneImpl<float, 3>>;
+extern template class AlgorithmFront<float, 3, detail::ClusterPairsImpl<float, 3>>;
+extern template class AlgorithmFront<float, 3, detail::AdaptiveGridImpl<float, 3>>;
+extern template class AlgorithmFront<float, 3, detail::GridAlgorithmImpl<float, 3, UniformGridPolicy>>;
+extern template class AlgorithmFront<float, 3, detail::GridAlgorithmImpl<float, 3, HybridGridPolicy>>;
+extern template class AlgorithmFront<double, 2, detail::BruteForceImpl<double, 2>>;
+extern template class AlgorithmFront<double, 2, detail::SweepAndPruneImpl<double, 2>>;
+extern template class AlgorithmFront<double, 2, detail::ClusterPairsImpl<double, 2>>;
+extern template class AlgorithmFront<double, 2, detail::AdaptiveGridImpl<double, 2>>;
+extern template class AlgorithmFront<double, 2, detail::GridAlgorithmImpl<double, 2, UniformGridPolicy>>;
+extern template class AlgorithmFront<double, 2, detail::GridAlgorithmImpl<double, 2, HybridGridPolicy>>;
+extern template class AlgorithmFront<double, 3, detail::BruteForceImpl<double, 3>>;
+extern template class AlgorithmFront<double, 3, detail::SweepAndPruneImpl<double, 3>>;
+extern template class AlgorithmFront<double, 3, detail::ClusterPairsImpl<double, 3>>;
+extern template class AlgorithmFront<double, 3, detail::AdaptiveGridImpl<double, 3>>;
+extern template class AlgorithmFront<double, 3, detail::GridAlgorithmImpl<double, 3, UniformGridPolicy>>;
+extern template class AlgorithmFront<double, 3, detail::GridAlgorithmImpl<double, 3, HybridGridPolicy>>;
 }  // namespace broadphase

@@ -6,19 +6,19 @@
 
 namespace broadphase {
 
-template Algorithm choose_algorithm(const BasicBoxesView<float, 2>&, detail::StatsScratch&);
+template Algorithm detail::choose_algorithm(const BasicBoxesView<float, 2>&, detail::StatsScratch&);
 template Algorithm choose_algorithm(const BasicBoxesView<float, 2>&);
 template class BasicPairFinder<float, 2>;
 template class BasicIndex<float, 2>;
-template Algorithm choose_algorithm(const BasicBoxesView<float, 3>&, detail::StatsScratch&);
+template Algorithm detail::choose_algorithm(const BasicBoxesView<float, 3>&, detail::StatsScratch&);
 template Algorithm choose_algorithm(const BasicBoxesView<float, 3>&);
 template class BasicPairFinder<float, 3>;
 template class BasicIndex<float, 3>;
-template Algorithm choose_algorithm(const BasicBoxesView<double, 2>&, detail::StatsScratch&);
+template Algorithm detail::choose_algorithm(const BasicBoxesView<double, 2>&, detail::StatsScratch&);
 template Algorithm choose_algorithm(const BasicBoxesView<double, 2>&);
 template class BasicPairFinder<double, 2>;
 template class BasicIndex<double, 2>;
-template Algorithm choose_algorithm(const BasicBoxesView<double, 3>&, detail::StatsScratch&);
+template Algorithm detail::choose_algorithm(const BasicBoxesView<double, 3>&, detail::StatsScratch&);
 template Algorithm choose_algorithm(const BasicBoxesView<double, 3>&);
 template class BasicPairFinder<double, 3>;
 template class BasicIndex<double, 3>;

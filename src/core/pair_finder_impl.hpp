@@ -75,9 +75,12 @@ struct AlgorithmSet {
 
 }  // namespace detail
 
-// choose_algorithm: the rule is written beside its declaration (broadphase.hpp).
+namespace detail {
+
+/// choose_algorithm with the sample's memory kept by the caller (PairFinder):
+/// the rule is written beside the public call's declaration (broadphase.hpp).
 template <class T, int D>
-Algorithm choose_algorithm(const BasicBoxesView<T, D>& boxes, detail::StatsScratch& scratch) {
+Algorithm choose_algorithm(const BasicBoxesView<T, D>& boxes, StatsScratch& scratch) {
     const std::size_t n = boxes.size();
     if (n < 192) return Algorithm::brute_force;
     if (n < 4096) return Algorithm::sweep_and_prune;
@@ -98,10 +101,12 @@ Algorithm choose_algorithm(const BasicBoxesView<T, D>& boxes, detail::StatsScrat
     return Algorithm::hybrid_grid;
 }
 
+}  // namespace detail
+
 template <class T, int D>
 Algorithm choose_algorithm(const BasicBoxesView<T, D>& boxes) {
     detail::StatsScratch scratch;
-    return choose_algorithm(boxes, scratch);
+    return detail::choose_algorithm(boxes, scratch);
 }
 
 // --- BasicPairFinder ---------------------------------------------------------
@@ -147,7 +152,7 @@ Report BasicPairFinder<T, D>::find_pairs(view_type boxes, std::vector<Pair>& out
     Report r;
     if (!ready(r)) return out.clear(), r;
     auto& set = *algorithms_;
-    last_ = options.algorithm == Algorithm::automatic ? choose_algorithm(boxes, set.stats_scratch) : options.algorithm;
+    last_ = options.algorithm == Algorithm::automatic ? detail::choose_algorithm(boxes, set.stats_scratch) : options.algorithm;
     return set.visit(set, last_, [&](auto& algo) { return algo.find_pairs(boxes, out, options); });
 }
 
@@ -161,16 +166,16 @@ Report BasicPairFinder<T, D>::find_pairs(view_type a, view_type b, std::vector<P
 }
 
 template <class T, int D>
-Report BasicPairFinder<T, D>::stream_pairs(view_type boxes, detail::PairCallbackRef f, const Options& options) {
+Report BasicPairFinder<T, D>::stream_pairs(view_type boxes, PairCallbackRef f, const Options& options) {
     Report r;
     if (!ready(r)) return r;
     auto& set = *algorithms_;
-    last_ = options.algorithm == Algorithm::automatic ? choose_algorithm(boxes, set.stats_scratch) : options.algorithm;
+    last_ = options.algorithm == Algorithm::automatic ? detail::choose_algorithm(boxes, set.stats_scratch) : options.algorithm;
     return set.visit(set, last_, [&](auto& algo) { return algo.stream_self(boxes, f, options.max_pairs); });
 }
 
 template <class T, int D>
-Report BasicPairFinder<T, D>::stream_pairs(view_type a, view_type b, detail::PairCallbackRef f,
+Report BasicPairFinder<T, D>::stream_pairs(view_type a, view_type b, PairCallbackRef f,
                                            const Options& options) {
     Report r;
     if (!ready(r)) return r;
@@ -249,13 +254,13 @@ Report BasicIndex<T, D>::query_batch(view_type queries, std::vector<Pair>& out, 
 }
 
 template <class T, int D>
-bool BasicIndex<T, D>::overlaps(const BasicBox<T, D>& q, detail::HitCallbackRef f) const {
+bool BasicIndex<T, D>::overlaps(const BasicBox<T, D>& q, HitCallbackRef f) const {
     const auto& s = set();
     return s.visit(s, algo_, [&](const auto& a) { return a.overlaps(q, f); });
 }
 
 template <class T, int D>
-Report BasicIndex<T, D>::stream_batch(view_type queries, detail::PairCallbackRef f) const {
+Report BasicIndex<T, D>::stream_batch(view_type queries, PairCallbackRef f) const {
     const auto& s = set();
     return s.visit(s, algo_, [&](const auto& a) { return a.stream_batch(queries, f, no_budget); });
 }
@@ -266,19 +271,19 @@ Report BasicIndex<T, D>::stream_batch(view_type queries, detail::PairCallbackRef
 // library's other files use those. (The single header leaves out every
 // `extern template` line: there each file compiles what it uses.)
 namespace broadphase {
-extern template Algorithm choose_algorithm(const BasicBoxesView<float, 2>&, detail::StatsScratch&);
+extern template Algorithm detail::choose_algorithm(const BasicBoxesView<float, 2>&, detail::StatsScratch&);
 extern template Algorithm choose_algorithm(const BasicBoxesView<float, 2>&);
 extern template class BasicPairFinder<float, 2>;
 extern template class BasicIndex<float, 2>;
-extern template Algorithm choose_algorithm(const BasicBoxesView<float, 3>&, detail::StatsScratch&);
+extern template Algorithm detail::choose_algorithm(const BasicBoxesView<float, 3>&, detail::StatsScratch&);
 extern template Algorithm choose_algorithm(const BasicBoxesView<float, 3>&);
 extern template class BasicPairFinder<float, 3>;
 extern template class BasicIndex<float, 3>;
-extern template Algorithm choose_algorithm(const BasicBoxesView<double, 2>&, detail::StatsScratch&);
+extern template Algorithm detail::choose_algorithm(const BasicBoxesView<double, 2>&, detail::StatsScratch&);
 extern template Algorithm choose_algorithm(const BasicBoxesView<double, 2>&);
 extern template class BasicPairFinder<double, 2>;
 extern template class BasicIndex<double, 2>;
-extern template Algorithm choose_algorithm(const BasicBoxesView<double, 3>&, detail::StatsScratch&);
+extern template Algorithm detail::choose_algorithm(const BasicBoxesView<double, 3>&, detail::StatsScratch&);
 extern template Algorithm choose_algorithm(const BasicBoxesView<double, 3>&);
 extern template class BasicPairFinder<double, 3>;
 extern template class BasicIndex<double, 3>;

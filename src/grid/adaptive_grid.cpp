@@ -8,19 +8,19 @@ namespace broadphase {
 
 template class detail::AlgorithmBase<detail::AdaptiveGridImpl<float, 2>, float, 2>;
 template class detail::AdaptiveGridImpl<float, 2>;
-template class detail::AlgorithmFront<float, 2, detail::AdaptiveGridImpl<float, 2>>;
+template class AlgorithmFront<float, 2, detail::AdaptiveGridImpl<float, 2>>;
 template class BasicAdaptiveGrid<float, 2>;
 template class detail::AlgorithmBase<detail::AdaptiveGridImpl<float, 3>, float, 3>;
 template class detail::AdaptiveGridImpl<float, 3>;
-template class detail::AlgorithmFront<float, 3, detail::AdaptiveGridImpl<float, 3>>;
+template class AlgorithmFront<float, 3, detail::AdaptiveGridImpl<float, 3>>;
 template class BasicAdaptiveGrid<float, 3>;
 template class detail::AlgorithmBase<detail::AdaptiveGridImpl<double, 2>, double, 2>;
 template class detail::AdaptiveGridImpl<double, 2>;
-template class detail::AlgorithmFront<double, 2, detail::AdaptiveGridImpl<double, 2>>;
+template class AlgorithmFront<double, 2, detail::AdaptiveGridImpl<double, 2>>;
 template class BasicAdaptiveGrid<double, 2>;
 template class detail::AlgorithmBase<detail::AdaptiveGridImpl<double, 3>, double, 3>;
 template class detail::AdaptiveGridImpl<double, 3>;
-template class detail::AlgorithmFront<double, 3, detail::AdaptiveGridImpl<double, 3>>;
+template class AlgorithmFront<double, 3, detail::AdaptiveGridImpl<double, 3>>;
 template class BasicAdaptiveGrid<double, 3>;
 
 }  // namespace broadphase

@@ -54,7 +54,7 @@
 #include <utility>
 #include <vector>
 
-#include <broadphase/detail/adaptive_grid_params.hpp>
+#include <broadphase/adaptive_grid_params.hpp>
 #include <broadphase/boxes.hpp>
 #include <broadphase/detail/buffers.hpp>
 #include <broadphase/detail/box_rules.hpp>

@@ -114,6 +114,23 @@ const detail::AdaptiveGridCore<T, D>& BasicAdaptiveGrid<T, D>::last_tree() const
     return a ? a->last_tree() : empty;
 }
 
+namespace detail {
+
+/// The trees of an adaptive grid, for the tests (tests/core/adaptive_grid_test.cpp):
+/// the tree of the last build() and of the last pair search.
+struct AdaptiveGridInspect {
+    template <class T, int D>
+    static const AdaptiveGridCore<T, D>& built_tree(const BasicAdaptiveGrid<T, D>& g) {
+        return g.built_tree();
+    }
+    template <class T, int D>
+    static const AdaptiveGridCore<T, D>& last_tree(const BasicAdaptiveGrid<T, D>& g) {
+        return g.last_tree();
+    }
+};
+
+}  // namespace detail
+
 }  // namespace broadphase
 
 // Compiled once, in grid/adaptive_grid.cpp, for float and double in 2-D and 3-D; the
@@ -122,18 +139,14 @@ const detail::AdaptiveGridCore<T, D>& BasicAdaptiveGrid<T, D>::last_tree() const
 namespace broadphase {
 extern template class detail::AlgorithmBase<detail::AdaptiveGridImpl<float, 2>, float, 2>;
 extern template class detail::AdaptiveGridImpl<float, 2>;
-extern template class detail::AlgorithmFront<float, 2, detail::AdaptiveGridImpl<float, 2>>;
 extern template class BasicAdaptiveGrid<float, 2>;
 extern template class detail::AlgorithmBase<detail::AdaptiveGridImpl<float, 3>, float, 3>;
 extern template class detail::AdaptiveGridImpl<float, 3>;
-extern template class detail::AlgorithmFront<float, 3, detail::AdaptiveGridImpl<float, 3>>;
 extern template class BasicAdaptiveGrid<float, 3>;
 extern template class detail::AlgorithmBase<detail::AdaptiveGridImpl<double, 2>, double, 2>;
 extern template class detail::AdaptiveGridImpl<double, 2>;
-extern template class detail::AlgorithmFront<double, 2, detail::AdaptiveGridImpl<double, 2>>;
 extern template class BasicAdaptiveGrid<double, 2>;
 extern template class detail::AlgorithmBase<detail::AdaptiveGridImpl<double, 3>, double, 3>;
 extern template class detail::AdaptiveGridImpl<double, 3>;
-extern template class detail::AlgorithmFront<double, 3, detail::AdaptiveGridImpl<double, 3>>;
 extern template class BasicAdaptiveGrid<double, 3>;
 }  // namespace broadphase

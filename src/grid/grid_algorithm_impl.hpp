@@ -1,11 +1,11 @@
-// The body of detail/grid_algorithm.hpp, the uniform and the hybrid
+// The body of grid_front.hpp, the uniform and the hybrid
 // grid's one algorithm class: GridAlgorithmImpl, which a policy tells which
 // axes are gridded and whether buckets are swept. Included by
 // src/grid/uniform_grid_impl.hpp and src/grid/hybrid_grid_impl.hpp, and by a file
 // that uses a grid of its own policy (the tests' HugeSpanPolicy).
 #pragma once
 
-#include <broadphase/detail/grid_algorithm.hpp>
+#include <broadphase/grid_front.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -154,22 +154,23 @@ private:
     TaskPairs tasks_;
 };
 
+}  // namespace detail
+
 template <class T, int D, class Policy>
-void GridAlgorithm<T, D, Policy>::set_boxes_per_cell(double n) {
+void GridFront<T, D, Policy>::set_boxes_per_cell(double n) {
     this->impl().set_boxes_per_cell(n);
 }
 
 template <class T, int D, class Policy>
-void GridAlgorithm<T, D, Policy>::set_min_cell_extents(double r) {
+void GridFront<T, D, Policy>::set_min_cell_extents(double r) {
     this->impl().set_min_cell_extents(r);
 }
 
 template <class T, int D, class Policy>
-T GridAlgorithm<T, D, Policy>::cell_size() const {
+T GridFront<T, D, Policy>::cell_size() const {
     const auto* a = this->impl_if_any();
     return a ? a->cell_size() : T(0);
 }
 
-}  // namespace detail
 }  // namespace broadphase
 

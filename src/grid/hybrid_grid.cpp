@@ -8,19 +8,19 @@ namespace broadphase {
 
 template class detail::AlgorithmBase<detail::GridAlgorithmImpl<float, 2, HybridGridPolicy>, float, 2>;
 template class detail::GridAlgorithmImpl<float, 2, HybridGridPolicy>;
-template class detail::AlgorithmFront<float, 2, detail::GridAlgorithmImpl<float, 2, HybridGridPolicy>>;
-template class detail::GridAlgorithm<float, 2, HybridGridPolicy>;
+template class AlgorithmFront<float, 2, detail::GridAlgorithmImpl<float, 2, HybridGridPolicy>>;
+template class GridFront<float, 2, HybridGridPolicy>;
 template class detail::AlgorithmBase<detail::GridAlgorithmImpl<float, 3, HybridGridPolicy>, float, 3>;
 template class detail::GridAlgorithmImpl<float, 3, HybridGridPolicy>;
-template class detail::AlgorithmFront<float, 3, detail::GridAlgorithmImpl<float, 3, HybridGridPolicy>>;
-template class detail::GridAlgorithm<float, 3, HybridGridPolicy>;
+template class AlgorithmFront<float, 3, detail::GridAlgorithmImpl<float, 3, HybridGridPolicy>>;
+template class GridFront<float, 3, HybridGridPolicy>;
 template class detail::AlgorithmBase<detail::GridAlgorithmImpl<double, 2, HybridGridPolicy>, double, 2>;
 template class detail::GridAlgorithmImpl<double, 2, HybridGridPolicy>;
-template class detail::AlgorithmFront<double, 2, detail::GridAlgorithmImpl<double, 2, HybridGridPolicy>>;
-template class detail::GridAlgorithm<double, 2, HybridGridPolicy>;
+template class AlgorithmFront<double, 2, detail::GridAlgorithmImpl<double, 2, HybridGridPolicy>>;
+template class GridFront<double, 2, HybridGridPolicy>;
 template class detail::AlgorithmBase<detail::GridAlgorithmImpl<double, 3, HybridGridPolicy>, double, 3>;
 template class detail::GridAlgorithmImpl<double, 3, HybridGridPolicy>;
-template class detail::AlgorithmFront<double, 3, detail::GridAlgorithmImpl<double, 3, HybridGridPolicy>>;
-template class detail::GridAlgorithm<double, 3, HybridGridPolicy>;
+template class AlgorithmFront<double, 3, detail::GridAlgorithmImpl<double, 3, HybridGridPolicy>>;
+template class GridFront<double, 3, HybridGridPolicy>;
 
 }  // namespace broadphase

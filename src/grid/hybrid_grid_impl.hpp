@@ -32,18 +32,14 @@ struct HybridGridPolicy {
 namespace broadphase {
 extern template class detail::AlgorithmBase<detail::GridAlgorithmImpl<float, 2, HybridGridPolicy>, float, 2>;
 extern template class detail::GridAlgorithmImpl<float, 2, HybridGridPolicy>;
-extern template class detail::AlgorithmFront<float, 2, detail::GridAlgorithmImpl<float, 2, HybridGridPolicy>>;
-extern template class detail::GridAlgorithm<float, 2, HybridGridPolicy>;
+extern template class GridFront<float, 2, HybridGridPolicy>;
 extern template class detail::AlgorithmBase<detail::GridAlgorithmImpl<float, 3, HybridGridPolicy>, float, 3>;
 extern template class detail::GridAlgorithmImpl<float, 3, HybridGridPolicy>;
-extern template class detail::AlgorithmFront<float, 3, detail::GridAlgorithmImpl<float, 3, HybridGridPolicy>>;
-extern template class detail::GridAlgorithm<float, 3, HybridGridPolicy>;
+extern template class GridFront<float, 3, HybridGridPolicy>;
 extern template class detail::AlgorithmBase<detail::GridAlgorithmImpl<double, 2, HybridGridPolicy>, double, 2>;
 extern template class detail::GridAlgorithmImpl<double, 2, HybridGridPolicy>;
-extern template class detail::AlgorithmFront<double, 2, detail::GridAlgorithmImpl<double, 2, HybridGridPolicy>>;
-extern template class detail::GridAlgorithm<double, 2, HybridGridPolicy>;
+extern template class GridFront<double, 2, HybridGridPolicy>;
 extern template class detail::AlgorithmBase<detail::GridAlgorithmImpl<double, 3, HybridGridPolicy>, double, 3>;
 extern template class detail::GridAlgorithmImpl<double, 3, HybridGridPolicy>;
-extern template class detail::AlgorithmFront<double, 3, detail::GridAlgorithmImpl<double, 3, HybridGridPolicy>>;
-extern template class detail::GridAlgorithm<double, 3, HybridGridPolicy>;
+extern template class GridFront<double, 3, HybridGridPolicy>;
 }  // namespace broadphase

@@ -8,19 +8,19 @@ namespace broadphase {
 
 template class detail::AlgorithmBase<detail::GridAlgorithmImpl<float, 2, UniformGridPolicy>, float, 2>;
 template class detail::GridAlgorithmImpl<float, 2, UniformGridPolicy>;
-template class detail::AlgorithmFront<float, 2, detail::GridAlgorithmImpl<float, 2, UniformGridPolicy>>;
-template class detail::GridAlgorithm<float, 2, UniformGridPolicy>;
+template class AlgorithmFront<float, 2, detail::GridAlgorithmImpl<float, 2, UniformGridPolicy>>;
+template class GridFront<float, 2, UniformGridPolicy>;
 template class detail::AlgorithmBase<detail::GridAlgorithmImpl<float, 3, UniformGridPolicy>, float, 3>;
 template class detail::GridAlgorithmImpl<float, 3, UniformGridPolicy>;
-template class detail::AlgorithmFront<float, 3, detail::GridAlgorithmImpl<float, 3, UniformGridPolicy>>;
-template class detail::GridAlgorithm<float, 3, UniformGridPolicy>;
+template class AlgorithmFront<float, 3, detail::GridAlgorithmImpl<float, 3, UniformGridPolicy>>;
+template class GridFront<float, 3, UniformGridPolicy>;
 template class detail::AlgorithmBase<detail::GridAlgorithmImpl<double, 2, UniformGridPolicy>, double, 2>;
 template class detail::GridAlgorithmImpl<double, 2, UniformGridPolicy>;
-template class detail::AlgorithmFront<double, 2, detail::GridAlgorithmImpl<double, 2, UniformGridPolicy>>;
-template class detail::GridAlgorithm<double, 2, UniformGridPolicy>;
+template class AlgorithmFront<double, 2, detail::GridAlgorithmImpl<double, 2, UniformGridPolicy>>;
+template class GridFront<double, 2, UniformGridPolicy>;
 template class detail::AlgorithmBase<detail::GridAlgorithmImpl<double, 3, UniformGridPolicy>, double, 3>;
 template class detail::GridAlgorithmImpl<double, 3, UniformGridPolicy>;
-template class detail::AlgorithmFront<double, 3, detail::GridAlgorithmImpl<double, 3, UniformGridPolicy>>;
-template class detail::GridAlgorithm<double, 3, UniformGridPolicy>;
+template class AlgorithmFront<double, 3, detail::GridAlgorithmImpl<double, 3, UniformGridPolicy>>;
+template class GridFront<double, 3, UniformGridPolicy>;
 
 }  // namespace broadphase

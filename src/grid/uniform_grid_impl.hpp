@@ -26,18 +26,14 @@ struct UniformGridPolicy {
 namespace broadphase {
 extern template class detail::AlgorithmBase<detail::GridAlgorithmImpl<float, 2, UniformGridPolicy>, float, 2>;
 extern template class detail::GridAlgorithmImpl<float, 2, UniformGridPolicy>;
-extern template class detail::AlgorithmFront<float, 2, detail::GridAlgorithmImpl<float, 2, UniformGridPolicy>>;
-extern template class detail::GridAlgorithm<float, 2, UniformGridPolicy>;
+extern template class GridFront<float, 2, UniformGridPolicy>;
 extern template class detail::AlgorithmBase<detail::GridAlgorithmImpl<float, 3, UniformGridPolicy>, float, 3>;
 extern template class detail::GridAlgorithmImpl<float, 3, UniformGridPolicy>;
-extern template class detail::AlgorithmFront<float, 3, detail::GridAlgorithmImpl<float, 3, UniformGridPolicy>>;
-extern template class detail::GridAlgorithm<float, 3, UniformGridPolicy>;
+extern template class GridFront<float, 3, UniformGridPolicy>;
 extern template class detail::AlgorithmBase<detail::GridAlgorithmImpl<double, 2, UniformGridPolicy>, double, 2>;
 extern template class detail::GridAlgorithmImpl<double, 2, UniformGridPolicy>;
-extern template class detail::AlgorithmFront<double, 2, detail::GridAlgorithmImpl<double, 2, UniformGridPolicy>>;
-extern template class detail::GridAlgorithm<double, 2, UniformGridPolicy>;
+extern template class GridFront<double, 2, UniformGridPolicy>;
 extern template class detail::AlgorithmBase<detail::GridAlgorithmImpl<double, 3, UniformGridPolicy>, double, 3>;
 extern template class detail::GridAlgorithmImpl<double, 3, UniformGridPolicy>;
-extern template class detail::AlgorithmFront<double, 3, detail::GridAlgorithmImpl<double, 3, UniformGridPolicy>>;
-extern template class detail::GridAlgorithm<double, 3, UniformGridPolicy>;
+extern template class GridFront<double, 3, UniformGridPolicy>;
 }  // namespace broadphase

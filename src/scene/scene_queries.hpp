@@ -41,19 +41,19 @@ bool scene_hits_in_blocks(const BasicDynamicTree<T, D>& tree, HitCallbackRef f, 
 }  // namespace detail
 
 template <class T, int D>
-bool BasicScene<T, D>::overlaps(const box_type& q, detail::HitCallbackRef f) const {
+bool BasicScene<T, D>::overlaps(const box_type& q, HitCallbackRef f) const {
     const Tree& tree = synced_tree();
     return detail::scene_hits_in_blocks(tree, f, [&](auto&& hit) { return tree.for_each_overlap(q, hit); });
 }
 
 template <class T, int D>
-bool BasicScene<T, D>::containing(const vec_type& p, detail::HitCallbackRef f) const {
+bool BasicScene<T, D>::containing(const vec_type& p, HitCallbackRef f) const {
     const Tree& tree = synced_tree();
     return detail::scene_hits_in_blocks(tree, f, [&](auto&& hit) { return tree.for_each_containing(p, hit); });
 }
 
 template <class T, int D>
-bool BasicScene<T, D>::sphere_overlaps(const vec_type& center, T radius, detail::HitCallbackRef f) const {
+bool BasicScene<T, D>::sphere_overlaps(const vec_type& center, T radius, HitCallbackRef f) const {
     const Tree& tree = synced_tree();
     return detail::scene_hits_in_blocks(
         tree, f, [&](auto&& hit) { return tree.for_each_overlapping_sphere(center, radius, hit); });

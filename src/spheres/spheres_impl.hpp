@@ -282,7 +282,7 @@ Report SpherePairFinder::search(const SphereView<T>& spheres, const BasicPeriodi
         if (!work_) work_ = std::make_unique<detail::SphereWork>();  // the first call, or after a move
         auto& w = static_cast<detail::SphereWork&>(*work_);
         std::vector<Pair>& pairs = caller ? *caller : w.box_pairs_;
-        const detail::CellFrame frame = periodic ? PeriodicCell::of(*domain).frame() : detail::CellFrame{};
+        const detail::CellFrame frame = periodic ? detail::CellFrame::of(PeriodicCell::of(*domain).vectors) : detail::CellFrame{};
         if (options.algorithm == Algorithm::automatic && w.on_grid(spheres, frame, options, out, count, rep, periodic)) {
             last_ = SphereMethod::grid;
             return;

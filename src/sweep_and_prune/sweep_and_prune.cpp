@@ -8,19 +8,19 @@ namespace broadphase {
 
 template class detail::AlgorithmBase<detail::SweepAndPruneImpl<float, 2>, float, 2>;
 template class detail::SweepAndPruneImpl<float, 2>;
-template class detail::AlgorithmFront<float, 2, detail::SweepAndPruneImpl<float, 2>>;
+template class AlgorithmFront<float, 2, detail::SweepAndPruneImpl<float, 2>>;
 template class BasicSweepAndPrune<float, 2>;
 template class detail::AlgorithmBase<detail::SweepAndPruneImpl<float, 3>, float, 3>;
 template class detail::SweepAndPruneImpl<float, 3>;
-template class detail::AlgorithmFront<float, 3, detail::SweepAndPruneImpl<float, 3>>;
+template class AlgorithmFront<float, 3, detail::SweepAndPruneImpl<float, 3>>;
 template class BasicSweepAndPrune<float, 3>;
 template class detail::AlgorithmBase<detail::SweepAndPruneImpl<double, 2>, double, 2>;
 template class detail::SweepAndPruneImpl<double, 2>;
-template class detail::AlgorithmFront<double, 2, detail::SweepAndPruneImpl<double, 2>>;
+template class AlgorithmFront<double, 2, detail::SweepAndPruneImpl<double, 2>>;
 template class BasicSweepAndPrune<double, 2>;
 template class detail::AlgorithmBase<detail::SweepAndPruneImpl<double, 3>, double, 3>;
 template class detail::SweepAndPruneImpl<double, 3>;
-template class detail::AlgorithmFront<double, 3, detail::SweepAndPruneImpl<double, 3>>;
+template class AlgorithmFront<double, 3, detail::SweepAndPruneImpl<double, 3>>;
 template class BasicSweepAndPrune<double, 3>;
 
 }  // namespace broadphase

@@ -205,18 +205,14 @@ void BasicSweepAndPrune<T, D>::set_axis(int axis) {
 namespace broadphase {
 extern template class detail::AlgorithmBase<detail::SweepAndPruneImpl<float, 2>, float, 2>;
 extern template class detail::SweepAndPruneImpl<float, 2>;
-extern template class detail::AlgorithmFront<float, 2, detail::SweepAndPruneImpl<float, 2>>;
 extern template class BasicSweepAndPrune<float, 2>;
 extern template class detail::AlgorithmBase<detail::SweepAndPruneImpl<float, 3>, float, 3>;
 extern template class detail::SweepAndPruneImpl<float, 3>;
-extern template class detail::AlgorithmFront<float, 3, detail::SweepAndPruneImpl<float, 3>>;
 extern template class BasicSweepAndPrune<float, 3>;
 extern template class detail::AlgorithmBase<detail::SweepAndPruneImpl<double, 2>, double, 2>;
 extern template class detail::SweepAndPruneImpl<double, 2>;
-extern template class detail::AlgorithmFront<double, 2, detail::SweepAndPruneImpl<double, 2>>;
 extern template class BasicSweepAndPrune<double, 2>;
 extern template class detail::AlgorithmBase<detail::SweepAndPruneImpl<double, 3>, double, 3>;
 extern template class detail::SweepAndPruneImpl<double, 3>;
-extern template class detail::AlgorithmFront<double, 3, detail::SweepAndPruneImpl<double, 3>>;
 extern template class BasicSweepAndPrune<double, 3>;
 }  // namespace broadphase

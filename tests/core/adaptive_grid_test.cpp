@@ -9,7 +9,7 @@
 #include <vector>
 
 #include <broadphase/adaptive_grid.hpp>
-#include "grid/adaptive_grid_core.hpp"  // built_tree(), last_tree()
+#include "grid/adaptive_grid_impl.hpp"  // AdaptiveGridInspect: the trees
 #include <broadphase/brute_force.hpp>
 #include <broadphase_fixtures/scenes.hpp>
 
@@ -45,7 +45,7 @@ void check_index(const Boxes& b, const Boxes& queries, const AdaptiveGrid::Param
     AdaptiveGrid g;
     g.set_params(p);
     ASSERT_EQ(g.build(b).status, Status::ok);
-    EXPECT_EQ(g.built_tree().validate(), "");
+    EXPECT_EQ(broadphase::detail::AdaptiveGridInspect::built_tree(g).validate(), "");
     std::vector<std::uint32_t> got;
     for (const Boxes* set : {&b, &queries}) {
         for (std::size_t i = 0; i < set->size(); ++i) {
@@ -67,7 +67,7 @@ TEST(AdaptiveGrid, InvariantsOnRandomScenes) {
             const Boxes b = random_case(n, seed);
             AdaptiveGrid g;
             const std::vector<Pair> got = adaptive_pairs(g, b);
-            ASSERT_EQ(g.last_tree().validate(), "") << case_name(n, seed);
+            ASSERT_EQ(broadphase::detail::AdaptiveGridInspect::last_tree(g).validate(), "") << case_name(n, seed);
             ASSERT_EQ(got, brute_pairs(b)) << case_name(n, seed);
         }
     }
@@ -82,7 +82,7 @@ TEST(AdaptiveGrid, InvariantsOnAdversarialScenes) {
             AdaptiveGrid g;                                           \
             const std::vector<Pair> got = adaptive_pairs(g, *b);      \
             if (b->size() > 0 && got.size() < 3000000) {              \
-                EXPECT_EQ(g.last_tree().validate(), "");              \
+                EXPECT_EQ(broadphase::detail::AdaptiveGridInspect::last_tree(g).validate(), "");              \
             }                                                         \
             EXPECT_EQ(got, brute_pairs(*b));                          \
         }                                                             \
@@ -97,7 +97,7 @@ TEST(AdaptiveGrid, InvariantsOnBuiltinScenes) {
         ASSERT_TRUE(broadphase_fixtures::make_scene(name, b));
         AdaptiveGrid g;
         ASSERT_EQ(g.build(b).status, Status::ok);
-        EXPECT_EQ(g.built_tree().validate(), "") << name;
+        EXPECT_EQ(broadphase::detail::AdaptiveGridInspect::built_tree(g).validate(), "") << name;
     }
 }
 
@@ -111,8 +111,8 @@ TEST(AdaptiveGrid, CoincidentBoxesAnyNumber) {
         std::vector<Pair> out;
         ASSERT_EQ(g.find_pairs(b, out).status, Status::ok);
         EXPECT_EQ(out.size(), n * (n - 1) / 2) << n;
-        EXPECT_EQ(g.last_tree().validate(), "");
-        EXPECT_EQ(g.last_tree().nodes().size(), 1u) << "coincident boxes cannot be separated: one leaf";
+        EXPECT_EQ(broadphase::detail::AdaptiveGridInspect::last_tree(g).validate(), "");
+        EXPECT_EQ(broadphase::detail::AdaptiveGridInspect::last_tree(g).nodes().size(), 1u) << "coincident boxes cannot be separated: one leaf";
         broadphase::sort_pairs(out);
         EXPECT_EQ(std::adjacent_find(out.begin(), out.end()), out.end()) << "a pair twice";
         for (const Pair& p : out) EXPECT_LT(p.a, p.b);
@@ -123,7 +123,7 @@ TEST(AdaptiveGrid, CoincidentBoxesAnyNumber) {
     for (int i = 0; i < 50; ++i) b.push_back(box3(float(i), 0, 0, float(i) + 0.5f, 1, 1));
     AdaptiveGrid g;
     EXPECT_EQ(adaptive_pairs(g, b), brute_pairs(b));
-    EXPECT_EQ(g.last_tree().validate(), "");
+    EXPECT_EQ(broadphase::detail::AdaptiveGridInspect::last_tree(g).validate(), "");
 }
 
 // The article's library answers nothing on a freshly built grid of 128 boxes or
@@ -160,7 +160,7 @@ TEST(AdaptiveGrid, FarOutliersNeverDropped) {
     AdaptiveGrid g;
     const std::vector<Pair> got = adaptive_pairs(g, b);
     EXPECT_EQ(got, brute_pairs(b));
-    EXPECT_EQ(g.last_tree().validate(), "");
+    EXPECT_EQ(broadphase::detail::AdaptiveGridInspect::last_tree(g).validate(), "");
     check_index(b, b);
 }
 
@@ -179,8 +179,8 @@ TEST(AdaptiveGrid, ExtremeParameters) {
                 AdaptiveGrid g;
                 g.set_params(p);
                 EXPECT_EQ(adaptive_pairs(g, *s), brute_pairs(*s));
-                EXPECT_EQ(g.last_tree().validate(), "");
-                EXPECT_LE(g.last_tree().instances(), 64 * s->size()) << "a box is stored in at most 4^3 cells";
+                EXPECT_EQ(broadphase::detail::AdaptiveGridInspect::last_tree(g).validate(), "");
+                EXPECT_LE(broadphase::detail::AdaptiveGridInspect::last_tree(g).instances(), 64 * s->size()) << "a box is stored in at most 4^3 cells";
             }
             check_index(b, mixed, p);
         }
@@ -202,7 +202,7 @@ TEST(AdaptiveGrid, RebuildEveryFrame) {
             b.set(i, x);
         }
         EXPECT_EQ(adaptive_pairs(kept, b), brute_pairs(b)) << "frame " << frame;
-        EXPECT_EQ(kept.last_tree().validate(), "");
+        EXPECT_EQ(broadphase::detail::AdaptiveGridInspect::last_tree(kept).validate(), "");
     }
 }
 

@@ -140,7 +140,7 @@ struct Generic {
 
     /// A copy keeps the built structure; a moved-from algorithm is empty
     /// and unbuilt, and works again on its next call (it holds its
-    /// algorithm behind a pointer: detail/algorithm_front.hpp).
+    /// algorithm behind a pointer: algorithm_front.hpp).
     static void copy_and_move() {
         const Boxes_<T, D> a = random_scene<T, D>(400, 4, RandomKind::dense);
         const Boxes_<T, D> q = random_scene<T, D>(50, 5, RandomKind::dense);

@@ -12,14 +12,15 @@
 #include <numeric>
 #include <vector>
 
-#include <broadphase/detail/large_pages.hpp>
+#include <broadphase/large_array.hpp>
 
 namespace {
 
 namespace bpd = broadphase::detail;
+namespace bp = broadphase;
 
 TEST(LargePages, ArrayKeepsItsContentsAsItGrows) {
-    bpd::LargeArray<std::uint32_t> a;
+    bp::LargeArray<std::uint32_t> a;
     EXPECT_TRUE(a.empty());
     std::size_t n = 1;
     // From a few bytes (operator new) past the 2 MB line (mapped) and on.
@@ -31,7 +32,7 @@ TEST(LargePages, ArrayKeepsItsContentsAsItGrows) {
     }
     for (std::size_t i = 0; i < a.size(); ++i) ASSERT_EQ(a[i], static_cast<std::uint32_t>(i * 2654435761u)) << i;
     EXPECT_GE(a.capacity(), a.size());
-    bpd::LargeArray<std::uint32_t> b(std::move(a));
+    bp::LargeArray<std::uint32_t> b(std::move(a));
     EXPECT_TRUE(a.empty());
     EXPECT_EQ(b[7], static_cast<std::uint32_t>(7 * 2654435761u));
     const std::size_t size = b.size();
@@ -84,7 +85,7 @@ TEST(LargePages, OverAlignedElements) {
         v.resize(n);
         EXPECT_EQ(reinterpret_cast<std::uintptr_t>(v.data()) % 32, 0u) << n;
         v[n - 1].w[3] = 1.0;
-        bpd::LargeArray<Record> a;
+        bp::LargeArray<Record> a;
         a.resize(n);
         EXPECT_EQ(reinterpret_cast<std::uintptr_t>(a.data()) % 32, 0u) << n;
         a.resize(3 * n);
@@ -94,7 +95,7 @@ TEST(LargePages, OverAlignedElements) {
 
 TEST(LargePages, TooLargeIsBadAlloc) {
     EXPECT_THROW(bpd::large_allocate(std::numeric_limits<std::size_t>::max() - 5), std::bad_alloc);
-    bpd::LargeArray<std::uint64_t> a;
+    bp::LargeArray<std::uint64_t> a;
     EXPECT_THROW(a.reserve(std::numeric_limits<std::size_t>::max() / 4), std::bad_alloc);
     EXPECT_TRUE(a.empty());
 }

@@ -881,7 +881,7 @@ struct HugeSpanPolicy {
                                                       /*max_cells=*/std::uint64_t(1) << 62);
     }
 };
-using HugeSpanGrid = broadphase::detail::GridAlgorithm<float, 3, HugeSpanPolicy>;
+using HugeSpanGrid = broadphase::GridFront<float, 3, HugeSpanPolicy>;
 
 /// 6,000 boxes 0.01 wide (the median: cells 0.01 wide) and `spanning`
 /// boxes over the whole 100^3 region: about 1e12 cells each.

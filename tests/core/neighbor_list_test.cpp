@@ -263,7 +263,7 @@ struct Oracle {
 
     template <class T>
     Oracle(const Cloud<T>& c, const bp::PeriodicCell& cell, double cutoff, double skin)
-        : f(cell.frame()), extra(cutoff + skin), n(c.n()), w(n), m(n), r(n, 0.0), gridded(n, 0) {
+        : f(broadphase::detail::CellFrame::of(cell.vectors)), extra(cutoff + skin), n(c.n()), w(n), m(n), r(n, 0.0), gridded(n, 0) {
         double rmax = 0;
         for (std::size_t i = 0; i < n; ++i) {
             const double x[3] = {c.x(i, 0), c.x(i, 1), c.x(i, 2)};

@@ -207,7 +207,7 @@ struct HugeSpanPolicy {
         return bp::detail::grid_params<T, D>(-1, 0.001, 1, std::uint64_t(1) << 62);
     }
 };
-using HugeSpanGrid = bp::detail::GridAlgorithm<float, 3, HugeSpanPolicy>;
+using HugeSpanGrid = bp::GridFront<float, 3, HugeSpanPolicy>;
 
 void too_many_cell_entries() {
     bp::Boxes over = random_boxes(6000, 100, 0.01, 4, false);

@@ -557,7 +557,7 @@ TYPED_TEST(PeriodicSpheres, CellListAgainstTheRule) {
                     EXPECT_EQ(finder.last_method(), L > 3 ? bp::SphereMethod::grid : bp::SphereMethod::boxes);
                     if (threads == 1) first = got;
                     else EXPECT_EQ(got, first);
-                    bp::detail::LargeArray<Pair> into;  // the Python module's output: the same
+                    bp::LargeArray<Pair> into;  // the Python module's output: the same
                     ASSERT_TRUE(finder.find_pairs_into(c.view(), &dom, into, o).ok());
                     EXPECT_EQ(std::vector<Pair>(into.data(), into.data() + into.size()), got);
                     expect_same_pairs(got, want, "automatic");

@@ -109,7 +109,7 @@ bp::SphereMethod check(const Cloud<T>& c, const std::string& what) {
     for (const Pair& p : first) EXPECT_LT(p.a, p.b) << what;
     // Into a LargeArray (the Python module's output): on one thread the
     // grid writes straight into it; the same pairs in the same order.
-    bp::detail::LargeArray<Pair> into;
+    bp::LargeArray<Pair> into;
     for (unsigned t : {1u, 2u}) {
         r = finder.find_pairs_into(c.rows(), static_cast<const bp::BasicPeriodicDomain<T, 3>*>(nullptr), into, opts(t));
         EXPECT_EQ(r.pairs, into.size()) << what;
@@ -272,7 +272,7 @@ TYPED_TEST(Spheres, MaxPairs) {
         EXPECT_EQ(r.status, bp::Status::pair_budget_exceeded);
         EXPECT_EQ(r.pairs, 100u);
         EXPECT_EQ(got, std::vector<Pair>(full.begin(), full.begin() + 100)) << t << " threads";
-        bp::detail::LargeArray<Pair> into;
+        bp::LargeArray<Pair> into;
         EXPECT_EQ(finder.find_pairs_into(c.rows(), static_cast<const bp::BasicPeriodicDomain<T, 3>*>(nullptr), into, o).status,
                   bp::Status::pair_budget_exceeded);
         EXPECT_EQ(std::vector<Pair>(into.data(), into.data() + into.size()), got) << t << " threads, into";

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "../pairs.hpp"
-#include "large_pages.hpp"
+#include "../large_array.hpp"
 
 namespace broadphase {
 namespace detail {

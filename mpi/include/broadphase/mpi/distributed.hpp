@@ -39,15 +39,6 @@
 // the pairs' delivery of step 5).
 #pragma once
 
-// The C API only: OpenMPI's and MPICH's deprecated C++ bindings are not used.
-#ifndef OMPI_SKIP_MPICXX
-#define OMPI_SKIP_MPICXX 1
-#endif
-#ifndef MPICH_SKIP_MPICXX
-#define MPICH_SKIP_MPICXX 1
-#endif
-#include <mpi.h>
-
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -56,7 +47,7 @@
 #include <broadphase/broadphase.hpp>
 #include <broadphase/detail/buffers.hpp>
 #include <broadphase/detail/exceptions.hpp>
-#include "exchange.hpp"   // the communication layer: boxes to regions, pairs to ranks
+#include "exchange.hpp"   // the communication layer (and <mpi.h>): boxes to regions, pairs to ranks
 #include "partition.hpp"
 #include "types.hpp"      // IdPair, Delivery, DistributedOptions, FrameStats, DistributedReport
 

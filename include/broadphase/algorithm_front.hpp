@@ -1,29 +1,30 @@
-// The public surface every algorithm class shares, declared once: what
-// <broadphase/brute_force.hpp> and the other algorithm headers give their
-// users. BasicBruteForce<T, D> is AlgorithmFront<T, D, BruteForceImpl<T, D>>
-// (plus its own setters); the front holds its algorithm (the Impl: the
-// data structure and the search, detail/<algorithm>-inl.hpp) behind a
-// pointer, so a file that uses an algorithm reads this file and the
-// algorithm's header, not its bodies. The bodies are compiled once in the
-// library (src/<algorithm>.cpp); header-only, each algorithm header
-// includes its -inl file at its end (detail/extern_templates.hpp).
+// The calls every algorithm class has, declared once with their contracts:
+// BasicBruteForce, BasicSweepAndPrune, BasicClusterPairs, BasicAdaptiveGrid
+// and the two grids (through GridFront, grid_front.hpp) derive from
+// AlgorithmFront<T, D, Impl> and add their own settings. The front holds its
+// algorithm (the Impl: the data structure and the search, in
+// src/<component>/) behind a pointer, so a file that uses an algorithm reads
+// this header and the algorithm's, not its bodies; the bodies are compiled
+// once in the library (src/<component>/<algorithm>.cpp).
 //
 // The callback calls (for_each_pair, for_each_overlap, ...) erase the
-// callback here and call one compiled member (pairs and hits reach the
-// callback in blocks, detail::PairCallbackRef), as PairFinder's do.
+// callback here and call one compiled member: pairs and hits reach the
+// callback in blocks (PairCallbackRef, pairs.hpp), as PairFinder's do.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <vector>
 
-#include "../boxes.hpp"
-#include "../options.hpp"
-#include "../pairs.hpp"
+#include "boxes.hpp"
+#include "options.hpp"
+#include "pairs.hpp"
 
 namespace broadphase {
-namespace detail {
 
+/// The calls every algorithm class has (brute_force.hpp, ...): one-shot
+/// pairs within a set and between two sets, a build, and box queries and
+/// batches against it. Impl is the algorithm, held behind a pointer.
 template <class T, int D, class Impl>
 class AlgorithmFront {
 public:
@@ -101,14 +102,6 @@ public:
         return stream_batch(queries, pair_callback_ref(f), max_pairs);
     }
 
-    /// What the callback calls above compile to, whatever f's type: the
-    /// algorithm runs once per class (not per lambda), f gets blocks of
-    /// pairs or hits.
-    Report stream_self(view_type boxes, PairCallbackRef f, std::uint64_t max_pairs);
-    Report stream_cross(view_type a, view_type b, PairCallbackRef f, std::uint64_t max_pairs);
-    Report stream_batch(view_type queries, PairCallbackRef f, std::uint64_t max_pairs) const;
-    bool overlaps(const box_type& q, HitCallbackRef f) const;
-
 protected:
     /// The algorithm, allocated again after a move; nullptr (and r's
     /// status out_of_memory) when that failed.
@@ -120,8 +113,15 @@ protected:
     const Impl* impl_if_any() const { return impl_.get(); }
 
 private:
+    // What the callback calls above compile to, whatever f's type: the
+    // algorithm runs once per class (not per lambda), f gets blocks of
+    // pairs or hits.
+    Report stream_self(view_type boxes, PairCallbackRef f, std::uint64_t max_pairs);
+    Report stream_cross(view_type a, view_type b, PairCallbackRef f, std::uint64_t max_pairs);
+    Report stream_batch(view_type queries, PairCallbackRef f, std::uint64_t max_pairs) const;
+    bool overlaps(const box_type& q, HitCallbackRef f) const;
+
     std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace detail
 }  // namespace broadphase
