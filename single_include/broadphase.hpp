@@ -5558,2140 +5558,6 @@ using UniformGrid = BasicUniformGrid<float, 3>;
 #include <utility>
 #include <vector>
 
-
-#if defined(BROADPHASE_ASE_COMPILED)
-#define BROADPHASE_ASE_API
-#else
-#define BROADPHASE_ASE_API inline
-#if defined(__clang__)
-#pragma float_control(push)
-#pragma clang fp contract(off)
-#elif defined(__GNUC__)
-#pragma GCC push_options
-#pragma GCC optimize("fp-contract=off")
-#endif
-#endif
-
-// ---- src/ase/ase_cells.hpp ----
-// The cells of ASE's neighbour list: how a system's cell goes to the
-// library's NeighborList (search_cell), and the direct path's view of it
-// (small_geometry: which shifts a pair can have, and whether the system is
-// small enough for that path).
-//
-// Cells the library cannot take as they are: periodic axes whose vectors
-// are tilted mixed with open axes (a slab of a hexagonal cell). Each open
-// vector is then replaced by one orthogonal to the periodic ones (and to
-// each other), longer than the positions' extent along it plus twice the
-// search reach, so that no image along it is within reach; entries with a
-// shift on an open axis are dropped in any case (ASE's rule). A cell whose
-// periodic vectors lie along x, y, z is passed as an orthorhombic cell
-// with open axes (period 0); no periodic axis: the open domain.
-
-#include <algorithm>
-#include <array>
-#include <cmath>
-#include <cstddef>
-#include <string>
-
-// ---- src/ase/ase_rules.hpp ----
-// ASE's rules as the other parts of src/ase/ apply them: the cutoff of a
-// pair (one number, per-atom radii, a table over pairs of elements), D and d
-// computed as numpy computes them, the test d < cutoff, and the small
-// vector helpers. No fused multiply-add anywhere in src/ase/: the compiled
-// library builds ase_neighbor_list.cpp with -ffp-contract=off, the single
-// header turns contraction off around this code
-// (ase_neighbor_list_impl.hpp).
-
-#include <algorithm>
-#include <array>
-#include <cmath>
-#include <cstddef>
-#include <cstdint>
-#include <string>
-#include <vector>
-
-
-#if defined(__GNUC__)
-#define BROADPHASE_ASE_INLINE inline __attribute__((always_inline))
-#else
-#define BROADPHASE_ASE_INLINE inline
-#endif
-
-namespace broadphase {
-namespace detail {
-namespace ase {
-
-using Mat3 = std::array<std::array<double, 3>, 3>;
-
-/// One entry of the answer: j (global), S; i is its row.
-struct Entry {
-    std::uint32_t j;
-    std::int32_t s[3];
-    Entry() noexcept {}  // left unset: growing the vector writes nothing (every entry used is written)
-};
-
-/// The cutoff rule of one call.
-enum class CutKind { scalar, per_atom, pairs };
-
-/// The per-entry cutoff and each atom's search radius.
-struct Cutoffs {
-    CutKind kind = CutKind::scalar;
-    double c = 0;                     // scalar
-    const double* r = nullptr;        // per atom (global numbering)
-    bool r_f32 = false;               // r_i + r_j summed in float32 (a float32 array, as numpy would)
-    std::vector<std::uint32_t> elem;  // pairs: each atom's element index
-    std::vector<double> table;        // pairs: k x k
-    std::vector<double> elem_r;       // pairs: an element's search radius (max over its pairs / 2)
-    std::vector<std::int64_t> distinct;  // pairs: the atomic numbers present, sorted
-    std::size_t k = 0;
-    double max_cut = 0;  // the largest cutoff of a pair
-
-    double cut(std::size_t i, std::size_t j) const {
-        switch (kind) {
-            case CutKind::scalar: return c;
-            case CutKind::per_atom:
-                if (r_f32) return static_cast<double>(static_cast<float>(r[i]) + static_cast<float>(r[j]));
-                return r[i] + r[j];
-            case CutKind::pairs: return table[elem[i] * k + elem[j]];
-        }
-        return 0;
-    }
-    /// Atom g's search radius (reach of a pair = radius_i + radius_j).
-    double radius(std::size_t g) const {
-        switch (kind) {
-            case CutKind::scalar: return 0.5 * c;
-            case CutKind::per_atom: return r[g];
-            case CutKind::pairs: return elem_r[elem[g]];
-        }
-        return 0;
-    }
-};
-
-inline bool good_cut(double v) { return !(std::isnan(v) || std::isinf(v) || v < 0); }
-
-/// The checks of a cutoff for n atoms and its largest cutoff of a pair
-/// (max_cut), without the element table; false with `error` set for bad
-/// input. O(n) for radii, O(table) for a table.
-inline bool check_cutoff(const AseCutoff& in, std::size_t n, Cutoffs& cut, std::string& error) {
-    cut.max_cut = 0;
-    switch (in.kind) {
-        case AseCutoffKind::scalar:
-            cut.kind = CutKind::scalar;
-            cut.c = in.value;
-            if (!good_cut(in.value)) return error = "cutoff must be finite and >= 0", false;
-            cut.max_cut = in.value;
-            return true;
-        case AseCutoffKind::radii:
-            cut.kind = CutKind::per_atom;
-            cut.r = in.radii, cut.r_f32 = in.radii_float32;
-            if (n && !in.radii) return error = "per-atom cutoffs: the radii are null", false;
-            for (std::size_t g = 0; g < n; ++g) {
-                if (!good_cut(in.radii[g])) return error = "a per-atom cutoff must be finite and >= 0", false;
-                cut.max_cut = std::max(cut.max_cut, 2 * in.radii[g]);
-            }
-            return true;
-        case AseCutoffKind::element_pairs:
-            cut.kind = CutKind::pairs;
-            if (n && !in.numbers) return error = "a cutoff over pairs of elements needs the atomic numbers", false;
-            if (in.pair_count == 0 || !in.pairs) return error = "a cutoff over pairs of elements must hold at least one pair", false;
-            for (std::size_t p = 0; p < in.pair_count; ++p) {
-                if (!good_cut(in.pairs[p].cutoff)) return error = "a cutoff of the dict must be finite and >= 0", false;
-                cut.max_cut = std::max(cut.max_cut, in.pairs[p].cutoff);
-            }
-            return true;
-    }
-    return error = "unknown cutoff kind", false;
-}
-
-/// The element table of a cutoff over pairs of elements (check_cutoff
-/// first): each atom's element, the k x k cutoffs, each element's search
-/// radius. O(n log n + table).
-inline void element_table(const AseCutoff& in, std::size_t n, Cutoffs& cut) {
-    if (cut.kind != CutKind::pairs) return;
-    const std::int64_t* z = in.numbers;
-    std::vector<std::int64_t>& distinct = cut.distinct;
-    distinct.assign(z, z + n);
-    std::sort(distinct.begin(), distinct.end());
-    distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
-    cut.k = distinct.size();
-    cut.elem.resize(n);
-    for (std::size_t g = 0; g < n; ++g)
-        cut.elem[g] = static_cast<std::uint32_t>(std::lower_bound(distinct.begin(), distinct.end(), z[g]) - distinct.begin());
-    cut.table.assign(cut.k * cut.k, 0.0);
-    for (std::size_t p = 0; p < in.pair_count; ++p) {
-        const std::int64_t z1 = in.pairs[p].z1, z2 = in.pairs[p].z2;
-        const double c = in.pairs[p].cutoff;
-        auto a = std::lower_bound(distinct.begin(), distinct.end(), z1);
-        auto b = std::lower_bound(distinct.begin(), distinct.end(), z2);
-        if (a == distinct.end() || *a != z1 || b == distinct.end() || *b != z2) continue;
-        const std::size_t ia = static_cast<std::size_t>(a - distinct.begin()), ib = static_cast<std::size_t>(b - distinct.begin());
-        // Later entries win, as in ASE (each assigns the pairs it matches).
-        cut.table[ia * cut.k + ib] = c, cut.table[ib * cut.k + ia] = c;
-    }
-    cut.elem_r.assign(cut.k, 0.0);
-    for (std::size_t a = 0; a < cut.k; ++a)
-        for (std::size_t b = 0; b < cut.k; ++b) cut.elem_r[a] = std::max(cut.elem_r[a], 0.5 * cut.table[a * cut.k + b]);
-}
-
-/// D as numpy computes it (see ase_neighbor_list.hpp): no fused
-/// multiply-add.
-inline void ase_vector(const double* xi, const double* xj, const std::int32_t* s, const Mat3& h, double* D) {
-    const double s0 = s[0], s1 = s[1], s2 = s[2];
-    for (int k = 0; k < 3; ++k) {
-        double sh = 0.0;
-        sh = sh + s0 * h[0][k];
-        sh = sh + s1 * h[1][k];
-        sh = sh + s2 * h[2][k];
-        D[k] = (xj[k] - xi[k]) + sh;
-    }
-}
-inline double ase_length(const double* D) { return std::sqrt((D[0] * D[0] + D[1] * D[1]) + D[2] * D[2]); }
-
-/// ASE's rule for one entry: d < cut, with d = sqrt(d2) as numpy rounds
-/// it; the square root only when d2 is within 1e-12 of cut^2.
-BROADPHASE_ASE_INLINE bool within(double d2, double cut) {
-    const double c2 = cut * cut;
-    if (d2 < c2 * (1 - 1e-12)) return true;
-    if (d2 > c2 * (1 + 1e-12)) return false;
-    return std::sqrt(d2) < cut;
-}
-
-template <CutKind kind>
-inline double cut_of(const Cutoffs& cut, std::uint32_t gi, std::uint32_t gj) {
-    if constexpr (kind == CutKind::scalar) return cut.c;
-    else return cut.cut(gi, gj);
-}
-
-inline double dot3(const double* a, const double* b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-inline void cross3(const double* a, const double* b, double* c) {
-    c[0] = a[1] * b[2] - a[2] * b[1], c[1] = a[2] * b[0] - a[0] * b[2], c[2] = a[0] * b[1] - a[1] * b[0];
-}
-
-inline double max_abs(const double* x, std::size_t m) {
-    double v = 0;
-    for (std::size_t k = 0; k < m; ++k) v = std::max(v, std::fabs(x[k]));
-    return v;
-}
-
-/// The search margin of the library's path (the largest magnitude's 2^-28:
-/// far above the rounding of either computation of D).
-inline double margin_of(double mag) { return std::ldexp(1.0, std::ilogb(mag) - 28); }
-
-/// The systems of one call, as the parts read them.
-struct Systems {
-    std::size_t n = 0;                  // atoms in all
-    std::size_t count = 1;              // systems
-    const double* x = nullptr;          // n x 3, global
-    const Mat3* cells = nullptr;        // count
-    const std::array<bool, 3>* pbc = nullptr;  // count
-    const std::int64_t* sys = nullptr;  // per atom (null: one system)
-    bool contiguous = true;             // each system's atoms are one range, in order of system
-};
-
-}  // namespace ase
-}  // namespace detail
-}  // namespace broadphase
-
-
-namespace broadphase {
-namespace detail {
-namespace ase {
-
-/// How a system's cell goes to the library.
-struct SearchCell {
-    PeriodicCell cell;            // what the library searches in
-    std::array<bool, 3> open{};   // axes whose shift must be 0
-};
-
-/// The cell the library searches in (see the top of the file), or false
-/// with `error` set. x: the system's n positions; reach: the largest reach
-/// of a pair; system: its index in a batch (-1: not a batch).
-inline bool search_cell(const Mat3& h, const std::array<bool, 3>& pbc, const double* x, std::size_t n, double reach,
-                        long system, SearchCell& sc, std::string& error) {
-    const auto which = [&] { return system < 0 ? std::string() : "system " + std::to_string(system) + ": "; };
-    sc = SearchCell{};
-    int periodic = 0;
-    bool aligned = true;
-    for (int r = 0; r < 3; ++r) {
-        sc.open[r] = !pbc[r];
-        if (!pbc[r]) continue;
-        ++periodic;
-        if (h[r][0] == 0 && h[r][1] == 0 && h[r][2] == 0) {
-            error = which() + "pbc is True on axis " + std::to_string(r) + " but cell vector " + std::to_string(r) +
-                    " is zero";
-            return false;
-        }
-        for (int k = 0; k < 3; ++k)
-            if (k != r && h[r][k] != 0) aligned = false;
-        if (!(h[r][r] > 0)) aligned = false;
-    }
-    if (periodic == 0) return true;  // the open domain
-    if (aligned) {
-        sc.cell = PeriodicCell::orthorhombic(pbc[0] ? h[0][0] : 0, pbc[1] ? h[1][1] : 0, pbc[2] ? h[2][2] : 0);
-        return true;
-    }
-    for (int r = 0; r < 3; ++r)
-        for (int k = 0; k < 3; ++k) sc.cell.vectors[r][k] = h[r][k];
-    if (periodic == 3) return true;
-    // Open axes in a tilted cell: orthonormal directions u for them.
-    int per[3], opn[3], np = 0, no = 0;
-    for (int r = 0; r < 3; ++r) {
-        if (pbc[r]) per[np++] = r;
-        else opn[no++] = r;
-    }
-    double u[2][3];
-    if (periodic == 2) {
-        cross3(h[per[0]].data(), h[per[1]].data(), u[0]);
-        const double l = std::sqrt(dot3(u[0], u[0]));
-        if (!(l > 0) || !std::isfinite(l)) {
-            error = which() + "the periodic cell vectors are parallel (the cell has no volume)";
-            return false;
-        }
-        for (int k = 0; k < 3; ++k) u[0][k] /= l;
-    } else {
-        const double* a = h[per[0]].data();
-        int m = 0;  // the coordinate axis least along a
-        for (int k = 1; k < 3; ++k)
-            if (std::fabs(a[k]) < std::fabs(a[m])) m = k;
-        double e[3] = {0, 0, 0};
-        e[m] = 1;
-        cross3(a, e, u[0]);
-        double l = std::sqrt(dot3(u[0], u[0]));
-        for (int k = 0; k < 3; ++k) u[0][k] /= l;
-        cross3(a, u[0], u[1]);
-        l = std::sqrt(dot3(u[1], u[1]));
-        for (int k = 0; k < 3; ++k) u[1][k] /= l;
-    }
-    for (int o = 0; o < no; ++o) {
-        double lo = 0, hi = 0;
-        for (std::size_t i = 0; i < n; ++i) {
-            const double p = dot3(x + 3 * i, u[o]);
-            if (i == 0 || p < lo) lo = p;
-            if (i == 0 || p > hi) hi = p;
-        }
-        const double L = (hi - lo) + 2 * reach + 1.0;
-        for (int k = 0; k < 3; ++k) sc.cell.vectors[opn[o]][k] = L * u[o][k];
-    }
-    return true;
-}
-
-// ---------------------------------------------------------------------------
-// The direct path's geometry (the path itself: ase_direct.hpp).
-//
-// On a periodic axis a let r_a be the dual vector of the periodic cell
-// vectors (r_a . h_b = 1 if b = a, 0 for the other periodic b) taken
-// orthogonal to the open directions; f_a = x . r_a is then the fractional
-// coordinate and D . r_a = f_a(x_j) - f_a(x_i) + S_a, so |D| >= |f_a(x_j) -
-// f_a(x_i) + S_a| / |r_a| (1 / |r_a| is the distance between the cell's
-// faces across a): an entry within the cutoff c has |f_a(x_j) - f_a(x_i) +
-// S_a| <= R_a = c |r_a|, R_a taken a little larger for the rounding of f.
-// This test only chooses the candidates; each is then decided by ASE's own
-// computation (ase_vector, within). Open axes: S_a = 0 and f_a = 0. The
-// dual vectors come from the inverse of the matrix whose rows are the
-// periodic vectors and, for the open axes, unit vectors orthogonal to them,
-// so a tilted cell with open axes needs no case of its own.
-
-/// A system's geometry for the direct path.
-struct SmallGeom {
-    bool single = true;   // every R_a < 1/2: one candidate a pair at most
-    bool diag = true;     // the cell is diagonal: (S h)_k = S_k h_kk exactly
-    double r[3][3] = {};  // r[a]: the dual vector of periodic axis a (0 on open axes)
-    double R[3] = {};     // the reach in fractional units (0 on open axes)
-};
-
-/// Whether the direct path takes the system (n atoms, |x_k| <= xmax, the
-/// largest reach of a pair `reach`, the limit on atoms^2 x candidates a
-/// pair), and its geometry. Near-flat cells (volume under 1/1000 of the
-/// product of the vectors' lengths), zero periodic vectors and atoms
-/// millions of cells away go to the library's path (which also reports the
-/// errors).
-inline bool small_geometry(const Mat3& h, const std::array<bool, 3>& pbc, std::size_t n, double xmax, double reach,
-                           double limit, SmallGeom& g) {
-    const double pairs = static_cast<double>(n) * static_cast<double>(n);
-    for (int a = 0; a < 3; ++a)
-        for (int k = 0; k < 3; ++k)
-            if (a != k && h[a][k] != 0) g.diag = false;
-    int periodic = 0;
-    for (int a = 0; a < 3; ++a) periodic += pbc[a] ? 1 : 0;
-    if (periodic == 0) return pairs <= limit;
-    double m[3][3];
-    int per[3], opn[3], np = 0, no = 0;  // the periodic and the open axes
-    for (int a = 0; a < 3; ++a) {
-        if (pbc[a]) per[np++] = a;
-        else opn[no++] = a;
-        for (int k = 0; k < 3; ++k) m[a][k] = h[a][k];
-        if (pbc[a] && !(dot3(m[a], m[a]) > 0)) return false;  // the library's path says why
-    }
-    // Unit vectors for the open axes, orthogonal to the periodic ones.
-    if (periodic == 2) {
-        double u[3];
-        cross3(m[per[0]], m[per[1]], u);
-        const double l = std::sqrt(dot3(u, u));
-        if (!(l > 0) || !std::isfinite(l)) return false;
-        for (int k = 0; k < 3; ++k) m[opn[0]][k] = u[k] / l;
-    } else if (periodic == 1) {
-        const double* a = m[per[0]];
-        int c = 0;  // the coordinate axis least along a
-        for (int k = 1; k < 3; ++k)
-            if (std::fabs(a[k]) < std::fabs(a[c])) c = k;
-        double e[3] = {0, 0, 0}, u[3], v[3];
-        e[c] = 1;
-        cross3(a, e, u);
-        double l = std::sqrt(dot3(u, u));
-        for (int k = 0; k < 3; ++k) u[k] /= l;
-        cross3(a, u, v);
-        l = std::sqrt(dot3(v, v));
-        for (int k = 0; k < 3; ++k) v[k] /= l;
-        for (int k = 0; k < 3; ++k) m[opn[0]][k] = u[k], m[opn[1]][k] = v[k];
-    }
-    double c12[3], c20[3], c01[3];
-    cross3(m[1], m[2], c12), cross3(m[2], m[0], c20), cross3(m[0], m[1], c01);
-    const double det = dot3(m[0], c12);
-    const double size = std::sqrt(dot3(m[0], m[0]) * dot3(m[1], m[1]) * dot3(m[2], m[2]));
-    // A near-flat cell: the library's path.
-    if (!(std::fabs(det) >= 1e-3 * size) || !std::isfinite(det)) return false;
-    const double* cs[3] = {c12, c20, c01};
-    double rmax = 0;
-    for (int t = 0; t < np; ++t) {
-        const int a = per[t];
-        for (int k = 0; k < 3; ++k) g.r[a][k] = cs[a][k] / det;
-        rmax = std::max(rmax, std::sqrt(dot3(g.r[a], g.r[a])));
-    }
-    // |f| <= |x| |r|: whole shifts of a few million cells at most, and f
-    // computed to far better than 1e-9.
-    const double fmax = 2 * xmax * rmax;
-    if (!(fmax < 1e6)) return false;
-    const double tol = 1e-9 * (1 + 4 * fmax);
-    double images = 1;  // about the candidates a pair has
-    for (int t = 0; t < np; ++t) {
-        const int a = per[t];
-        g.R[a] = reach * (1 + 1e-9) * std::sqrt(dot3(g.r[a], g.r[a])) + tol;
-        if (!(g.R[a] < 0.5)) g.single = false;
-        images *= std::max(1.0, 2 * g.R[a]);
-    }
-    // Several images a pair: the ranges and the pairs with two candidates
-    // on an axis (enumerated one by one) cost about 4 times a pair of the
-    // single case (measured: docs/python.md).
-    const double work = g.single ? pairs : 4 * pairs * images;
-    return work <= limit;
-}
-
-/// Room for the entries a system is expected to have: n^2 x the sphere's
-/// share of the cell (a tenth more), at most n^2 where a pair has one
-/// candidate; grown if short (open axes: no volume, 64 an atom to start).
-inline double entries_expected(std::size_t n, const Mat3& h, const std::array<bool, 3>& pbc, const SmallGeom& g,
-                               double max_cut) {
-    const double nn = static_cast<double>(n) * static_cast<double>(n);
-    double estimate = static_cast<double>(n) * static_cast<double>(std::min<std::size_t>(n, 64));
-    if (pbc[0] && pbc[1] && pbc[2]) {
-        double c12[3];
-        cross3(h[1].data(), h[2].data(), c12);
-        const double volume = std::fabs(dot3(h[0].data(), c12));
-        estimate = 1.1 * nn * (4.18879020478639 * max_cut * max_cut * max_cut) / volume + 2.0 * static_cast<double>(n) + 64;
-    }
-    return g.single ? std::min(estimate, nn) : estimate;
-}
-
-}  // namespace ase
-}  // namespace detail
-}  // namespace broadphase
-
-// ---- src/ase/ase_direct.hpp ----
-// The direct path for small systems: a system with few atoms is listed
-// without the library's NeighborList, row by row in ASE's order
-// (ase_direct_kernels.hpp), the candidates chosen by the geometry of
-// ase_cells.hpp. The library's list costs more than that below a few
-// hundred atoms (its search, its shifts, then the order to restore).
-//
-// Taken when atoms^2 x (the candidates of a pair) is at most the limit
-// (Work::small_limit; measured: docs/python.md) and the cell is not near
-// flat; otherwise, and for anything odd (a zero periodic vector, atoms
-// millions of cells away), the library's path (ase_library_path.hpp),
-// which also reports the errors.
-//
-// Two sinks take the rows: ArraySink writes the caller's arrays (an
-// AseOutput: the whole answer of a call whose systems all take this path,
-// in one pass), EntrySink the entries of one system of a call that also
-// has large systems, as the library's path leaves them (Work::entries).
-
-#include <algorithm>
-#include <cmath>
-#include <cstddef>
-#include <cstdint>
-
-// ---- src/ase/ase_direct_kernels.hpp ----
-// The direct path's rows (ase_direct.hpp), compiled for SSE2, AVX2 and
-// AVX-512 and chosen at run time by the library's SIMD level (simd.hpp:
-// simd_level(), set_simd_level()), as the box kernels of src/simd/ are.
-//
-// For each i (in order), each j (in order) and each shift S (in
-// lexicographic order) that can be within the cutoff (ase_cells.hpp), D and
-// d are computed as ASE computes them and the entry kept iff d < cutoff, so
-// the rows come out in ASE's order with no sort.
-//  - Every R_a < 1/2 (the cell over twice the cutoff across; the common
-//    case): a pair has at most one candidate, S_a = rint(f_a(x_i) -
-//    f_a(x_j)). A row is computed for every j at once in a loop the
-//    compiler vectorises (structure of arrays, restrict pointers), then the
-//    kept j are read off a byte mask, 64 at a time.
-//  - Otherwise (small cells: several images of one atom) the same loop
-//    also gives each pair's range of S_a per axis, [ceil(f_i - f_j - R_a),
-//    floor(f_i - f_j + R_a)]; a pair whose ranges hold the nearest image
-//    alone is taken from the loop, the others' candidates are enumerated
-//    (scalar) in lexicographic order.
-// The loops are plain C++: each copy differs only in its target attribute,
-// so every copy computes the same bits (no fused multiply-add in any: the
-// file is built with contraction off). A Sink receives the rows: put()
-// each entry through a Writer (pointers and a count in registers), with
-// room made before (reserve) and the count taken back after (commit).
-
-#include <cmath>
-#include <cstddef>
-#include <cstdint>
-#include <cstring>
-
-
-namespace broadphase {
-namespace detail {
-namespace ase {
-
-/// A system as the direct path reads it.
-struct SmallIn {
-    std::size_t n = 0;
-    const double *X, *Y, *Z;     // positions, one array a coordinate
-    const double *F0, *F1, *F2;  // fractional coordinates (0 on open axes)
-    double h[3][3];              // the cell as given
-    double R[3];                 // the reach in fractional units
-    bool self = false;           // self_interaction
-    const Cutoffs* cut = nullptr;
-    const std::uint32_t* glob = nullptr;  // global ids
-};
-
-/// A row's buffers (n rounded up to 8 each; the mask to 64, with zeros).
-struct SmallRow {
-    double *S0, *S1, *S2, *D0, *D1, *D2, *Q, *C;
-    double *L[3], *H[3];  // several images a pair: the S ranges
-    std::uint8_t* M;
-};
-
-/// Row i's per-pair cutoffs into C (per-atom radii, pairs of elements).
-BROADPHASE_ASE_INLINE void small_cuts(const SmallIn& in, std::size_t i, double* C) {
-    const std::uint32_t gi = in.glob[i];
-    for (std::size_t j = 0; j < in.n; ++j) C[j] = in.cut->cut(gi, in.glob[j]);
-}
-
-/// The bits of 64 mask bytes (each 0, 1 or 2) from M: bit k set for byte k
-/// not 0. The rows are read off these words, one branch miss a word at
-/// most rather than one every 8 bytes.
-BROADPHASE_ASE_INLINE std::uint64_t mask_bits(const std::uint8_t* M) {
-    std::uint64_t bits = 0;
-    for (int k = 0; k < 8; ++k) {
-        std::uint64_t w;
-        std::memcpy(&w, M + 8 * k, 8);
-        w = (w | (w >> 1)) & 0x0101010101010101ULL;               // a byte 1 or 2: its bit 0 set
-        bits |= ((w * 0x0102040810204080ULL) >> 56) << (8 * k);  // byte t's bit 0 to bit 56 + t
-    }
-    return bits;
-}
-
-/// Index of the lowest set bit of w (w != 0).
-BROADPHASE_ASE_INLINE unsigned lowest_bit(std::uint64_t w) {
-#if defined(__GNUC__)
-    return static_cast<unsigned>(__builtin_ctzll(w));
-#else
-    unsigned k = 0;
-    while (!(w & 1u)) w >>= 1, ++k;
-    return k;
-#endif
-}
-
-/// Row i's candidates for every j when every R_a < 1/2: S_a = rint(f_i -
-/// f_j) (the only one that can be within reach), D and d^2 as ASE computes
-/// them; M[j] = 1 where d^2 may be within the cutoff (decided by within()
-/// after). With Full, S and D for every j too. One loop the compiler
-/// vectorises (restrict parameters: GCC does not vectorise it otherwise).
-template <bool Diag, bool Full, bool Varying>
-BROADPHASE_ASE_INLINE void single_pass(std::size_t n, const double* __restrict X, const double* __restrict Y,
-                                       const double* __restrict Z, const double* __restrict F0,
-                                       const double* __restrict F1, const double* __restrict F2,
-                                       double* __restrict S0, double* __restrict S1, double* __restrict S2,
-                                       double* __restrict D0, double* __restrict D1, double* __restrict D2,
-                                       double* __restrict Q, const double* __restrict C, std::uint8_t* __restrict M,
-                                       const double (&xi)[3], const double (&fi)[3], const double (&h)[3][3],
-                                       double c2) {
-    const double h00 = h[0][0], h01 = h[0][1], h02 = h[0][2];
-    const double h10 = h[1][0], h11 = h[1][1], h12 = h[1][2];
-    const double h20 = h[2][0], h21 = h[2][1], h22 = h[2][2];
-    const double x0 = xi[0], x1 = xi[1], x2 = xi[2], f0 = fi[0], f1 = fi[1], f2 = fi[2];
-    const double big = 6755399441055744.0;  // 1.5 * 2^52: (big + v) - big = rint(v) for |v| < 2^51
-    for (std::size_t j = 0; j < n; ++j) {
-        const double s0 = (big + (f0 - F0[j])) - big;
-        const double s1 = (big + (f1 - F1[j])) - big;
-        const double s2 = (big + (f2 - F2[j])) - big;
-        double sh0, sh1, sh2;  // S h as ase_vector sums it (diagonal: the other terms are zeros)
-        if (Diag) {
-            sh0 = s0 * h00, sh1 = s1 * h11, sh2 = s2 * h22;
-        } else {
-            sh0 = (s0 * h00 + s1 * h10) + s2 * h20;
-            sh1 = (s0 * h01 + s1 * h11) + s2 * h21;
-            sh2 = (s0 * h02 + s1 * h12) + s2 * h22;
-        }
-        const double d0 = (X[j] - x0) + sh0, d1 = (Y[j] - x1) + sh1, d2 = (Z[j] - x2) + sh2;
-        const double q = (d0 * d0 + d1 * d1) + d2 * d2;
-        Q[j] = q;
-        if (Full) S0[j] = s0, S1[j] = s1, S2[j] = s2, D0[j] = d0, D1[j] = d1, D2[j] = d2;
-    }
-    // The mask in a loop of its own: bytes beside doubles in the loop above
-    // make GCC vectorise it 64 pairs at a time (spills) or not at all.
-    for (std::size_t j = 0; j < n; ++j) M[j] = Q[j] <= (Varying ? C[j] * C[j] * (1 + 1e-12) : c2);
-}
-
-/// Every R_a < 1/2: one candidate a pair; each row computed for all j by
-/// single_pass, then the kept j read off the mask in order.
-template <bool Diag, bool Varying, class Sink>
-BROADPHASE_ASE_INLINE void small_single(const SmallIn& in, const SmallRow& b, Sink& sink) {
-    const std::size_t n = in.n, n64 = (n + 63) & ~std::size_t(63);
-    const double c = Varying ? 0.0 : in.cut->c;
-    const double c2 = c * c * (1 + 1e-12);  // within(): d^2 above this is out
-    const double* Q = b.Q;
-    const double* C = b.C;
-    const std::uint8_t* M = b.M;
-    const double *S0 = b.S0, *S1 = b.S1, *S2 = b.S2, *D0 = b.D0, *D1 = b.D1, *D2 = b.D2;
-    for (std::size_t j = n; j < n64; ++j) b.M[j] = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-        sink.row_start(i);
-        sink.reserve(n);
-        if (Varying) small_cuts(in, i, b.C);
-        const double xi[3] = {in.X[i], in.Y[i], in.Z[i]}, fi[3] = {in.F0[i], in.F1[i], in.F2[i]};
-        single_pass<Diag, Sink::Full, Varying>(n, in.X, in.Y, in.Z, in.F0, in.F1, in.F2, b.S0, b.S1, b.S2, b.D0, b.D1,
-                                               b.D2, b.Q, b.C, b.M, xi, fi, in.h, c2);
-        if (!in.self) b.M[i] = 0;  // (i, i, 0): with self_interaction only
-        typename Sink::Writer wr = sink.writer();
-        for (std::size_t j0 = 0; j0 < n; j0 += 64) {
-            std::uint64_t w = mask_bits(M + j0);
-            while (w) {
-                const std::size_t j = j0 + lowest_bit(w);
-                w &= w - 1;
-                if (!within(Q[j], Varying ? C[j] : c)) continue;
-                if (Sink::Full) wr.put(j, S0[j], S1[j], S2[j], D0[j], D1[j], D2[j], Q[j]);
-                else wr.put(j, 0, 0, 0, 0, 0, 0, 0);
-            }
-        }
-        sink.commit(wr);
-        sink.row_end(i);
-    }
-}
-
-/// Row i's candidates for every j when some R_a >= 1/2 (several images a
-/// pair): as single_pass for the nearest image S_a = rint(f_i - f_j), and
-/// each axis's range [lo_a, hi_a] of S_a within reach. M[j] = 1 where the
-/// nearest image is the only candidate and may be within the cutoff, 2
-/// where a range holds more (enumerated one by one after), 0 where none.
-template <bool Diag, bool Full, bool Varying>
-BROADPHASE_ASE_INLINE void range_pass(std::size_t n, const double* __restrict X, const double* __restrict Y,
-                                      const double* __restrict Z, const double* __restrict F0,
-                                      const double* __restrict F1, const double* __restrict F2,
-                                      double* __restrict S0, double* __restrict S1, double* __restrict S2,
-                                      double* __restrict D0, double* __restrict D1, double* __restrict D2,
-                                      double* __restrict Q, const double* __restrict C, double* __restrict L0,
-                                      double* __restrict L1, double* __restrict L2, double* __restrict H0,
-                                      double* __restrict H1, double* __restrict H2, std::uint8_t* __restrict M,
-                                      const double (&xi)[3], const double (&fi)[3], const double (&h)[3][3],
-                                      const double (&R)[3], double c2) {
-    const double h00 = h[0][0], h01 = h[0][1], h02 = h[0][2];
-    const double h10 = h[1][0], h11 = h[1][1], h12 = h[1][2];
-    const double h20 = h[2][0], h21 = h[2][1], h22 = h[2][2];
-    const double x0 = xi[0], x1 = xi[1], x2 = xi[2], f0 = fi[0], f1 = fi[1], f2 = fi[2];
-    const double R0 = R[0], R1 = R[1], R2 = R[2];
-    const double big = 6755399441055744.0;
-    for (std::size_t j = 0; j < n; ++j) {
-        const double e0 = f0 - F0[j], e1 = f1 - F1[j], e2 = f2 - F2[j];
-        const double s0 = (big + e0) - big, s1 = (big + e1) - big, s2 = (big + e2) - big;
-        const double l0 = std::ceil(e0 - R0), l1 = std::ceil(e1 - R1), l2 = std::ceil(e2 - R2);
-        const double u0 = std::floor(e0 + R0), u1 = std::floor(e1 + R1), u2 = std::floor(e2 + R2);
-        double sh0, sh1, sh2;
-        if (Diag) {
-            sh0 = s0 * h00, sh1 = s1 * h11, sh2 = s2 * h22;
-        } else {
-            sh0 = (s0 * h00 + s1 * h10) + s2 * h20;
-            sh1 = (s0 * h01 + s1 * h11) + s2 * h21;
-            sh2 = (s0 * h02 + s1 * h12) + s2 * h22;
-        }
-        const double d0 = (X[j] - x0) + sh0, d1 = (Y[j] - x1) + sh1, d2 = (Z[j] - x2) + sh2;
-        const double q = (d0 * d0 + d1 * d1) + d2 * d2;
-        const double lim = Varying ? C[j] * C[j] * (1 + 1e-12) : c2;
-        const bool one = (l0 == u0) & (l1 == u1) & (l2 == u2) & (l0 == s0) & (l1 == s1) & (l2 == s2);
-        const bool any = (l0 <= u0) & (l1 <= u1) & (l2 <= u2);
-        M[j] = static_cast<std::uint8_t>(one ? (q <= lim) : (any ? 2 : 0));
-        Q[j] = q;
-        L0[j] = l0, L1[j] = l1, L2[j] = l2, H0[j] = u0, H1[j] = u1, H2[j] = u2;
-        if (Full) S0[j] = s0, S1[j] = s1, S2[j] = s2, D0[j] = d0, D1[j] = d1, D2[j] = d2;
-    }
-}
-
-/// Several images a pair: range_pass, then in order of j the nearest image
-/// where it is the only candidate, else every S of the ranges in
-/// lexicographic order (scalar).
-template <bool Diag, bool Varying, class Sink>
-BROADPHASE_ASE_INLINE void small_multi(const SmallIn& in, const SmallRow& b, Sink& sink) {
-    const std::size_t n = in.n, n64 = (n + 63) & ~std::size_t(63);
-    const double *S0 = b.S0, *S1 = b.S1, *S2 = b.S2, *D0 = b.D0, *D1 = b.D1, *D2 = b.D2;
-    const double *L0 = b.L[0], *L1 = b.L[1], *L2 = b.L[2], *H0 = b.H[0], *H1 = b.H[1], *H2 = b.H[2];
-    const double* Q = b.Q;
-    const double* C = b.C;
-    const std::uint8_t* M = b.M;
-    const double(&h)[3][3] = in.h;
-    const double c = Varying ? 0.0 : in.cut->c;
-    const double c2 = c * c * (1 + 1e-12);
-    for (std::size_t j = n; j < n64; ++j) b.M[j] = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-        sink.row_start(i);
-        sink.reserve(n);
-        if (Varying) small_cuts(in, i, b.C);
-        const double xi[3] = {in.X[i], in.Y[i], in.Z[i]}, fi[3] = {in.F0[i], in.F1[i], in.F2[i]};
-        range_pass<Diag, Sink::Full, Varying>(n, in.X, in.Y, in.Z, in.F0, in.F1, in.F2, b.S0, b.S1, b.S2, b.D0, b.D1,
-                                              b.D2, b.Q, b.C, b.L[0], b.L[1], b.L[2], b.H[0], b.H[1], b.H[2], b.M, xi,
-                                              fi, in.h, in.R, c2);
-        if (!in.self && M[i] == 1) b.M[i] = 0;  // (i, i, 0) alone: with self_interaction only
-        typename Sink::Writer wr = sink.writer();
-        for (std::size_t j0 = 0; j0 < n; j0 += 64) {
-            std::uint64_t w = mask_bits(M + j0);
-            while (w) {
-                const std::size_t j = j0 + lowest_bit(w);
-                w &= w - 1;
-                const double cj = Varying ? C[j] : c;
-                if (M[j] == 1) {
-                    if (!within(Q[j], cj)) continue;
-                    if (Sink::Full) wr.put(j, S0[j], S1[j], S2[j], D0[j], D1[j], D2[j], Q[j]);
-                    else wr.put(j, 0, 0, 0, 0, 0, 0, 0);
-                    continue;
-                }
-                const int a0 = static_cast<int>(L0[j]), b0 = static_cast<int>(H0[j]);
-                const int a1 = static_cast<int>(L1[j]), b1 = static_cast<int>(H1[j]);
-                const int a2 = static_cast<int>(L2[j]), b2 = static_cast<int>(H2[j]);
-                sink.commit(wr);
-                sink.reserve(n + static_cast<std::size_t>(b0 - a0 + 1) * static_cast<std::size_t>(b1 - a1 + 1) *
-                                     static_cast<std::size_t>(b2 - a2 + 1));
-                wr = sink.writer();
-                const double x0 = in.X[j] - xi[0], x1 = in.Y[j] - xi[1], x2 = in.Z[j] - xi[2];
-                for (int t0 = a0; t0 <= b0; ++t0)
-                    for (int t1 = a1; t1 <= b1; ++t1)
-                        for (int t2 = a2; t2 <= b2; ++t2) {
-                            if (j == i && !(t0 | t1 | t2) && !in.self) continue;
-                            const double s0 = t0, s1 = t1, s2 = t2;
-                            double sh0, sh1, sh2;
-                            if (Diag) {
-                                sh0 = s0 * h[0][0], sh1 = s1 * h[1][1], sh2 = s2 * h[2][2];
-                            } else {
-                                sh0 = (s0 * h[0][0] + s1 * h[1][0]) + s2 * h[2][0];
-                                sh1 = (s0 * h[0][1] + s1 * h[1][1]) + s2 * h[2][1];
-                                sh2 = (s0 * h[0][2] + s1 * h[1][2]) + s2 * h[2][2];
-                            }
-                            const double d0 = x0 + sh0, d1 = x1 + sh1, d2 = x2 + sh2;
-                            const double q = (d0 * d0 + d1 * d1) + d2 * d2;
-                            if (within(q, cj)) wr.put(j, s0, s1, s2, d0, d1, d2, q);
-                        }
-            }
-        }
-        sink.commit(wr);
-        sink.row_end(i);
-    }
-}
-
-template <bool Diag, bool Varying, bool Single, class Sink>
-BROADPHASE_ASE_INLINE void small_rows(const SmallIn& in, const SmallRow& b, Sink& sink) {
-    if (Single) small_single<Diag, Varying>(in, b, sink);
-    else small_multi<Diag, Varying>(in, b, sink);
-}
-
-// The rows compiled for each instruction set (the target strings of
-// src/simd/simd_dispatch.hpp's copies); no fused multiply-add in any
-// (ASE's rounding).
-template <bool Diag, bool Varying, bool Single, class Sink>
-void small_rows_base(const SmallIn& in, const SmallRow& b, Sink& sink) {
-    small_rows<Diag, Varying, Single>(in, b, sink);
-}
-#if defined(BROADPHASE_SIMD_RUNTIME)
-template <bool Diag, bool Varying, bool Single, class Sink>
-__attribute__((target("avx2,bmi,popcnt"))) void small_rows_avx2(const SmallIn& in, const SmallRow& b, Sink& sink) {
-    small_rows<Diag, Varying, Single>(in, b, sink);
-}
-template <bool Diag, bool Varying, bool Single, class Sink>
-__attribute__((target("avx2,bmi,popcnt,avx512f,avx512vl,avx512bw,avx512dq"))) void small_rows_avx512(
-    const SmallIn& in, const SmallRow& b, Sink& sink) {
-    small_rows<Diag, Varying, Single>(in, b, sink);
-}
-#endif
-
-/// The rows of one system on the copy for simd_level() (AVX-512, AVX2, or
-/// the build's baseline for SSE2 and scalar), the flags (diagonal cell,
-/// varying cutoffs, one candidate a pair) as template arguments.
-template <class Sink, bool... B>
-void small_pick(const SmallIn& in, const SmallRow& b, Sink& sink, const bool (&flags)[3]) {
-    if constexpr (sizeof...(B) == 3) {
-#if defined(BROADPHASE_SIMD_RUNTIME)
-        switch (simd_level()) {
-            case SimdLevel::avx512: small_rows_avx512<B...>(in, b, sink); return;
-            case SimdLevel::avx2: small_rows_avx2<B...>(in, b, sink); return;
-            default: break;
-        }
-#endif
-        small_rows_base<B...>(in, b, sink);
-    } else {
-        if (flags[sizeof...(B)]) small_pick<Sink, B..., true>(in, b, sink, flags);
-        else small_pick<Sink, B..., false>(in, b, sink, flags);
-    }
-}
-
-}  // namespace ase
-}  // namespace detail
-}  // namespace broadphase
-
-// ---- src/ase/ase_work.hpp ----
-// What an AseNeighborList keeps between calls: the library's NeighborList
-// for large systems, the answer of the last list() (entries by row), and
-// the scratch of both paths, grown only, so that a call after the first of
-// its size allocates nothing but the output.
-
-#include <array>
-#include <cstddef>
-#include <cstdint>
-#include <memory>
-#include <string>
-#include <type_traits>
-#include <vector>
-
-
-namespace broadphase {
-namespace detail {
-namespace ase {
-
-/// The direct path's default limit on atoms^2 x candidates a pair, for
-/// calls that ask for d, D or S; 4 times it for i and j alone (limit_for).
-/// Measured (2-core Xeon, copper at 5 A, docs/python.md): the direct path
-/// is faster than the library's up to about 400 atoms with "ijdDS" (400:
-/// 0.56 against 0.71 ms; 512: even) and up to 1,000 with "ij" (700: 0.45
-/// against 0.74 ms).
-constexpr double default_small_limit = 400.0 * 400.0;
-
-struct Work {
-    double small_limit = default_small_limit;
-    std::string error;                                 // why the last call failed
-    std::size_t last_direct = 0, last_library = 0;     // the last call's systems by each path
-    std::unique_ptr<NeighborList> list;                // the library's path (made at the first large system)
-    double margin = -1;                                // the list's cutoff (the search margin)
-    // The call's input as the parts read it (copies of the cells, kept).
-    Systems S;
-    std::vector<Mat3> cells;
-    std::vector<std::array<bool, 3>> pbc;
-    Cutoffs cut;
-    // The answer of list(): rows by global atom.
-    std::vector<Entry> entries;         // the answer, rows in order of placement
-    std::vector<std::uint64_t> row_at;  // per global atom: its row in entries
-    std::vector<std::uint32_t> row_n;   // per global atom: its row's length
-    std::size_t listed = 0;             // entries of the last list()
-    // The library's path.
-    std::vector<std::uint32_t> count;      // per local atom: entries kept
-    std::vector<std::uint32_t> last_j;     // per local atom: j of its last entry placed
-    std::vector<double> gathered_x;        // a system's atoms when not contiguous
-    std::vector<std::uint32_t> glob;       // a system's atoms' global ids
-    std::vector<std::uint32_t> by_system;  // atoms ordered by system (stable)
-    std::vector<std::uint64_t> system_at;  // per system: first atom in by_system
-    std::vector<std::uint64_t> system_fill;  // per system: the next free place in by_system
-    std::vector<double> radii;             // per local atom: search radius
-    // The direct path.
-    std::vector<double> soa;          // a system's X, Y, Z, F0, F1, F2, then a row's buffers
-    std::vector<std::uint8_t> maybe;  // a row's candidates (one byte per j)
-    struct SystemGeom {
-        SmallGeom g;
-        std::size_t a0, n;
-    };
-    std::vector<SystemGeom> geoms;  // a call's systems for the direct path
-
-    /// The memory kept between calls given back (the settings stay).
-    void release() {
-        list.reset();
-        margin = -1;
-        const auto drop = [](auto& v) { std::decay_t<decltype(v)>().swap(v); };
-        drop(cells), drop(pbc), drop(cut.elem), drop(cut.table), drop(cut.elem_r), drop(cut.distinct);
-        drop(entries), drop(row_at), drop(row_n), drop(count), drop(last_j), drop(gathered_x), drop(glob);
-        drop(by_system), drop(system_at), drop(system_fill), drop(radii), drop(soa), drop(maybe), drop(geoms);
-        listed = 0;
-        S = Systems{};
-    }
-};
-
-}  // namespace ase
-}  // namespace detail
-}  // namespace broadphase
-
-
-namespace broadphase {
-namespace detail {
-namespace ase {
-
-/// The answer of a call in the caller's arrays (AseOutput): i, j, and with
-/// Full S, D and d (sqrt of d^2 in the pass that writes the rest: the
-/// divider runs beside the stores), only those asked for. The arrays are
-/// made at the expected size, grown when short (twice, or what a row
-/// needs) and cut to the count at the end. Rows write through a Writer.
-template <bool Full_>
-struct ArraySink {
-    static constexpr bool Full = Full_;
-    struct Writer {
-        std::int64_t* j;
-        std::int64_t* S;
-        double* D;
-        double* d;
-        std::size_t p;
-        std::int64_t off;  // the system's first atom (batches)
-        inline void put(std::size_t jj, double s0, double s1, double s2, double D0, double D1, double D2, double d2) {
-            if (j) j[p] = static_cast<std::int64_t>(jj) + off;
-            if (Full) {
-                if (S) {
-                    S[3 * p] = static_cast<std::int64_t>(s0), S[3 * p + 1] = static_cast<std::int64_t>(s1);
-                    S[3 * p + 2] = static_cast<std::int64_t>(s2);
-                }
-                if (D) D[3 * p] = D0, D[3 * p + 1] = D1, D[3 * p + 2] = D2;
-                if (d) d[p] = std::sqrt(d2);
-            }
-            ++p;
-        }
-    };
-    AseOutput& out;
-    std::int64_t *pi = nullptr, *pj = nullptr, *pS = nullptr;
-    double *pd = nullptr, *pD = nullptr;
-    std::size_t p = 0, row_begin = 0, cap = 0;
-    std::int64_t off = 0;  // the system's first atom (batches)
-
-    ArraySink(AseOutput& o, std::size_t estimate) : out(o) {
-        cap = std::max<std::size_t>(estimate, 16);
-        allocate(cap);
-    }
-    void allocate(std::size_t rows) {
-        const AseColumns c = out.resize(rows);
-        pi = c.i, pj = c.j, pS = c.S, pd = c.d, pD = c.D;
-    }
-    /// Room for `extra` more entries.
-    void reserve(std::size_t extra) {
-        if (p + extra <= cap) return;
-        cap = std::max(2 * cap, p + extra);
-        allocate(cap);
-    }
-    Writer writer() const { return Writer{pj, pS, pD, pd, p, off}; }
-    void commit(const Writer& wr) { p = wr.p; }
-    void row_start(std::size_t) { row_begin = p; }
-    void row_end(std::size_t i) {  // i for the row (a vectorised fill, in the kernel)
-        if (!pi) return;
-        std::int64_t* __restrict o = pi;
-        const std::int64_t v = static_cast<std::int64_t>(i) + off;
-        const std::size_t b = row_begin, e = p;  // locals: o[k] may alias the members
-        for (std::size_t k = b; k < e; ++k) o[k] = v;
-    }
-    /// The arrays cut to the count; returns it.
-    std::size_t finish() {
-        if (p != cap) allocate(p);
-        return p;
-    }
-};
-
-/// The answer of one system of a call into w.entries (global numbering),
-/// rows through row_at / row_n, as the library's path leaves it.
-struct EntrySink {
-    static constexpr bool Full = true;  // S is needed (D and d: write() computes them again)
-    struct Writer {
-        Entry* e;
-        const std::uint32_t* glob;
-        std::size_t p;
-        inline void put(std::size_t jj, double s0, double s1, double s2, double, double, double, double) {
-            Entry& en = e[p++];
-            en.j = glob[jj];
-            en.s[0] = static_cast<std::int32_t>(s0), en.s[1] = static_cast<std::int32_t>(s1);
-            en.s[2] = static_cast<std::int32_t>(s2);
-        }
-    };
-    Work& w;
-    const std::uint32_t* glob;
-    std::size_t p, row_begin = 0;
-
-    EntrySink(Work& work, const std::uint32_t* g) : w(work), glob(g), p(work.entries.size()) {}
-    void reserve(std::size_t extra) {
-        const std::size_t need = p + extra;
-        if (need <= w.entries.size()) return;
-        if (need > w.entries.capacity()) w.entries.reserve(std::max<std::size_t>(2 * w.entries.capacity(), need));
-        w.entries.resize(need);  // within the capacity: no copy, nothing written (Entry())
-    }
-    Writer writer() const { return Writer{w.entries.data(), glob, p}; }
-    void commit(const Writer& wr) { p = wr.p; }
-    void row_start(std::size_t) { row_begin = p; }
-    void row_end(std::size_t i) {
-        w.row_at[glob[i]] = row_begin;
-        w.row_n[glob[i]] = static_cast<std::uint32_t>(p - row_begin);
-    }
-    void finish() { w.entries.resize(p); }
-};
-
-/// One system's arrays for the direct path into w.soa (X, Y, Z, F0, F1,
-/// F2, then the row buffers) and w.maybe; fills `in` and `b`.
-inline void small_prepare(Work& w, const double* x, std::size_t n, const Mat3& h, const SmallGeom& g, SmallIn& in,
-                          SmallRow& b) {
-    const std::size_t n8 = (n + 7) & ~std::size_t(7);
-    if (w.soa.size() < 20 * n8) w.soa.resize(20 * n8);
-    if (w.maybe.size() < n8 + 64) w.maybe.resize(n8 + 64);  // padded to 64
-    double* s = w.soa.data();
-    double* X = s;
-    double* Y = s + n8;
-    double* Z = s + 2 * n8;
-    double* F[3] = {s + 3 * n8, s + 4 * n8, s + 5 * n8};
-    for (std::size_t k = 0; k < n; ++k) X[k] = x[3 * k], Y[k] = x[3 * k + 1], Z[k] = x[3 * k + 2];
-    for (int a = 0; a < 3; ++a) {
-        const double r0 = g.r[a][0], r1 = g.r[a][1], r2 = g.r[a][2];
-        double* f = F[a];
-        for (std::size_t k = 0; k < n; ++k) f[k] = (X[k] * r0 + Y[k] * r1) + Z[k] * r2;
-    }
-    in.n = n, in.X = X, in.Y = Y, in.Z = Z, in.F0 = F[0], in.F1 = F[1], in.F2 = F[2];
-    for (int r = 0; r < 3; ++r)
-        for (int k = 0; k < 3; ++k) in.h[r][k] = h[r][k];
-    for (int a = 0; a < 3; ++a) in.R[a] = g.R[a];
-    b.S0 = s + 6 * n8, b.S1 = s + 7 * n8, b.S2 = s + 8 * n8;
-    b.D0 = s + 9 * n8, b.D1 = s + 10 * n8, b.D2 = s + 11 * n8;
-    b.Q = s + 12 * n8, b.C = s + 13 * n8;
-    for (int a = 0; a < 3; ++a) b.L[a] = s + (14 + a) * n8, b.H[a] = s + (17 + a) * n8;
-    b.M = w.maybe.data();
-}
-
-/// The direct path's limit for a call: calls that ask for no d, D or S
-/// write 16 bytes an entry, not 72, and gain up to larger systems.
-inline double limit_for(const Work& w, const AseQuantities& q) {
-    return (q.d || q.D || q.S) ? w.small_limit : 4 * w.small_limit;
-}
-
-/// A call whose systems are contiguous and in order, when every system is
-/// for the direct path: the arrays written through `out` in one pass, the
-/// count returned in `entries` (true); false, with nothing written,
-/// otherwise. w.S and w.cut hold the call (the element table not yet made).
-inline bool small_direct(Work& w, const AseCutoff& cutoff, const AseQuantities& q, bool self_interaction,
-                         AseOutput& out, std::size_t& entries) {
-    const Systems& S = w.S;
-    const Cutoffs& cut = w.cut;
-    if (S.sys && !S.contiguous) return false;
-    const double limit = limit_for(w, q);
-    w.geoms.resize(S.count);
-    std::size_t a0 = 0;
-    double estimate = 0;
-    for (std::size_t s = 0; s < S.count; ++s) {
-        std::size_t a1 = S.n;
-        if (S.sys) {  // contiguous: system s is the run of atoms with index s
-            a1 = a0;
-            while (a1 < S.n && static_cast<std::size_t>(S.sys[a1]) == s) ++a1;
-        }
-        const std::size_t n = a1 - a0;
-        const Mat3& h = S.cells[s];
-        const double* x = S.x + 3 * a0;
-        const double xmax = max_abs(x, 3 * n);
-        double mag = std::max(1 + cut.max_cut, xmax);
-        for (int r = 0; r < 3; ++r) mag = std::max(mag, max_abs(h[r].data(), 3));
-        SmallGeom& g = w.geoms[s].g;
-        g = SmallGeom{};
-        w.geoms[s].a0 = a0, w.geoms[s].n = n;
-        if (n && !small_geometry(h, S.pbc[s], n, xmax, cut.max_cut + margin_of(mag), limit, g)) return false;
-        if (n) estimate += entries_expected(n, h, S.pbc[s], g, cut.max_cut);
-        a0 = a1;
-    }
-    if (a0 != S.n) return false;  // (not reached: contiguous and every index < count)
-    element_table(cutoff, S.n, w.cut);
-    const std::size_t cap = static_cast<std::size_t>(std::min(estimate, 1e9));
-    w.glob.resize(S.n);
-    for (std::size_t k = 0; k < S.n; ++k) w.glob[k] = static_cast<std::uint32_t>(k);
-    const auto all = [&](auto& sink) {
-        for (std::size_t s = 0; s < S.count; ++s) {
-            const SmallGeom& g = w.geoms[s].g;
-            const std::size_t first = w.geoms[s].a0, n = w.geoms[s].n;
-            if (!n) continue;
-            SmallIn in;
-            SmallRow b;
-            small_prepare(w, S.x + 3 * first, n, S.cells[s], g, in, b);
-            in.self = self_interaction, in.cut = &cut, in.glob = w.glob.data() + first;
-            const bool flags[3] = {g.diag, cut.kind != CutKind::scalar, g.single};
-            sink.off = static_cast<std::int64_t>(first);
-            small_pick(in, b, sink, flags);
-        }
-        return sink.finish();
-    };
-    if (q.d || q.D || q.S) {
-        ArraySink<true> sink(out, cap);
-        entries = all(sink);
-    } else {
-        ArraySink<false> sink(out, cap);
-        entries = all(sink);
-    }
-    w.last_direct = 0;
-    for (const Work::SystemGeom& g : w.geoms) w.last_direct += g.n ? 1 : 0;
-    return true;
-}
-
-/// One system of a call by the direct path, into w.entries (as the
-/// library's path leaves them): false (nothing done) when the system is
-/// not for it. The element table is made.
-inline bool small_entries(Work& w, const double* x, const std::uint32_t* glob, std::size_t n, const Mat3& h,
-                          const std::array<bool, 3>& pbc, double margin, bool self_interaction) {
-    const Cutoffs& cut = w.cut;
-    SmallGeom g;
-    if (!small_geometry(h, pbc, n, max_abs(x, 3 * n), cut.max_cut + margin, w.small_limit, g)) return false;
-    SmallIn in;
-    SmallRow b;
-    small_prepare(w, x, n, h, g, in, b);
-    in.self = self_interaction, in.cut = &cut, in.glob = glob;
-    const bool flags[3] = {g.diag, cut.kind != CutKind::scalar, g.single};
-    EntrySink sink(w, glob);
-    small_pick(in, b, sink, flags);
-    sink.finish();
-    return true;
-}
-
-}  // namespace ase
-}  // namespace detail
-}  // namespace broadphase
-
-// ---- src/ase/ase_library_path.hpp ----
-// The library's path for larger systems: the library's full NeighborList
-// with shifts, searched at the cutoff plus a small margin (so that it holds
-// every entry ASE can keep whatever the rounding), then each entry's D and
-// d computed again exactly as numpy does and kept iff d < cutoff, so that
-// ties at the cutoff round as ASE's do.
-//
-// The order: rows by i (as ASE's), each row by (j, S) lexicographically.
-// Rows by j come free: the list is read row by row of the library's list,
-// whose row r holds (r, c, S'), i.e. the entries (c, r, -S') of row c;
-// placing them in row c in the order the rows r are read sorts each row by
-// j; the few entries with the same (i, j) (small cells: several images of
-// one atom) are then sorted by S.
-//
-// list_systems lists every system of a call into Work::entries (small ones
-// by the direct path, ase_direct.hpp), write_entries writes them out.
-
-#include <algorithm>
-#include <cmath>
-#include <cstddef>
-#include <cstdint>
-#include <cstring>
-#include <memory>
-#include <new>
-#include <stdexcept>
-#include <string>
-
-
-namespace broadphase {
-namespace detail {
-namespace ase {
-
-/// One system's entries into w.entries, from the library's full list (off,
-/// col, sh). Library entry e in row r is (r, c, S'): ours is (c, r, -S'),
-/// placed in row c. Rows are read in order r = 0, 1, ..., so each row of
-/// ours comes out sorted by j; row c has room for the library's row c
-/// (the same length: the full list holds (c, r, S) iff it holds (r, c,
-/// -S)) and one more for (c, c, 0) with self_interaction.
-template <CutKind kind>
-void place_as(Work& w, const double* x, const std::uint32_t* glob, std::size_t n, const Mat3& h,
-              const std::array<bool, 3>& open, bool self_interaction, const std::uint64_t* off, const std::uint32_t* col,
-              const std::int32_t* sh) {
-    const Cutoffs& cut = w.cut;
-    const std::size_t K = static_cast<std::size_t>(off[n]);
-    const std::size_t base = w.entries.size();
-    w.entries.resize(base + K + n);
-    Entry* out = w.entries.data() + base;
-    std::uint32_t* count = (w.count.assign(n, 0), w.count.data());
-    std::uint32_t* last = (w.last_j.assign(n, ~std::uint32_t(0)), w.last_j.data());
-    bool repeat = false;
-    const bool any_open = open[0] || open[1] || open[2];
-    for (std::size_t r = 0; r < n; ++r) {
-        const double* xr = x + 3 * r;
-        const std::uint32_t gr = glob[r];
-        if (self_interaction && 0.0 < cut_of<kind>(cut, gr, gr)) {
-            Entry& en = out[off[r] + r + count[r]++];
-            en.j = gr, en.s[0] = en.s[1] = en.s[2] = 0;
-            last[r] = static_cast<std::uint32_t>(r);
-        }
-        for (std::uint64_t e = off[r]; e < off[r + 1]; ++e) {
-            const std::uint32_t c = col[e];
-            const std::int32_t s0 = -sh[3 * e], s1 = -sh[3 * e + 1], s2 = -sh[3 * e + 2];
-            const bool zero = !(s0 | s1 | s2);
-            if (any_open && ((open[0] && s0) || (open[1] && s1) || (open[2] && s2))) continue;
-            if (zero && c == r) continue;  // (i, i, 0): never the library's
-            const double* xc = x + 3 * static_cast<std::size_t>(c);
-            double D0, D1, D2;
-            if (zero) {  // S h = 0 exactly: D = x_j - x_i (+ 0)
-                D0 = xr[0] - xc[0], D1 = xr[1] - xc[1], D2 = xr[2] - xc[2];
-            } else {
-                const std::int32_t S3[3] = {s0, s1, s2};
-                double D[3];
-                ase_vector(xc, xr, S3, h, D);
-                D0 = D[0], D1 = D[1], D2 = D[2];
-            }
-            const double d2 = (D0 * D0 + D1 * D1) + D2 * D2;
-            if (!within(d2, cut_of<kind>(cut, glob[c], gr))) continue;
-            const std::uint64_t room = off[c + 1] - off[c] + (self_interaction ? 1 : 0);
-            if (count[c] >= room) BROADPHASE_THROW(std::logic_error("neighbor_list: the library's full list is not symmetric"));
-            Entry& en = out[off[c] + c + count[c]++];
-            en.j = gr, en.s[0] = s0, en.s[1] = s1, en.s[2] = s2;
-            repeat |= last[c] == r;
-            last[c] = static_cast<std::uint32_t>(r);
-        }
-    }
-    for (std::size_t i = 0; i < n; ++i) {
-        w.row_at[glob[i]] = base + off[i] + i;
-        w.row_n[glob[i]] = count[i];
-    }
-    if (!repeat) return;
-    // Entries with the same (i, j) (images of one atom) are consecutive:
-    // sort them by S.
-    for (std::size_t i = 0; i < n; ++i) {
-        Entry* b = out + off[i] + i;
-        Entry* e = b + count[i];
-        while (b < e) {
-            Entry* g = b + 1;
-            while (g < e && g->j == b->j) ++g;
-            if (g - b > 1)
-                std::sort(b, g, [](const Entry& p, const Entry& q) { return std::lexicographical_compare(p.s, p.s + 3, q.s, q.s + 3); });
-            b = g;
-        }
-    }
-}
-
-inline void place(Work& w, const double* x, const std::uint32_t* glob, std::size_t n, const Mat3& h,
-                  const std::array<bool, 3>& open, bool self_interaction, const std::uint64_t* off,
-                  const std::uint32_t* col, const std::int32_t* sh) {
-    switch (w.cut.kind) {
-        case CutKind::scalar: place_as<CutKind::scalar>(w, x, glob, n, h, open, self_interaction, off, col, sh); break;
-        case CutKind::per_atom: place_as<CutKind::per_atom>(w, x, glob, n, h, open, self_interaction, off, col, sh); break;
-        case CutKind::pairs: place_as<CutKind::pairs>(w, x, glob, n, h, open, self_interaction, off, col, sh); break;
-    }
-}
-
-/// Lists every system of w.S into w.entries / row_at / row_n (global
-/// numbering): Status::ok, or the failure (w.error says why). w.cut with
-/// its element table.
-inline Status list_systems(Work& w, bool self_interaction) {
-    const Systems& S = w.S;
-    const Cutoffs& cut = w.cut;
-    const std::size_t N = S.n;
-    w.row_at.assign(N, 0);
-    w.row_n.assign(N, 0);
-    w.entries.clear();
-    // Systems as atom ranges (contiguous) or through by_system.
-    if (S.sys) {
-        w.system_at.assign(S.count + 1, 0);
-        for (std::size_t g = 0; g < N; ++g) ++w.system_at[static_cast<std::size_t>(S.sys[g]) + 1];
-        for (std::size_t s = 0; s < S.count; ++s) w.system_at[s + 1] += w.system_at[s];
-        if (!S.contiguous) {
-            w.by_system.resize(N);
-            w.system_fill.assign(w.system_at.begin(), w.system_at.end() - 1);
-            for (std::size_t g = 0; g < N; ++g)
-                w.by_system[w.system_fill[static_cast<std::size_t>(S.sys[g])]++] = static_cast<std::uint32_t>(g);
-        }
-    } else {
-        w.system_at.assign({0, static_cast<std::uint64_t>(N)});
-    }
-    // The search margin: far above the rounding of either computation of D.
-    double mag = 1 + cut.max_cut;
-    for (std::size_t g = 0; g < 3 * N; ++g) mag = std::max(mag, std::fabs(S.x[g]));
-    for (std::size_t s = 0; s < S.count; ++s)
-        for (int r = 0; r < 3; ++r)
-            for (int k = 0; k < 3; ++k) mag = std::max(mag, std::fabs(S.cells[s][r][k]));
-    const double margin = margin_of(mag);  // about 4e-9 of the largest magnitude
-
-    for (std::size_t s = 0; s < S.count; ++s) {
-        const std::size_t a0 = static_cast<std::size_t>(w.system_at[s]), a1 = static_cast<std::size_t>(w.system_at[s + 1]);
-        const std::size_t n = a1 - a0;
-        if (n == 0) continue;
-        // The system's positions and global ids.
-        const double* x;
-        w.glob.resize(n);
-        if (S.sys && !S.contiguous) {
-            w.gathered_x.resize(3 * n);
-            for (std::size_t k = 0; k < n; ++k) {
-                const std::uint32_t g = w.by_system[a0 + k];
-                w.glob[k] = g;
-                std::memcpy(&w.gathered_x[3 * k], S.x + 3 * static_cast<std::size_t>(g), 3 * sizeof(double));
-            }
-            x = w.gathered_x.data();
-        } else {
-            for (std::size_t k = 0; k < n; ++k) w.glob[k] = static_cast<std::uint32_t>(a0 + k);
-            x = S.x + 3 * a0;
-        }
-        const std::uint32_t* glob = w.glob.data();
-        const Mat3& h = S.cells[s];
-        if (small_entries(w, x, glob, n, h, S.pbc[s], margin, self_interaction)) {
-            ++w.last_direct;
-            continue;
-        }
-        ++w.last_library;
-        // Search radii.
-        SphereView<double> view;
-        double max_r = 0;
-        if (cut.kind == CutKind::scalar) {
-            view = sphere_rows<double>(x, 0.5 * cut.c, n);
-            max_r = 0.5 * cut.c;
-        } else {
-            w.radii.resize(n);
-            for (std::size_t k = 0; k < n; ++k) w.radii[k] = cut.radius(glob[k]), max_r = std::max(max_r, w.radii[k]);
-            view = sphere_rows<double>(x, w.radii.data(), n);
-        }
-        SearchCell sc;
-        if (!search_cell(h, S.pbc[s], x, n, 2 * max_r + margin, S.sys ? static_cast<long>(s) : -1, sc, w.error))
-            return Status::invalid_argument;
-        const std::string problem = sc.cell.problem();
-        if (!problem.empty()) {
-            w.error = "NeighborList: " + problem;
-            return Status::invalid_argument;
-        }
-        // The list, made (again) when the margin changes.
-        if (!w.list || w.margin != margin) {
-            NeighborListOptions o;
-            o.cutoff = margin, o.skin = 0, o.full = true, o.shifts = true;
-            w.list = std::make_unique<NeighborList>(o, PeriodicCell{});
-            w.margin = margin;
-        }
-        NeighborList& list = *w.list;
-        list.set_cell(sc.cell);
-        const Report rep = list.build(view);
-        if (!rep.ok()) {
-            w.error = (S.sys ? "system " + std::to_string(s) + ": " : std::string()) + "the neighbour list failed: " +
-                      std::string(to_string(rep.status));
-            return rep.status;
-        }
-        place(w, x, glob, n, h, sc.open, self_interaction, list.offsets().data(), list.indices().data(),
-              list.shifts().data());
-    }
-    w.listed = 0;
-    for (std::size_t i = 0; i < N; ++i) w.listed += w.row_n[i];
-    return Status::ok;
-}
-
-/// The entries of list_systems into `out` (w.listed rows; null columns
-/// skipped), rows in global i order, D and d computed again as ASE does.
-inline void write_entries(const Work& w, const AseColumns& out) {
-    const Systems& S = w.S;
-    const std::size_t N = S.n;
-    std::int64_t* pi = out.i;
-    std::int64_t* pj = out.j;
-    double* pd = out.d;
-    double* pD = out.D;
-    std::int64_t* pS = out.S;
-    const bool vec = pd || pD;
-    std::size_t p = 0;
-    const Entry* en = w.entries.data();
-    for (std::size_t i = 0; i < N; ++i) {
-        const std::size_t b = static_cast<std::size_t>(w.row_at[i]), c = w.row_n[i];
-        const Mat3& h = S.cells[S.sys ? static_cast<std::size_t>(S.sys[i]) : 0];
-        const double* xi = S.x + 3 * i;
-        for (std::size_t q = b; q < b + c; ++q, ++p) {
-            const Entry& e = en[q];
-            if (pi) pi[p] = static_cast<std::int64_t>(i);
-            if (pj) pj[p] = e.j;
-            if (pS) pS[3 * p] = e.s[0], pS[3 * p + 1] = e.s[1], pS[3 * p + 2] = e.s[2];
-            if (vec) {
-                double D[3];
-                const double* xj = S.x + 3 * static_cast<std::size_t>(e.j);
-                if (!(e.s[0] | e.s[1] | e.s[2])) D[0] = xj[0] - xi[0], D[1] = xj[1] - xi[1], D[2] = xj[2] - xi[2];
-                else ase_vector(xi, xj, e.s, h, D);
-                if (pD) pD[3 * p] = D[0], pD[3 * p + 1] = D[1], pD[3 * p + 2] = D[2];
-                if (pd) pd[p] = ase_length(D);
-            }
-        }
-    }
-}
-
-}  // namespace ase
-}  // namespace detail
-}  // namespace broadphase
-
-
-namespace broadphase {
-namespace detail {
-namespace ase {
-
-/// The checks of a call's systems, and w.S, w.cells, w.pbc for it: false
-/// with w.error set (and the status) for bad input. O(n + systems).
-inline bool take_systems(Work& w, const AseBatch& b, Status& status) {
-    status = Status::invalid_argument;
-    if (b.n > max_boxes) {
-        w.error = "too many atoms: at most " + std::to_string(max_boxes);
-        status = Status::too_many_boxes;
-        return false;
-    }
-    if (b.n && !b.positions) return w.error = "the positions are null", false;
-    for (std::size_t g = 0; g < 3 * b.n; ++g)
-        if (!std::isfinite(b.positions[g])) return w.error = "positions must be finite; atom " + std::to_string(g / 3) + " is not", false;
-    Systems& S = w.S;
-    S = Systems{};
-    S.n = b.n, S.x = b.positions, S.sys = b.system_index;
-    S.count = b.system_index ? b.systems : 1;
-    // Without system indices: one system, the first cell (zeros and no
-    // periodic axis when there is none).
-    const bool given = S.count <= b.systems;
-    const double* cells = given ? b.cells : nullptr;
-    const bool* pbc = given ? b.pbc : nullptr;
-    w.cells.resize(S.count);
-    w.pbc.resize(S.count);
-    for (std::size_t s = 0; s < S.count; ++s) {
-        for (int r = 0; r < 3; ++r)
-            for (int k = 0; k < 3; ++k) {
-                const double v = cells ? cells[9 * s + 3 * static_cast<std::size_t>(r) + static_cast<std::size_t>(k)] : 0.0;
-                if (!std::isfinite(v)) return w.error = b.system_index ? "cells must be finite" : "cell must be finite", false;
-                w.cells[s][r][k] = v;
-            }
-        for (int k = 0; k < 3; ++k) w.pbc[s][k] = pbc ? pbc[3 * s + static_cast<std::size_t>(k)] : false;
-    }
-    S.cells = w.cells.data(), S.pbc = w.pbc.data();
-    if (S.sys) {
-        for (std::size_t g = 0; g < S.n; ++g) {
-            const std::int64_t v = S.sys[g];
-            if (v < 0 || static_cast<std::uint64_t>(v) >= S.count)
-                return w.error = "system_index must be in [0, " + std::to_string(S.count) + "); atom " + std::to_string(g) +
-                                 " has " + std::to_string(v),
-                       false;
-            if (g && v < S.sys[g - 1]) S.contiguous = false;
-        }
-    }
-    return true;
-}
-
-/// The checks of a call's input (take_systems, check_cutoff), w.error
-/// cleared or set. O(n + systems).
-inline bool take_call(Work& w, const AseBatch& b, const AseCutoff& cutoff, Report& report) {
-    w.error.clear();
-    w.last_direct = w.last_library = 0;
-    report = Report{};
-    Status status = Status::ok;
-    if (!take_systems(w, b, status)) {
-        report.status = status;
-        return false;
-    }
-    if (!check_cutoff(cutoff, b.n, w.cut, w.error)) {
-        report.status = Status::invalid_argument;
-        return false;
-    }
-    return true;
-}
-
-/// AseNeighbors as an AseOutput: the vectors asked for resized, the others
-/// emptied.
-class VectorOutput final : public AseOutput {
-public:
-    VectorOutput(AseNeighbors& out, const AseQuantities& q) : out_(out), q_(q) {
-        if (!q.i) out.i.clear();
-        if (!q.j) out.j.clear();
-        if (!q.d) out.d.clear();
-        if (!q.D) out.D.clear();
-        if (!q.S) out.S.clear();
-        out.entries = 0;
-    }
-    AseColumns resize(std::size_t rows) override {
-        AseColumns c;
-        if (q_.i) out_.i.resize(rows), c.i = out_.i.data();
-        if (q_.j) out_.j.resize(rows), c.j = out_.j.data();
-        if (q_.d) out_.d.resize(rows), c.d = out_.d.data();
-        if (q_.D) out_.D.resize(3 * rows), c.D = out_.D.data();
-        if (q_.S) out_.S.resize(3 * rows), c.S = out_.S.data();
-        out_.entries = rows;
-        return c;
-    }
-
-private:
-    AseNeighbors& out_;
-    AseQuantities q_;
-};
-
-}  // namespace ase
-}  // namespace detail
-
-BROADPHASE_ASE_API AseNeighborList::AseNeighborList() : work_(std::make_unique<detail::ase::Work>()) {}
-BROADPHASE_ASE_API AseNeighborList::~AseNeighborList() = default;
-BROADPHASE_ASE_API AseNeighborList::AseNeighborList(AseNeighborList&&) noexcept = default;
-BROADPHASE_ASE_API AseNeighborList& AseNeighborList::operator=(AseNeighborList&&) noexcept = default;
-
-BROADPHASE_ASE_API Report AseNeighborList::find(const AseSystem& system, const AseCutoff& cutoff,
-                                                AseQuantities quantities, bool self_interaction, AseNeighbors& out) {
-    return find(AseBatch::of(system), cutoff, quantities, self_interaction, out);
-}
-
-BROADPHASE_ASE_API Report AseNeighborList::find(const AseBatch& batch, const AseCutoff& cutoff,
-                                                AseQuantities quantities, bool self_interaction, AseNeighbors& out) {
-    detail::ase::VectorOutput vectors(out, quantities);
-    Report report;
-    if (find_direct(batch, cutoff, quantities, self_interaction, vectors, report)) {
-        if (!report.ok()) vectors.resize(0);
-        return report;
-    }
-    report = list(batch, cutoff, self_interaction);
-    if (!report.ok()) {
-        vectors.resize(0);
-        return report;
-    }
-    BROADPHASE_TRY {
-        write(vectors.resize(size()));
-    }
-    BROADPHASE_CATCH(const std::bad_alloc&) {
-        vectors.resize(0);
-        report.status = Status::out_of_memory;
-        report.pairs = 0;
-    }
-    return report;
-}
-
-BROADPHASE_ASE_API bool AseNeighborList::find_direct(const AseBatch& batch, const AseCutoff& cutoff,
-                                                     AseQuantities quantities, bool self_interaction, AseOutput& out,
-                                                     Report& report) {
-    if (!work_) work_ = std::make_unique<detail::ase::Work>();
-    detail::ase::Work& w = *work_;
-    w.listed = 0;
-    if (!detail::ase::take_call(w, batch, cutoff, report)) return true;
-    if (batch.n == 0) return false;
-    std::size_t entries = 0;
-    BROADPHASE_TRY {
-        if (!detail::ase::small_direct(w, cutoff, quantities, self_interaction, out, entries)) return false;
-    }
-    BROADPHASE_CATCH(const std::bad_alloc&) {
-        w.error = "out of memory";
-        report.status = Status::out_of_memory;
-        return true;
-    }
-    report.pairs = entries;
-    return true;
-}
-
-BROADPHASE_ASE_API Report AseNeighborList::list(const AseBatch& batch, const AseCutoff& cutoff, bool self_interaction) {
-    if (!work_) work_ = std::make_unique<detail::ase::Work>();
-    detail::ase::Work& w = *work_;
-    w.listed = 0;
-    Report report;
-    if (!detail::ase::take_call(w, batch, cutoff, report)) return report;
-    BROADPHASE_TRY {
-        detail::ase::element_table(cutoff, batch.n, w.cut);
-        report.status = detail::ase::list_systems(w, self_interaction);
-    }
-    BROADPHASE_CATCH(const std::bad_alloc&) {
-        w.error = "out of memory";
-        report.status = Status::out_of_memory;
-    }
-    if (report.status != Status::ok) {
-        w.listed = 0;
-        w.entries.clear();
-        std::fill(w.row_n.begin(), w.row_n.end(), 0u);
-        return report;
-    }
-    report.pairs = w.listed;
-    return report;
-}
-
-BROADPHASE_ASE_API void AseNeighborList::write(const AseColumns& out) const {
-    if (work_ && work_->listed) detail::ase::write_entries(*work_, out);
-}
-
-BROADPHASE_ASE_API std::size_t AseNeighborList::size() const { return work_ ? work_->listed : 0; }
-
-BROADPHASE_ASE_API double AseNeighborList::direct_limit() const {
-    return work_ ? work_->small_limit : detail::ase::default_small_limit;
-}
-
-BROADPHASE_ASE_API void AseNeighborList::set_direct_limit(double limit) {
-    if (!work_) work_ = std::make_unique<detail::ase::Work>();
-    work_->small_limit = limit >= 0 ? limit : 0.0;
-}
-
-BROADPHASE_ASE_API std::size_t AseNeighborList::direct_systems() const { return work_ ? work_->last_direct : 0; }
-BROADPHASE_ASE_API std::size_t AseNeighborList::library_systems() const { return work_ ? work_->last_library : 0; }
-
-BROADPHASE_ASE_API const std::string& AseNeighborList::error() const {
-    static const std::string none;
-    return work_ ? work_->error : none;
-}
-
-BROADPHASE_ASE_API void AseNeighborList::release() {
-    if (work_) work_->release();
-}
-
-}  // namespace broadphase
-
-#if !defined(BROADPHASE_ASE_COMPILED)
-#if defined(__clang__)
-#pragma float_control(pop)
-#elif defined(__GNUC__)
-#pragma GCC pop_options
-#endif
-#endif
-#undef BROADPHASE_ASE_API
-
-// ---- src/brute_force/brute_force_impl.hpp ----
-// The body of <broadphase/brute_force.hpp>. Compiled once in the library
-// (src/brute_force/brute_force.cpp); the single header (single_include/) holds it too. A file that uses other scalar types or dimensions with the compiled library (BasicBruteForce<float, 1>) includes it (src/ on its include path).
-
-
-#include <algorithm>
-#include <cmath>
-
-// ---- src/core/algorithm_base.hpp ----
-// What every algorithm shares, written once: the checks, the working set
-// and the sink around an algorithm's search. The public classes
-// (BasicBruteForce, ...) are fronts (algorithm_front.hpp) that hold
-// such an algorithm behind a pointer and hand each call to it; PairFinder
-// and Index hold the algorithms themselves (src/core/pair_finder_impl.hpp).
-// Only the algorithms' -inl files include this file.
-//
-// An algorithm derives from AlgorithmBase<Derived, T, D> and provides, for
-// valid boxes only (the base removes invalid ones and maps indices back):
-//   template <class Sink> void self_impl(const SoaView<T,D>&, Sink&);
-//   template <class Sink> void cross_impl(const SoaView<T,D>& a, const SoaView<T,D>& b, Sink&);
-//   void build_impl(const SoaView<T,D>&);
-//   template <class Emit> void query_impl(const BasicBox<T,D>&, Emit&&) const;  // emit(index)
-// and may override query_batch_impl when it has a faster batch path.
-// The public calls take a BasicBoxesView (BasicBoxes converts to it); the
-// SoaView the *_impl functions get is the caller's arrays when they are
-// struct of arrays and all valid, else the working set's compact copy.
-// threads_for(items) tells an algorithm how many threads the current call
-// may use (see detail/parallel.hpp); the pairs must not depend on it.
-
-#include <new>
-#include <utility>
-#include <vector>
-
-// ---- include/broadphase/detail/buffers.hpp ----
-// Growing reused buffers without reallocating every time a frame is a
-// little larger than the last (moving boxes change the number of grid
-// entries from frame to frame).
-
-#include <cstddef>
-#include <cstdint>
-#include <new>
-#include <stdexcept>
-
-
-namespace broadphase {
-namespace detail {
-
-/// Thrown when a structure would index more items than 32-bit indices allow
-/// (the grids' cell entries: boxes times the cells each touches); the
-/// algorithms' front (algorithm_base.hpp) turns it into Status::too_many_boxes.
-struct TooManyIndices {};
-
-inline namespace BROADPHASE_EXCEPTIONS_NAMESPACE {  // (see exceptions.hpp)
-
-/// Throws TooManyIndices unless n items fit 32-bit indices (fits_indices),
-/// else returns true. Without exceptions it returns false instead and flags
-/// the overflow (take_index_overflow): the caller then leaves its structure
-/// empty and returns. O(1).
-inline bool require_indices(std::uint64_t n) {
-    if (fits_indices(n)) return true;
-#if BROADPHASE_EXCEPTIONS
-    throw TooManyIndices{};
-#else
-    index_overflow_flag() = true;
-    return false;
-#endif
-}
-
-/// The status boundary, written once: runs body() and turns what escapes
-/// it into r.status, std::bad_alloc (and std::length_error: a vector asked
-/// for more than max_size) into Status::out_of_memory and an index
-/// overflow (TooManyIndices; without exceptions, the flag require_indices
-/// sets) into Status::too_many_boxes. True when body ran to its end with
-/// neither. The public calls that run an algorithm (algorithm_base.hpp),
-/// the sphere finder, the periodic finder and the neighbour list go through
-/// here. O(1) beside body().
-template <class Body>
-bool guarded(Report& r, Body&& body) {
-    BROADPHASE_TRY {
-        body();
-    } BROADPHASE_CATCH(const std::bad_alloc&) {
-        r.status = Status::out_of_memory;
-        return false;
-    } BROADPHASE_CATCH(const std::length_error&) {
-        r.status = Status::out_of_memory;
-        return false;
-    } BROADPHASE_CATCH(const TooManyIndices&) {
-        r.status = Status::too_many_boxes;
-        return false;
-    }
-    if (take_index_overflow()) {
-        r.status = Status::too_many_boxes;
-        return false;
-    }
-    return true;
-}
-
-}  // inline namespace BROADPHASE_EXCEPTIONS_NAMESPACE
-
-/// v.resize(n), reserving a quarter more when it has to reallocate, so the
-/// frames that follow, a few percent larger or smaller, allocate nothing.
-template <class Vector>
-inline void resize_buffer(Vector& v, std::size_t n) {
-    if (n > v.capacity()) v.reserve(n + n / 4 + 16);
-    v.resize(n);
-}
-
-}  // namespace detail
-}  // namespace broadphase
-
-// ---- include/broadphase/detail/parallel.hpp ----
-// Threads, kept behind three small functions so algorithms never see the
-// threading layer: how many threads to use, run tasks on them, and collect
-// the pairs tasks find in an order that does not depend on the thread count.
-//
-// The layer is the library's task pool (task_pool.hpp: std::thread helpers
-// kept for the process; the caller runs tasks too and never waits for a
-// helper that has not started). It replaced OpenMP, whose parallel regions
-// end in a barrier that waits for every team thread: with another program
-// busy on the other core, two threads took longer than one (measured:
-// docs/measured-in-code.md#threads, docs/threading.md). Threads are on when
-// BROADPHASE_THREADS is defined (CMake's broadphase::broadphase target
-// defines it and links the platform's threads); BROADPHASE_NO_THREADS
-// forces them off. Otherwise everything here
-// runs on the calling thread, and no header needs more than the C++17
-// standard library.
-//
-// Determinism: each algorithm cuts its work into tasks whose pairs, in task
-// order, are exactly the pairs one thread finds, in the same order. Tasks
-// write into their own buffers (no locks, no atomics on the hot path) and
-// the buffers are concatenated in task order. So the output is identical
-// for every thread count, and the task cut may depend on the thread count.
-
-#include <algorithm>
-#include <cstddef>
-#include <cstdint>
-#include <cstdlib>
-#include <exception>
-#include <type_traits>
-#include <vector>
-
-#ifdef BROADPHASE_DETAIL_THREADS
-#include <thread>
-
-// ---- include/broadphase/detail/task_pool.hpp ----
-// A pool of helper threads kept for the process, on which a call runs its
-// tasks without ever waiting for a helper that has not started.
-//
-// Why not an OpenMP parallel region: a region ends in a barrier that waits
-// for every thread of the team. On a machine whose other cores are busy
-// (the user's other work, a second process), a team thread may wait a
-// scheduler time slice, milliseconds, for a core, at every phase; two
-// threads then take longer than one. Here the caller claims tasks from a
-// shared counter like every helper, so when no helper gets a core the
-// caller runs every task itself and waits only for tasks a helper has
-// already claimed (measured: docs/measured-in-code.md#threads,
-// docs/threading.md).
-//
-// Costs: the first call that asks for k threads starts the k - 1 helpers
-// missing (a thread start each, once a process); after that a call posts its job under one
-// mutex and wakes the helpers (a futex wake each), and allocates nothing
-// once a few calls have run (jobs are recycled). Helpers sleep on a
-// condition variable between jobs: nothing spins.
-//
-// Several callers (threads of the user's program) may run jobs at once;
-// helpers serve the most recently posted job and each caller finishes its
-// own, so every call completes whatever the helpers do.
-
-#include <algorithm>
-#include <atomic>
-#include <condition_variable>
-#include <cstddef>
-#include <cstdint>
-#include <exception>
-#include <memory>
-#include <mutex>
-#include <system_error>
-#include <thread>
-#include <type_traits>
-#include <vector>
-
-
-namespace broadphase {
-namespace detail {
-
-class TaskPool {
-public:
-    /// Runs f(task, slot) for every task in [0, tasks) on up to `threads`
-    /// threads, the caller's included; `slot` in [0, threads) names the
-    /// thread for per-thread scratch (the caller is slot 0; each slot is
-    /// used by one thread at a time). Returns when every task has run. The
-    /// first exception a task throws is rethrown once all have ended.
-    template <class F>
-    static void run(unsigned threads, std::size_t tasks, F&& f) {
-        if (threads <= 1 || tasks <= 1) {
-            for (std::size_t t = 0; t < tasks; ++t) f(t, 0u);
-            return;
-        }
-        using Fn = std::remove_reference_t<F>;
-        run_erased(threads, tasks, [](void* ctx, std::size_t t, unsigned slot) { (*static_cast<Fn*>(ctx))(t, slot); },
-                   const_cast<void*>(static_cast<const void*>(&f)));
-    }
-
-    /// Helper threads started so far (tests).
-    static std::size_t helpers_started() {
-        TaskPool& pool = instance();
-        std::lock_guard<std::mutex> lock(pool.m_);
-        return pool.started_;
-    }
-
-private:
-    /// run() on more than one thread, with f erased: one copy of the job's
-    /// setup and wait for every caller, not one per task type.
-    static void run_erased(unsigned threads, std::size_t tasks, void (*call)(void*, std::size_t, unsigned), void* ctx) {
-        const unsigned team = static_cast<unsigned>(std::min<std::size_t>(threads, tasks));
-        TaskPool& pool = instance();
-        std::shared_ptr<Job> job = pool.take_job();
-        job->call = call;
-        job->ctx = ctx;
-        job->tasks = tasks;
-        job->team = team;
-        job->next.store(0, std::memory_order_relaxed);
-        job->joined.store(1, std::memory_order_relaxed);  // slot 0: the caller
-        job->done = 0;
-        job->error = nullptr;
-        pool.post(job, team - 1);
-        work(*job, 0);
-        {
-            std::unique_lock<std::mutex> lock(job->m);
-            job->all_done.wait(lock, [&] { return job->done == job->tasks; });
-        }
-        std::exception_ptr error = job->error;
-        pool.give_back(std::move(job));
-        if (error) std::rethrow_exception(error);
-    }
-
-    struct Job {
-        void (*call)(void*, std::size_t, unsigned) = nullptr;
-        void* ctx = nullptr;  // the caller's f: valid while the caller waits, called only for claimed tasks
-        std::size_t tasks = 0;
-        unsigned team = 1;
-        std::atomic<std::size_t> next{0};   // the next task to claim
-        std::atomic<unsigned> joined{0};    // slots handed out
-        std::size_t done = 0;               // under m
-        std::exception_ptr error;           // under m
-        std::mutex m;
-        std::condition_variable all_done;
-    };
-
-    static TaskPool& instance() {
-        static TaskPool* pool = new TaskPool;  // never destroyed: helpers may outlive static destruction
-        return *pool;
-    }
-
-    /// A job nobody else holds (recycled), or a new one (jobs_made_ counts
-    /// them: the free list's capacity stays above it, so give_back never
-    /// allocates).
-    std::shared_ptr<Job> take_job() {
-        {
-            std::lock_guard<std::mutex> lock(m_);
-            for (std::size_t i = 0; i < free_.size(); ++i) {
-                // Held only by the free list: no helper can still reach it
-                // (job_ no longer points to it, see give_back).
-                if (free_[i].use_count() == 1) {
-                    std::shared_ptr<Job> job = std::move(free_[i]);
-                    free_.erase(free_.begin() + static_cast<std::ptrdiff_t>(i));
-                    return job;
-                }
-            }
-        }
-        std::lock_guard<std::mutex> lock(m_);
-        ++jobs_made_;
-        return std::make_shared<Job>();
-    }
-
-    void give_back(std::shared_ptr<Job> job) {
-        std::lock_guard<std::mutex> lock(m_);
-        if (job_ == job) job_.reset();
-        free_.push_back(std::move(job));
-    }
-
-    /// Hands the job to the helpers, starting any missing up to `helpers`.
-    void post(const std::shared_ptr<Job>& job, std::size_t helpers) {
-        std::lock_guard<std::mutex> lock(m_);
-        while (started_ < helpers) {
-            BROADPHASE_TRY {
-                std::thread([this] { serve(); }).detach();
-            } BROADPHASE_CATCH(const std::system_error&) {
-                break;  // no room for another thread (its stack): the caller and the helpers there are run every task
-            }
-            ++started_;
-        }
-        // A helper holds at most one job (briefly, after it ends), so with
-        // one job more than helpers a caller always finds a free one: after
-        // the first call with this many threads, none allocates (unless
-        // several callers run at once: then one job more each, once).
-        while (jobs_made_ < started_ + 1) {
-            free_.push_back(std::make_shared<Job>());
-            ++jobs_made_;
-        }
-        if (free_.capacity() < jobs_made_) free_.reserve(2 * jobs_made_);
-        job_ = job;
-        ++generation_;
-        wake_.notify_all();
-    }
-
-    /// A helper: waits for a new job, works on it, again.
-    void serve() {
-        std::uint64_t seen = 0;
-        for (;;) {
-            std::shared_ptr<Job> job;
-            {
-                std::unique_lock<std::mutex> lock(m_);
-                wake_.wait(lock, [&] { return generation_ != seen; });
-                seen = generation_;
-                job = job_;
-            }
-            if (!job) continue;
-            const unsigned slot = job->joined.fetch_add(1, std::memory_order_relaxed);
-            if (slot < job->team) work(*job, slot);
-            // Let go under the mutex: take_job reads use_count() under it,
-            // so whoever reuses the job sees all of this helper's accesses.
-            std::lock_guard<std::mutex> lock(m_);
-            job.reset();
-        }
-    }
-
-    /// Claims and runs tasks until none is left.
-    static void work(Job& job, unsigned slot) {
-        for (;;) {
-            const std::size_t t = job.next.fetch_add(1, std::memory_order_relaxed);
-            if (t >= job.tasks) return;
-            std::exception_ptr error;
-            BROADPHASE_TRY {
-                job.call(job.ctx, t, slot);
-            } BROADPHASE_CATCH_ALL {
-                error = std::current_exception();
-            }
-            // The mutex orders the task's writes before the caller's wake-up.
-            std::lock_guard<std::mutex> lock(job.m);
-            if (error && !job.error) job.error = error;
-            if (++job.done == job.tasks) job.all_done.notify_all();
-        }
-    }
-
-    std::mutex m_;
-    std::condition_variable wake_;
-    std::shared_ptr<Job> job_;                // the job helpers join; under m_
-    std::vector<std::shared_ptr<Job>> free_;  // finished jobs to reuse; under m_
-    std::uint64_t generation_ = 0;
-    std::size_t started_ = 0;
-    std::size_t jobs_made_ = 0;
-};
-
-}  // namespace detail
-}  // namespace broadphase
-
-#endif
-
-// Measurement only (bench/threads_bench.cpp): with BROADPHASE_OPENMP_LAYER
-// defined and OpenMP on, use_pool_layer() = false runs tasks through OpenMP
-// as before, so both layers can be timed in one process.
-#if defined(BROADPHASE_DETAIL_THREADS) && defined(BROADPHASE_OPENMP_LAYER) && defined(_OPENMP)
-#define BROADPHASE_DETAIL_OPENMP_LAYER 1
-#include <omp.h>
-#endif
-
-
-namespace broadphase {
-namespace detail {
-
-/// The threads to use for `items` units of work: `requested` (0 = the
-/// default), but no more than one per `min_items_per_thread`, and 1
-/// without threads. Small inputs stay on the calling thread, where starting
-/// threads would cost more than it saves.
-inline unsigned plan_threads(unsigned requested, std::size_t items, std::size_t min_items_per_thread) {
-    if (!threads_enabled()) return 1;
-    unsigned t = requested ? requested : default_threads();
-    const std::size_t per = std::max<std::size_t>(min_items_per_thread, 1);
-    const std::size_t cap = std::max<std::size_t>(items / per, 1);
-    if (t > cap) t = static_cast<unsigned>(cap);
-    return std::max(t, 1u);
-}
-
-/// Measurement only: whether run_tasks uses the pool (true, the default)
-/// or OpenMP, in builds with BROADPHASE_OPENMP_LAYER (see above).
-inline bool& use_pool_layer() {
-    static bool pool = true;
-    return pool;
-}
-
-/// Runs f(task, thread) for every task in [0, tasks) on up to `threads`
-/// threads, the caller's included, tasks claimed one at a time from a
-/// shared counter; `thread` in [0, threads) names a slot for per-thread
-/// scratch, used by one thread at a time. With one thread, or one task,
-/// runs in order on the calling thread and starts none. The first
-/// exception a task throws is rethrown here once all tasks have ended.
-/// Costs a mutex and a wake-up per helper on top of the tasks (the first
-/// call with k threads also starts the helpers missing).
-template <class F>
-void run_tasks(unsigned threads, std::size_t tasks, F&& f) {
-    if (threads <= 1 || tasks <= 1) {
-        for (std::size_t t = 0; t < tasks; ++t) f(t, 0u);
-        return;
-    }
-#if defined(BROADPHASE_DETAIL_OPENMP_LAYER)
-    if (!use_pool_layer()) {
-        std::exception_ptr error;
-        const auto n = static_cast<std::ptrdiff_t>(tasks);
-        const int nt = static_cast<int>(std::min<std::size_t>(threads, tasks));
-#pragma omp parallel num_threads(nt)
-        {
-            const auto me = static_cast<unsigned>(omp_get_thread_num());
-#pragma omp for schedule(dynamic, 1)
-            for (std::ptrdiff_t t = 0; t < n; ++t) {
-                BROADPHASE_TRY {
-                    f(static_cast<std::size_t>(t), me);
-                } BROADPHASE_CATCH_ALL {
-#pragma omp critical(broadphase_task_error)
-                    if (!error) error = std::current_exception();
-                }
-            }
-        }
-        if (error) std::rethrow_exception(error);
-        return;
-    }
-#endif
-#ifdef BROADPHASE_DETAIL_THREADS
-    TaskPool::run(threads, tasks, f);
-#else
-    for (std::size_t t = 0; t < tasks; ++t) f(t, 0u);
-#endif
-}
-
-/// Parts run_parts cuts n items into for `threads` threads.
-inline std::size_t part_count(unsigned threads, std::size_t n) {
-    return std::max<std::size_t>(1, std::min<std::size_t>(threads, n));
-}
-
-/// Splits [0, n) into `parts` contiguous ranges of equal size: range p is
-/// [bound(p), bound(p + 1)).
-inline std::size_t even_bound(std::size_t n, std::size_t parts, std::size_t p) {
-    return static_cast<std::size_t>(static_cast<std::uint64_t>(n) * p / parts);  // n < 2^33, parts < 2^20
-}
-
-/// Runs f(part, begin, end) over at most `threads` contiguous, equal parts
-/// of [0, n), one task each. For passes whose cost is the same per item,
-/// such as binning boxes; per-part results go in slots indexed by part.
-template <class F>
-void run_parts(unsigned threads, std::size_t n, F&& f) {
-    const std::size_t parts = part_count(threads, n);
-    run_tasks(static_cast<unsigned>(parts), parts,
-              [&](std::size_t p, unsigned) { f(p, even_bound(n, parts, p), even_bound(n, parts, p + 1)); });
-}
-
-/// How many tasks to cut work into for `threads` threads: enough that
-/// dynamic scheduling evens out tasks of uneven cost (clusters, one dense
-/// region), few enough that each is worth handing out.
-inline std::size_t task_count(unsigned threads, std::size_t items, std::size_t min_items_per_task = 256) {
-    if (threads <= 1) return 1;
-    const std::size_t most = std::max<std::size_t>(items / std::max<std::size_t>(min_items_per_task, 1), 1);
-    return std::min<std::size_t>(std::size_t(threads) * 16, most);
-}
-
-/// Per-task pair buffers, kept between calls so frames after the first
-/// allocate nothing. Tasks fill their buffers in parallel; deliver() then
-/// hands the pairs to the caller's sink in task order.
-class TaskPairs {
-public:
-    /// Runs emit(task, PairSink&, thread) for each task on `threads`
-    /// threads, then passes every pair, in task order, to `sink` (a PairSink,
-    /// or an adapter over one with its budget_left() and exceed()). Each
-    /// task's buffer is capped at the sink's remaining budget, so a scene
-    /// with too many pairs stops as the single-threaded search would, with
-    /// the same first pairs.
-    template <class Sink, class Emit>
-    void run(unsigned threads, std::size_t tasks, Sink& sink, Emit&& emit) {
-        if (buffers_.size() < tasks) buffers_.resize(tasks);
-        over_.assign(tasks, 0);
-        const std::uint64_t budget = sink.budget_left();
-        BROADPHASE_TRY {
-            run_tasks(threads, tasks, [&](std::size_t t, unsigned thread) {
-                buffers_[t].clear();
-                PairSink s(buffers_[t], budget);
-                emit(t, s, thread);
-                over_[t] = s.stopped() ? 1 : 0;
-            });
-            deliver(threads, tasks, sink);
-        } BROADPHASE_CATCH_ALL {
-            // An allocation failed: let go of the pairs held so far (they may
-            // be most of the memory), so that the next call has it.
-            for (std::vector<Pair>& b : buffers_) std::vector<Pair>().swap(b);
-            BROADPHASE_RETHROW;
-        }
-        // Headroom for the next frame, whose tasks find a few more or fewer
-        // pairs (moving boxes): then it allocates nothing.
-        // (Grown to a quarter more when less than an eighth is left.)
-        for (std::size_t t = 0; t < tasks; ++t) {
-            std::vector<Pair>& b = buffers_[t];
-            if (b.capacity() < b.size() + b.size() / 8 + 64) b.reserve(b.size() + b.size() / 4 + 256);
-        }
-        // A task that hit the budget had more pairs than it kept: the whole
-        // search has more than the budget, even if the kept ones fit.
-        if (std::find(over_.begin(), over_.end(), 1) != over_.end()) sink.exceed();
-    }
-
-private:
-    template <class Sink>
-    void deliver(unsigned threads, std::size_t tasks, Sink& sink) {
-        if constexpr (std::is_same_v<Sink, PairSink>) {
-            if (!sink.streams()) return copy_into(threads, tasks, sink);
-        }
-        for (std::size_t t = 0; t < tasks && !sink.stopped(); ++t)
-            for (const Pair& p : buffers_[t]) sink(p.a, p.b);
-    }
-
-    void copy_into(unsigned threads, std::size_t tasks, PairSink& sink) {
-        // Straight into the output vector, every task's block copied in parallel.
-        offsets_.resize(tasks + 1);
-        offsets_[0] = 0;
-        for (std::size_t t = 0; t < tasks; ++t) offsets_[t + 1] = offsets_[t] + buffers_[t].size();
-        std::size_t granted = 0;
-        Pair* out = sink.extend(offsets_[tasks], granted);
-        BROADPHASE_TRY {
-            run_tasks(threads, tasks, [&](std::size_t t, unsigned) {
-                const std::size_t from = offsets_[t];
-                if (from >= granted) return;
-                const std::size_t m = std::min(buffers_[t].size(), granted - from);
-                std::copy(buffers_[t].begin(), buffers_[t].begin() + static_cast<std::ptrdiff_t>(m), out + from);
-            });
-        } BROADPHASE_CATCH_ALL {
-            // A thread could not start: some blocks were never copied, and
-            // their slots hold zeros, which are not pairs found.
-            sink.retract(granted);
-            BROADPHASE_RETHROW;
-        }
-    }
-
-    std::vector<std::vector<Pair>> buffers_;
-    std::vector<char> over_;  // per task: stopped by the budget
-    std::vector<std::size_t> offsets_;
-};
-
-/// Per-thread scratch of any kind, grown to the thread count on demand.
-template <class Scratch>
-class PerThread {
-public:
-    void ensure(unsigned threads) {
-        if (items_.size() < threads) items_.resize(threads);
-    }
-    Scratch& operator[](unsigned thread) { return items_[thread]; }
-
-private:
-    std::vector<Scratch> items_;
-};
-
-}  // namespace detail
-}  // namespace broadphase
-
-// ---- src/core/working_set.hpp ----
-// The boxes an algorithm actually works on: the caller's arrays when all are
-// valid and laid out as struct of arrays (no copy), else a compacted copy of
-// the valid ones (gathered, for a strided view) plus the map back to the
-// caller's indices. The map is increasing, so i < j survives it.
-
-#include <algorithm>
-#include <cstdint>
-#include <type_traits>
-#include <vector>
-
 // ---- src/simd/simd_dispatch.hpp ----
 // The SIMD kernels every algorithm shares: test one box against a run of
 // boxes stored as struct-of-arrays, several boxes per instruction.
@@ -9419,6 +7285,2123 @@ BROADPHASE_SIMD_INLINE void cluster_pair_hits(const ClusterSide<T, D>& side_a, c
 
 }  // namespace detail
 }  // namespace broadphase
+
+
+#if defined(BROADPHASE_ASE_COMPILED)
+#define BROADPHASE_ASE_API
+#else
+#define BROADPHASE_ASE_API inline
+#if defined(__clang__)
+#pragma float_control(push)
+#pragma clang fp contract(off)
+#elif defined(__GNUC__)
+#pragma GCC push_options
+#pragma GCC optimize("fp-contract=off")
+#endif
+#endif
+
+// ---- src/ase/ase_cells.hpp ----
+// The cells of ASE's neighbour list: how a system's cell goes to the
+// library's NeighborList (search_cell), and the direct path's view of it
+// (small_geometry: which shifts a pair can have, and whether the system is
+// small enough for that path).
+//
+// Cells the library cannot take as they are: periodic axes whose vectors
+// are tilted mixed with open axes (a slab of a hexagonal cell). Each open
+// vector is then replaced by one orthogonal to the periodic ones (and to
+// each other), longer than the positions' extent along it plus twice the
+// search reach, so that no image along it is within reach; entries with a
+// shift on an open axis are dropped in any case (ASE's rule). A cell whose
+// periodic vectors lie along x, y, z is passed as an orthorhombic cell
+// with open axes (period 0); no periodic axis: the open domain.
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <string>
+
+// ---- src/ase/ase_rules.hpp ----
+// ASE's rules as the other parts of src/ase/ apply them: the cutoff of a
+// pair (one number, per-atom radii, a table over pairs of elements), D and d
+// computed as numpy computes them, the test d < cutoff, and the small
+// vector helpers. No fused multiply-add anywhere in src/ase/: the compiled
+// library builds ase_neighbor_list.cpp with -ffp-contract=off, the single
+// header turns contraction off around this code
+// (ase_neighbor_list_impl.hpp).
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+
+namespace broadphase {
+namespace detail {
+namespace ase {
+
+using Mat3 = std::array<std::array<double, 3>, 3>;
+
+/// One entry of the answer: j (global), S; i is its row.
+struct Entry {
+    std::uint32_t j;
+    std::int32_t s[3];
+    Entry() noexcept {}  // left unset: growing the vector writes nothing (every entry used is written)
+};
+
+/// The cutoff rule of one call.
+enum class CutKind { scalar, per_atom, pairs };
+
+/// The per-entry cutoff and each atom's search radius.
+struct Cutoffs {
+    CutKind kind = CutKind::scalar;
+    double c = 0;                     // scalar
+    const double* r = nullptr;        // per atom (global numbering)
+    bool r_f32 = false;               // r_i + r_j summed in float32 (a float32 array, as numpy would)
+    std::vector<std::uint32_t> elem;  // pairs: each atom's element index
+    std::vector<double> table;        // pairs: k x k
+    std::vector<double> elem_r;       // pairs: an element's search radius (max over its pairs / 2)
+    std::vector<std::int64_t> distinct;  // pairs: the atomic numbers present, sorted
+    std::size_t k = 0;
+    double max_cut = 0;  // the largest cutoff of a pair
+
+    double cut(std::size_t i, std::size_t j) const {
+        switch (kind) {
+            case CutKind::scalar: return c;
+            case CutKind::per_atom:
+                if (r_f32) return static_cast<double>(static_cast<float>(r[i]) + static_cast<float>(r[j]));
+                return r[i] + r[j];
+            case CutKind::pairs: return table[elem[i] * k + elem[j]];
+        }
+        return 0;
+    }
+    /// Atom g's search radius (reach of a pair = radius_i + radius_j).
+    double radius(std::size_t g) const {
+        switch (kind) {
+            case CutKind::scalar: return 0.5 * c;
+            case CutKind::per_atom: return r[g];
+            case CutKind::pairs: return elem_r[elem[g]];
+        }
+        return 0;
+    }
+};
+
+inline bool good_cut(double v) { return !(std::isnan(v) || std::isinf(v) || v < 0); }
+
+/// The checks of a cutoff for n atoms and its largest cutoff of a pair
+/// (max_cut), without the element table; false with `error` set for bad
+/// input. O(n) for radii, O(table) for a table.
+inline bool check_cutoff(const AseCutoff& in, std::size_t n, Cutoffs& cut, std::string& error) {
+    cut.max_cut = 0;
+    switch (in.kind) {
+        case AseCutoffKind::scalar:
+            cut.kind = CutKind::scalar;
+            cut.c = in.value;
+            if (!good_cut(in.value)) return error = "cutoff must be finite and >= 0", false;
+            cut.max_cut = in.value;
+            return true;
+        case AseCutoffKind::radii:
+            cut.kind = CutKind::per_atom;
+            cut.r = in.radii, cut.r_f32 = in.radii_float32;
+            if (n && !in.radii) return error = "per-atom cutoffs: the radii are null", false;
+            for (std::size_t g = 0; g < n; ++g) {
+                if (!good_cut(in.radii[g])) return error = "a per-atom cutoff must be finite and >= 0", false;
+                cut.max_cut = std::max(cut.max_cut, 2 * in.radii[g]);
+            }
+            return true;
+        case AseCutoffKind::element_pairs:
+            cut.kind = CutKind::pairs;
+            if (n && !in.numbers) return error = "a cutoff over pairs of elements needs the atomic numbers", false;
+            if (in.pair_count == 0 || !in.pairs) return error = "a cutoff over pairs of elements must hold at least one pair", false;
+            for (std::size_t p = 0; p < in.pair_count; ++p) {
+                if (!good_cut(in.pairs[p].cutoff)) return error = "a cutoff of the dict must be finite and >= 0", false;
+                cut.max_cut = std::max(cut.max_cut, in.pairs[p].cutoff);
+            }
+            return true;
+    }
+    return error = "unknown cutoff kind", false;
+}
+
+/// The element table of a cutoff over pairs of elements (check_cutoff
+/// first): each atom's element, the k x k cutoffs, each element's search
+/// radius. O(n log n + table).
+inline void element_table(const AseCutoff& in, std::size_t n, Cutoffs& cut) {
+    if (cut.kind != CutKind::pairs) return;
+    const std::int64_t* z = in.numbers;
+    std::vector<std::int64_t>& distinct = cut.distinct;
+    distinct.assign(z, z + n);
+    std::sort(distinct.begin(), distinct.end());
+    distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+    cut.k = distinct.size();
+    cut.elem.resize(n);
+    for (std::size_t g = 0; g < n; ++g)
+        cut.elem[g] = static_cast<std::uint32_t>(std::lower_bound(distinct.begin(), distinct.end(), z[g]) - distinct.begin());
+    cut.table.assign(cut.k * cut.k, 0.0);
+    for (std::size_t p = 0; p < in.pair_count; ++p) {
+        const std::int64_t z1 = in.pairs[p].z1, z2 = in.pairs[p].z2;
+        const double c = in.pairs[p].cutoff;
+        auto a = std::lower_bound(distinct.begin(), distinct.end(), z1);
+        auto b = std::lower_bound(distinct.begin(), distinct.end(), z2);
+        if (a == distinct.end() || *a != z1 || b == distinct.end() || *b != z2) continue;
+        const std::size_t ia = static_cast<std::size_t>(a - distinct.begin()), ib = static_cast<std::size_t>(b - distinct.begin());
+        // Later entries win, as in ASE (each assigns the pairs it matches).
+        cut.table[ia * cut.k + ib] = c, cut.table[ib * cut.k + ia] = c;
+    }
+    cut.elem_r.assign(cut.k, 0.0);
+    for (std::size_t a = 0; a < cut.k; ++a)
+        for (std::size_t b = 0; b < cut.k; ++b) cut.elem_r[a] = std::max(cut.elem_r[a], 0.5 * cut.table[a * cut.k + b]);
+}
+
+/// D as numpy computes it (see ase_neighbor_list.hpp): no fused
+/// multiply-add.
+inline void ase_vector(const double* xi, const double* xj, const std::int32_t* s, const Mat3& h, double* D) {
+    const double s0 = s[0], s1 = s[1], s2 = s[2];
+    for (int k = 0; k < 3; ++k) {
+        double sh = 0.0;
+        sh = sh + s0 * h[0][k];
+        sh = sh + s1 * h[1][k];
+        sh = sh + s2 * h[2][k];
+        D[k] = (xj[k] - xi[k]) + sh;
+    }
+}
+inline double ase_length(const double* D) { return std::sqrt((D[0] * D[0] + D[1] * D[1]) + D[2] * D[2]); }
+
+/// ASE's rule for one entry: d < cut, with d = sqrt(d2) as numpy rounds
+/// it; the square root only when d2 is within 1e-12 of cut^2.
+BROADPHASE_SIMD_INLINE bool within(double d2, double cut) {
+    const double c2 = cut * cut;
+    if (d2 < c2 * (1 - 1e-12)) return true;
+    if (d2 > c2 * (1 + 1e-12)) return false;
+    return std::sqrt(d2) < cut;
+}
+
+template <CutKind kind>
+inline double cut_of(const Cutoffs& cut, std::uint32_t gi, std::uint32_t gj) {
+    if constexpr (kind == CutKind::scalar) return cut.c;
+    else return cut.cut(gi, gj);
+}
+
+inline double dot3(const double* a, const double* b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+inline void cross3(const double* a, const double* b, double* c) {
+    c[0] = a[1] * b[2] - a[2] * b[1], c[1] = a[2] * b[0] - a[0] * b[2], c[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+inline double max_abs(const double* x, std::size_t m) {
+    double v = 0;
+    for (std::size_t k = 0; k < m; ++k) v = std::max(v, std::fabs(x[k]));
+    return v;
+}
+
+/// The search margin of the library's path (the largest magnitude's 2^-28:
+/// far above the rounding of either computation of D).
+inline double margin_of(double mag) { return std::ldexp(1.0, std::ilogb(mag) - 28); }
+
+/// The systems of one call, as the parts read them.
+struct Systems {
+    std::size_t n = 0;                  // atoms in all
+    std::size_t count = 1;              // systems
+    const double* x = nullptr;          // n x 3, global
+    const Mat3* cells = nullptr;        // count
+    const std::array<bool, 3>* pbc = nullptr;  // count
+    const std::int64_t* sys = nullptr;  // per atom (null: one system)
+    bool contiguous = true;             // each system's atoms are one range, in order of system
+};
+
+}  // namespace ase
+}  // namespace detail
+}  // namespace broadphase
+
+
+namespace broadphase {
+namespace detail {
+namespace ase {
+
+/// How a system's cell goes to the library.
+struct SearchCell {
+    PeriodicCell cell;            // what the library searches in
+    std::array<bool, 3> open{};   // axes whose shift must be 0
+};
+
+/// The cell the library searches in (see the top of the file), or false
+/// with `error` set. x: the system's n positions; reach: the largest reach
+/// of a pair; system: its index in a batch (-1: not a batch).
+inline bool search_cell(const Mat3& h, const std::array<bool, 3>& pbc, const double* x, std::size_t n, double reach,
+                        long system, SearchCell& sc, std::string& error) {
+    const auto which = [&] { return system < 0 ? std::string() : "system " + std::to_string(system) + ": "; };
+    sc = SearchCell{};
+    int periodic = 0;
+    bool aligned = true;
+    for (int r = 0; r < 3; ++r) {
+        sc.open[r] = !pbc[r];
+        if (!pbc[r]) continue;
+        ++periodic;
+        if (h[r][0] == 0 && h[r][1] == 0 && h[r][2] == 0) {
+            error = which() + "pbc is True on axis " + std::to_string(r) + " but cell vector " + std::to_string(r) +
+                    " is zero";
+            return false;
+        }
+        for (int k = 0; k < 3; ++k)
+            if (k != r && h[r][k] != 0) aligned = false;
+        if (!(h[r][r] > 0)) aligned = false;
+    }
+    if (periodic == 0) return true;  // the open domain
+    if (aligned) {
+        sc.cell = PeriodicCell::orthorhombic(pbc[0] ? h[0][0] : 0, pbc[1] ? h[1][1] : 0, pbc[2] ? h[2][2] : 0);
+        return true;
+    }
+    for (int r = 0; r < 3; ++r)
+        for (int k = 0; k < 3; ++k) sc.cell.vectors[r][k] = h[r][k];
+    if (periodic == 3) return true;
+    // Open axes in a tilted cell: orthonormal directions u for them.
+    int per[3], opn[3], np = 0, no = 0;
+    for (int r = 0; r < 3; ++r) {
+        if (pbc[r]) per[np++] = r;
+        else opn[no++] = r;
+    }
+    double u[2][3];
+    if (periodic == 2) {
+        cross3(h[per[0]].data(), h[per[1]].data(), u[0]);
+        const double l = std::sqrt(dot3(u[0], u[0]));
+        if (!(l > 0) || !std::isfinite(l)) {
+            error = which() + "the periodic cell vectors are parallel (the cell has no volume)";
+            return false;
+        }
+        for (int k = 0; k < 3; ++k) u[0][k] /= l;
+    } else {
+        const double* a = h[per[0]].data();
+        int m = 0;  // the coordinate axis least along a
+        for (int k = 1; k < 3; ++k)
+            if (std::fabs(a[k]) < std::fabs(a[m])) m = k;
+        double e[3] = {0, 0, 0};
+        e[m] = 1;
+        cross3(a, e, u[0]);
+        double l = std::sqrt(dot3(u[0], u[0]));
+        for (int k = 0; k < 3; ++k) u[0][k] /= l;
+        cross3(a, u[0], u[1]);
+        l = std::sqrt(dot3(u[1], u[1]));
+        for (int k = 0; k < 3; ++k) u[1][k] /= l;
+    }
+    for (int o = 0; o < no; ++o) {
+        double lo = 0, hi = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            const double p = dot3(x + 3 * i, u[o]);
+            if (i == 0 || p < lo) lo = p;
+            if (i == 0 || p > hi) hi = p;
+        }
+        const double L = (hi - lo) + 2 * reach + 1.0;
+        for (int k = 0; k < 3; ++k) sc.cell.vectors[opn[o]][k] = L * u[o][k];
+    }
+    return true;
+}
+
+// ---------------------------------------------------------------------------
+// The direct path's geometry (the path itself: ase_direct.hpp).
+//
+// On a periodic axis a let r_a be the dual vector of the periodic cell
+// vectors (r_a . h_b = 1 if b = a, 0 for the other periodic b) taken
+// orthogonal to the open directions; f_a = x . r_a is then the fractional
+// coordinate and D . r_a = f_a(x_j) - f_a(x_i) + S_a, so |D| >= |f_a(x_j) -
+// f_a(x_i) + S_a| / |r_a| (1 / |r_a| is the distance between the cell's
+// faces across a): an entry within the cutoff c has |f_a(x_j) - f_a(x_i) +
+// S_a| <= R_a = c |r_a|, R_a taken a little larger for the rounding of f.
+// This test only chooses the candidates; each is then decided by ASE's own
+// computation (ase_vector, within). Open axes: S_a = 0 and f_a = 0. The
+// dual vectors come from the inverse of the matrix whose rows are the
+// periodic vectors and, for the open axes, unit vectors orthogonal to them,
+// so a tilted cell with open axes needs no case of its own.
+
+/// A system's geometry for the direct path.
+struct SmallGeom {
+    bool single = true;   // every R_a < 1/2: one candidate a pair at most
+    bool diag = true;     // the cell is diagonal: (S h)_k = S_k h_kk exactly
+    double r[3][3] = {};  // r[a]: the dual vector of periodic axis a (0 on open axes)
+    double R[3] = {};     // the reach in fractional units (0 on open axes)
+};
+
+/// Whether the direct path takes the system (n atoms, |x_k| <= xmax, the
+/// largest reach of a pair `reach`, the limit on atoms^2 x candidates a
+/// pair), and its geometry. Near-flat cells (volume under 1/1000 of the
+/// product of the vectors' lengths), zero periodic vectors and atoms
+/// millions of cells away go to the library's path (which also reports the
+/// errors).
+inline bool small_geometry(const Mat3& h, const std::array<bool, 3>& pbc, std::size_t n, double xmax, double reach,
+                           double limit, SmallGeom& g) {
+    const double pairs = static_cast<double>(n) * static_cast<double>(n);
+    for (int a = 0; a < 3; ++a)
+        for (int k = 0; k < 3; ++k)
+            if (a != k && h[a][k] != 0) g.diag = false;
+    int periodic = 0;
+    for (int a = 0; a < 3; ++a) periodic += pbc[a] ? 1 : 0;
+    if (periodic == 0) return pairs <= limit;
+    double m[3][3];
+    int per[3], opn[3], np = 0, no = 0;  // the periodic and the open axes
+    for (int a = 0; a < 3; ++a) {
+        if (pbc[a]) per[np++] = a;
+        else opn[no++] = a;
+        for (int k = 0; k < 3; ++k) m[a][k] = h[a][k];
+        if (pbc[a] && !(dot3(m[a], m[a]) > 0)) return false;  // the library's path says why
+    }
+    // Unit vectors for the open axes, orthogonal to the periodic ones.
+    if (periodic == 2) {
+        double u[3];
+        cross3(m[per[0]], m[per[1]], u);
+        const double l = std::sqrt(dot3(u, u));
+        if (!(l > 0) || !std::isfinite(l)) return false;
+        for (int k = 0; k < 3; ++k) m[opn[0]][k] = u[k] / l;
+    } else if (periodic == 1) {
+        const double* a = m[per[0]];
+        int c = 0;  // the coordinate axis least along a
+        for (int k = 1; k < 3; ++k)
+            if (std::fabs(a[k]) < std::fabs(a[c])) c = k;
+        double e[3] = {0, 0, 0}, u[3], v[3];
+        e[c] = 1;
+        cross3(a, e, u);
+        double l = std::sqrt(dot3(u, u));
+        for (int k = 0; k < 3; ++k) u[k] /= l;
+        cross3(a, u, v);
+        l = std::sqrt(dot3(v, v));
+        for (int k = 0; k < 3; ++k) v[k] /= l;
+        for (int k = 0; k < 3; ++k) m[opn[0]][k] = u[k], m[opn[1]][k] = v[k];
+    }
+    double c12[3], c20[3], c01[3];
+    cross3(m[1], m[2], c12), cross3(m[2], m[0], c20), cross3(m[0], m[1], c01);
+    const double det = dot3(m[0], c12);
+    const double size = std::sqrt(dot3(m[0], m[0]) * dot3(m[1], m[1]) * dot3(m[2], m[2]));
+    // A near-flat cell: the library's path.
+    if (!(std::fabs(det) >= 1e-3 * size) || !std::isfinite(det)) return false;
+    const double* cs[3] = {c12, c20, c01};
+    double rmax = 0;
+    for (int t = 0; t < np; ++t) {
+        const int a = per[t];
+        for (int k = 0; k < 3; ++k) g.r[a][k] = cs[a][k] / det;
+        rmax = std::max(rmax, std::sqrt(dot3(g.r[a], g.r[a])));
+    }
+    // |f| <= |x| |r|: whole shifts of a few million cells at most, and f
+    // computed to far better than 1e-9.
+    const double fmax = 2 * xmax * rmax;
+    if (!(fmax < 1e6)) return false;
+    const double tol = 1e-9 * (1 + 4 * fmax);
+    double images = 1;  // about the candidates a pair has
+    for (int t = 0; t < np; ++t) {
+        const int a = per[t];
+        g.R[a] = reach * (1 + 1e-9) * std::sqrt(dot3(g.r[a], g.r[a])) + tol;
+        if (!(g.R[a] < 0.5)) g.single = false;
+        images *= std::max(1.0, 2 * g.R[a]);
+    }
+    // Several images a pair: the ranges and the pairs with two candidates
+    // on an axis (enumerated one by one) cost about 4 times a pair of the
+    // single case (measured: docs/python.md).
+    const double work = g.single ? pairs : 4 * pairs * images;
+    return work <= limit;
+}
+
+/// Room for the entries a system is expected to have: n^2 x the sphere's
+/// share of the cell (a tenth more), at most n^2 where a pair has one
+/// candidate; grown if short (open axes: no volume, 64 an atom to start).
+inline double entries_expected(std::size_t n, const Mat3& h, const std::array<bool, 3>& pbc, const SmallGeom& g,
+                               double max_cut) {
+    const double nn = static_cast<double>(n) * static_cast<double>(n);
+    double estimate = static_cast<double>(n) * static_cast<double>(std::min<std::size_t>(n, 64));
+    if (pbc[0] && pbc[1] && pbc[2]) {
+        double c12[3];
+        cross3(h[1].data(), h[2].data(), c12);
+        const double volume = std::fabs(dot3(h[0].data(), c12));
+        estimate = 1.1 * nn * (4.18879020478639 * max_cut * max_cut * max_cut) / volume + 2.0 * static_cast<double>(n) + 64;
+    }
+    return g.single ? std::min(estimate, nn) : estimate;
+}
+
+}  // namespace ase
+}  // namespace detail
+}  // namespace broadphase
+
+// ---- src/ase/ase_direct.hpp ----
+// The direct path for small systems: a system with few atoms is listed
+// without the library's NeighborList, row by row in ASE's order
+// (ase_direct_kernels.hpp), the candidates chosen by the geometry of
+// ase_cells.hpp. The library's list costs more than that below a few
+// hundred atoms (its search, its shifts, then the order to restore).
+//
+// Taken when atoms^2 x (the candidates of a pair) is at most the limit
+// (Work::small_limit; measured: docs/python.md) and the cell is not near
+// flat; otherwise, and for anything odd (a zero periodic vector, atoms
+// millions of cells away), the library's path (ase_library_path.hpp),
+// which also reports the errors.
+//
+// Two sinks take the rows: ArraySink writes the caller's arrays (an
+// AseOutput: the whole answer of a call whose systems all take this path,
+// in one pass), EntrySink the entries of one system of a call that also
+// has large systems, as the library's path leaves them (Work::entries).
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+
+// ---- src/ase/ase_direct_kernels.hpp ----
+// The direct path's rows (ase_direct.hpp), compiled for SSE2, AVX2 and
+// AVX-512 and chosen at run time by the library's SIMD level (simd.hpp:
+// simd_level(), set_simd_level()), as the box kernels of src/simd/ are.
+//
+// For each i (in order), each j (in order) and each shift S (in
+// lexicographic order) that can be within the cutoff (ase_cells.hpp), D and
+// d are computed as ASE computes them and the entry kept iff d < cutoff, so
+// the rows come out in ASE's order with no sort.
+//  - Every R_a < 1/2 (the cell over twice the cutoff across; the common
+//    case): a pair has at most one candidate, S_a = rint(f_a(x_i) -
+//    f_a(x_j)). A row is computed for every j at once in a loop the
+//    compiler vectorises (structure of arrays, restrict pointers), then the
+//    kept j are read off a byte mask, 64 at a time.
+//  - Otherwise (small cells: several images of one atom) the same loop
+//    also gives each pair's range of S_a per axis, [ceil(f_i - f_j - R_a),
+//    floor(f_i - f_j + R_a)]; a pair whose ranges hold the nearest image
+//    alone is taken from the loop, the others' candidates are enumerated
+//    (scalar) in lexicographic order.
+// The loops are plain C++: each copy differs only in its target attribute,
+// so every copy computes the same bits (no fused multiply-add in any: the
+// file is built with contraction off). A Sink receives the rows: put()
+// each entry through a Writer (pointers and a count in registers), with
+// room made before (reserve) and the count taken back after (commit).
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+
+namespace broadphase {
+namespace detail {
+namespace ase {
+
+/// A system as the direct path reads it.
+struct SmallIn {
+    std::size_t n = 0;
+    const double *X, *Y, *Z;     // positions, one array a coordinate
+    const double *F0, *F1, *F2;  // fractional coordinates (0 on open axes)
+    double h[3][3];              // the cell as given
+    double R[3];                 // the reach in fractional units
+    bool self = false;           // self_interaction
+    const Cutoffs* cut = nullptr;
+    const std::uint32_t* glob = nullptr;  // global ids
+};
+
+/// A row's buffers (n rounded up to 8 each; the mask to 64, with zeros).
+struct SmallRow {
+    double *S0, *S1, *S2, *D0, *D1, *D2, *Q, *C;
+    double *L[3], *H[3];  // several images a pair: the S ranges
+    std::uint8_t* M;
+};
+
+/// Row i's per-pair cutoffs into C (per-atom radii, pairs of elements).
+BROADPHASE_SIMD_INLINE void small_cuts(const SmallIn& in, std::size_t i, double* C) {
+    const std::uint32_t gi = in.glob[i];
+    for (std::size_t j = 0; j < in.n; ++j) C[j] = in.cut->cut(gi, in.glob[j]);
+}
+
+/// The bits of 64 mask bytes (each 0, 1 or 2) from M: bit k set for byte k
+/// not 0. The rows are read off these words, one branch miss a word at
+/// most rather than one every 8 bytes.
+BROADPHASE_SIMD_INLINE std::uint64_t mask_bits(const std::uint8_t* M) {
+    std::uint64_t bits = 0;
+    for (int k = 0; k < 8; ++k) {
+        std::uint64_t w;
+        std::memcpy(&w, M + 8 * k, 8);
+        w = (w | (w >> 1)) & 0x0101010101010101ULL;               // a byte 1 or 2: its bit 0 set
+        bits |= ((w * 0x0102040810204080ULL) >> 56) << (8 * k);  // byte t's bit 0 to bit 56 + t
+    }
+    return bits;
+}
+
+/// Row i's candidates for every j when every R_a < 1/2: S_a = rint(f_i -
+/// f_j) (the only one that can be within reach), D and d^2 as ASE computes
+/// them; M[j] = 1 where d^2 may be within the cutoff (decided by within()
+/// after). With Full, S and D for every j too. One loop the compiler
+/// vectorises (restrict parameters: GCC does not vectorise it otherwise).
+template <bool Diag, bool Full, bool Varying>
+BROADPHASE_SIMD_INLINE void single_pass(std::size_t n, const double* __restrict X, const double* __restrict Y,
+                                       const double* __restrict Z, const double* __restrict F0,
+                                       const double* __restrict F1, const double* __restrict F2,
+                                       double* __restrict S0, double* __restrict S1, double* __restrict S2,
+                                       double* __restrict D0, double* __restrict D1, double* __restrict D2,
+                                       double* __restrict Q, const double* __restrict C, std::uint8_t* __restrict M,
+                                       const double (&xi)[3], const double (&fi)[3], const double (&h)[3][3],
+                                       double c2) {
+    const double h00 = h[0][0], h01 = h[0][1], h02 = h[0][2];
+    const double h10 = h[1][0], h11 = h[1][1], h12 = h[1][2];
+    const double h20 = h[2][0], h21 = h[2][1], h22 = h[2][2];
+    const double x0 = xi[0], x1 = xi[1], x2 = xi[2], f0 = fi[0], f1 = fi[1], f2 = fi[2];
+    const double big = 6755399441055744.0;  // 1.5 * 2^52: (big + v) - big = rint(v) for |v| < 2^51
+    for (std::size_t j = 0; j < n; ++j) {
+        const double s0 = (big + (f0 - F0[j])) - big;
+        const double s1 = (big + (f1 - F1[j])) - big;
+        const double s2 = (big + (f2 - F2[j])) - big;
+        double sh0, sh1, sh2;  // S h as ase_vector sums it (diagonal: the other terms are zeros)
+        if (Diag) {
+            sh0 = s0 * h00, sh1 = s1 * h11, sh2 = s2 * h22;
+        } else {
+            sh0 = (s0 * h00 + s1 * h10) + s2 * h20;
+            sh1 = (s0 * h01 + s1 * h11) + s2 * h21;
+            sh2 = (s0 * h02 + s1 * h12) + s2 * h22;
+        }
+        const double d0 = (X[j] - x0) + sh0, d1 = (Y[j] - x1) + sh1, d2 = (Z[j] - x2) + sh2;
+        const double q = (d0 * d0 + d1 * d1) + d2 * d2;
+        Q[j] = q;
+        if (Full) S0[j] = s0, S1[j] = s1, S2[j] = s2, D0[j] = d0, D1[j] = d1, D2[j] = d2;
+    }
+    // The mask in a loop of its own: bytes beside doubles in the loop above
+    // make GCC vectorise it 64 pairs at a time (spills) or not at all.
+    for (std::size_t j = 0; j < n; ++j) M[j] = Q[j] <= (Varying ? C[j] * C[j] * (1 + 1e-12) : c2);
+}
+
+/// Every R_a < 1/2: one candidate a pair; each row computed for all j by
+/// single_pass, then the kept j read off the mask in order.
+template <bool Diag, bool Varying, class Sink>
+BROADPHASE_SIMD_INLINE void small_single(const SmallIn& in, const SmallRow& b, Sink& sink) {
+    const std::size_t n = in.n, n64 = (n + 63) & ~std::size_t(63);
+    const double c = Varying ? 0.0 : in.cut->c;
+    const double c2 = c * c * (1 + 1e-12);  // within(): d^2 above this is out
+    const double* Q = b.Q;
+    const double* C = b.C;
+    const std::uint8_t* M = b.M;
+    const double *S0 = b.S0, *S1 = b.S1, *S2 = b.S2, *D0 = b.D0, *D1 = b.D1, *D2 = b.D2;
+    for (std::size_t j = n; j < n64; ++j) b.M[j] = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        sink.row_start(i);
+        sink.reserve(n);
+        if (Varying) small_cuts(in, i, b.C);
+        const double xi[3] = {in.X[i], in.Y[i], in.Z[i]}, fi[3] = {in.F0[i], in.F1[i], in.F2[i]};
+        single_pass<Diag, Sink::Full, Varying>(n, in.X, in.Y, in.Z, in.F0, in.F1, in.F2, b.S0, b.S1, b.S2, b.D0, b.D1,
+                                               b.D2, b.Q, b.C, b.M, xi, fi, in.h, c2);
+        if (!in.self) b.M[i] = 0;  // (i, i, 0): with self_interaction only
+        typename Sink::Writer wr = sink.writer();
+        for (std::size_t j0 = 0; j0 < n; j0 += 64) {
+            std::uint64_t w = mask_bits(M + j0);
+            while (w) {
+                const std::size_t j = j0 + static_cast<std::size_t>(count_trailing_zeros(w));
+                w &= w - 1;
+                if (!within(Q[j], Varying ? C[j] : c)) continue;
+                if (Sink::Full) wr.put(j, S0[j], S1[j], S2[j], D0[j], D1[j], D2[j], Q[j]);
+                else wr.put(j, 0, 0, 0, 0, 0, 0, 0);
+            }
+        }
+        sink.commit(wr);
+        sink.row_end(i);
+    }
+}
+
+/// Row i's candidates for every j when some R_a >= 1/2 (several images a
+/// pair): as single_pass for the nearest image S_a = rint(f_i - f_j), and
+/// each axis's range [lo_a, hi_a] of S_a within reach. M[j] = 1 where the
+/// nearest image is the only candidate and may be within the cutoff, 2
+/// where a range holds more (enumerated one by one after), 0 where none.
+template <bool Diag, bool Full, bool Varying>
+BROADPHASE_SIMD_INLINE void range_pass(std::size_t n, const double* __restrict X, const double* __restrict Y,
+                                      const double* __restrict Z, const double* __restrict F0,
+                                      const double* __restrict F1, const double* __restrict F2,
+                                      double* __restrict S0, double* __restrict S1, double* __restrict S2,
+                                      double* __restrict D0, double* __restrict D1, double* __restrict D2,
+                                      double* __restrict Q, const double* __restrict C, double* __restrict L0,
+                                      double* __restrict L1, double* __restrict L2, double* __restrict H0,
+                                      double* __restrict H1, double* __restrict H2, std::uint8_t* __restrict M,
+                                      const double (&xi)[3], const double (&fi)[3], const double (&h)[3][3],
+                                      const double (&R)[3], double c2) {
+    const double h00 = h[0][0], h01 = h[0][1], h02 = h[0][2];
+    const double h10 = h[1][0], h11 = h[1][1], h12 = h[1][2];
+    const double h20 = h[2][0], h21 = h[2][1], h22 = h[2][2];
+    const double x0 = xi[0], x1 = xi[1], x2 = xi[2], f0 = fi[0], f1 = fi[1], f2 = fi[2];
+    const double R0 = R[0], R1 = R[1], R2 = R[2];
+    const double big = 6755399441055744.0;
+    for (std::size_t j = 0; j < n; ++j) {
+        const double e0 = f0 - F0[j], e1 = f1 - F1[j], e2 = f2 - F2[j];
+        const double s0 = (big + e0) - big, s1 = (big + e1) - big, s2 = (big + e2) - big;
+        const double l0 = std::ceil(e0 - R0), l1 = std::ceil(e1 - R1), l2 = std::ceil(e2 - R2);
+        const double u0 = std::floor(e0 + R0), u1 = std::floor(e1 + R1), u2 = std::floor(e2 + R2);
+        double sh0, sh1, sh2;
+        if (Diag) {
+            sh0 = s0 * h00, sh1 = s1 * h11, sh2 = s2 * h22;
+        } else {
+            sh0 = (s0 * h00 + s1 * h10) + s2 * h20;
+            sh1 = (s0 * h01 + s1 * h11) + s2 * h21;
+            sh2 = (s0 * h02 + s1 * h12) + s2 * h22;
+        }
+        const double d0 = (X[j] - x0) + sh0, d1 = (Y[j] - x1) + sh1, d2 = (Z[j] - x2) + sh2;
+        const double q = (d0 * d0 + d1 * d1) + d2 * d2;
+        const double lim = Varying ? C[j] * C[j] * (1 + 1e-12) : c2;
+        const bool one = (l0 == u0) & (l1 == u1) & (l2 == u2) & (l0 == s0) & (l1 == s1) & (l2 == s2);
+        const bool any = (l0 <= u0) & (l1 <= u1) & (l2 <= u2);
+        M[j] = static_cast<std::uint8_t>(one ? (q <= lim) : (any ? 2 : 0));
+        Q[j] = q;
+        L0[j] = l0, L1[j] = l1, L2[j] = l2, H0[j] = u0, H1[j] = u1, H2[j] = u2;
+        if (Full) S0[j] = s0, S1[j] = s1, S2[j] = s2, D0[j] = d0, D1[j] = d1, D2[j] = d2;
+    }
+}
+
+/// Several images a pair: range_pass, then in order of j the nearest image
+/// where it is the only candidate, else every S of the ranges in
+/// lexicographic order (scalar).
+template <bool Diag, bool Varying, class Sink>
+BROADPHASE_SIMD_INLINE void small_multi(const SmallIn& in, const SmallRow& b, Sink& sink) {
+    const std::size_t n = in.n, n64 = (n + 63) & ~std::size_t(63);
+    const double *S0 = b.S0, *S1 = b.S1, *S2 = b.S2, *D0 = b.D0, *D1 = b.D1, *D2 = b.D2;
+    const double *L0 = b.L[0], *L1 = b.L[1], *L2 = b.L[2], *H0 = b.H[0], *H1 = b.H[1], *H2 = b.H[2];
+    const double* Q = b.Q;
+    const double* C = b.C;
+    const std::uint8_t* M = b.M;
+    const double(&h)[3][3] = in.h;
+    const double c = Varying ? 0.0 : in.cut->c;
+    const double c2 = c * c * (1 + 1e-12);
+    for (std::size_t j = n; j < n64; ++j) b.M[j] = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        sink.row_start(i);
+        sink.reserve(n);
+        if (Varying) small_cuts(in, i, b.C);
+        const double xi[3] = {in.X[i], in.Y[i], in.Z[i]}, fi[3] = {in.F0[i], in.F1[i], in.F2[i]};
+        range_pass<Diag, Sink::Full, Varying>(n, in.X, in.Y, in.Z, in.F0, in.F1, in.F2, b.S0, b.S1, b.S2, b.D0, b.D1,
+                                              b.D2, b.Q, b.C, b.L[0], b.L[1], b.L[2], b.H[0], b.H[1], b.H[2], b.M, xi,
+                                              fi, in.h, in.R, c2);
+        if (!in.self && M[i] == 1) b.M[i] = 0;  // (i, i, 0) alone: with self_interaction only
+        typename Sink::Writer wr = sink.writer();
+        for (std::size_t j0 = 0; j0 < n; j0 += 64) {
+            std::uint64_t w = mask_bits(M + j0);
+            while (w) {
+                const std::size_t j = j0 + static_cast<std::size_t>(count_trailing_zeros(w));
+                w &= w - 1;
+                const double cj = Varying ? C[j] : c;
+                if (M[j] == 1) {
+                    if (!within(Q[j], cj)) continue;
+                    if (Sink::Full) wr.put(j, S0[j], S1[j], S2[j], D0[j], D1[j], D2[j], Q[j]);
+                    else wr.put(j, 0, 0, 0, 0, 0, 0, 0);
+                    continue;
+                }
+                const int a0 = static_cast<int>(L0[j]), b0 = static_cast<int>(H0[j]);
+                const int a1 = static_cast<int>(L1[j]), b1 = static_cast<int>(H1[j]);
+                const int a2 = static_cast<int>(L2[j]), b2 = static_cast<int>(H2[j]);
+                sink.commit(wr);
+                sink.reserve(n + static_cast<std::size_t>(b0 - a0 + 1) * static_cast<std::size_t>(b1 - a1 + 1) *
+                                     static_cast<std::size_t>(b2 - a2 + 1));
+                wr = sink.writer();
+                const double x0 = in.X[j] - xi[0], x1 = in.Y[j] - xi[1], x2 = in.Z[j] - xi[2];
+                for (int t0 = a0; t0 <= b0; ++t0)
+                    for (int t1 = a1; t1 <= b1; ++t1)
+                        for (int t2 = a2; t2 <= b2; ++t2) {
+                            if (j == i && !(t0 | t1 | t2) && !in.self) continue;
+                            const double s0 = t0, s1 = t1, s2 = t2;
+                            double sh0, sh1, sh2;
+                            if (Diag) {
+                                sh0 = s0 * h[0][0], sh1 = s1 * h[1][1], sh2 = s2 * h[2][2];
+                            } else {
+                                sh0 = (s0 * h[0][0] + s1 * h[1][0]) + s2 * h[2][0];
+                                sh1 = (s0 * h[0][1] + s1 * h[1][1]) + s2 * h[2][1];
+                                sh2 = (s0 * h[0][2] + s1 * h[1][2]) + s2 * h[2][2];
+                            }
+                            const double d0 = x0 + sh0, d1 = x1 + sh1, d2 = x2 + sh2;
+                            const double q = (d0 * d0 + d1 * d1) + d2 * d2;
+                            if (within(q, cj)) wr.put(j, s0, s1, s2, d0, d1, d2, q);
+                        }
+            }
+        }
+        sink.commit(wr);
+        sink.row_end(i);
+    }
+}
+
+template <bool Diag, bool Varying, bool Single, class Sink>
+BROADPHASE_SIMD_INLINE void small_rows(const SmallIn& in, const SmallRow& b, Sink& sink) {
+    if (Single) small_single<Diag, Varying>(in, b, sink);
+    else small_multi<Diag, Varying>(in, b, sink);
+}
+
+// The rows compiled for each instruction set (the target strings of
+// src/simd/simd_dispatch.hpp's copies); no fused multiply-add in any
+// (ASE's rounding).
+template <bool Diag, bool Varying, bool Single, class Sink>
+void small_rows_base(const SmallIn& in, const SmallRow& b, Sink& sink) {
+    small_rows<Diag, Varying, Single>(in, b, sink);
+}
+#if defined(BROADPHASE_SIMD_RUNTIME)
+template <bool Diag, bool Varying, bool Single, class Sink>
+__attribute__((target("avx2,bmi,popcnt"))) void small_rows_avx2(const SmallIn& in, const SmallRow& b, Sink& sink) {
+    small_rows<Diag, Varying, Single>(in, b, sink);
+}
+template <bool Diag, bool Varying, bool Single, class Sink>
+__attribute__((target("avx2,bmi,popcnt,avx512f,avx512vl,avx512bw,avx512dq"))) void small_rows_avx512(
+    const SmallIn& in, const SmallRow& b, Sink& sink) {
+    small_rows<Diag, Varying, Single>(in, b, sink);
+}
+#endif
+
+/// The rows of one system on the copy for simd_level() (AVX-512, AVX2, or
+/// the build's baseline for SSE2 and scalar), the flags (diagonal cell,
+/// varying cutoffs, one candidate a pair) as template arguments.
+template <class Sink, bool... B>
+void small_pick(const SmallIn& in, const SmallRow& b, Sink& sink, const bool (&flags)[3]) {
+    if constexpr (sizeof...(B) == 3) {
+#if defined(BROADPHASE_SIMD_RUNTIME)
+        switch (simd_level()) {
+            case SimdLevel::avx512: small_rows_avx512<B...>(in, b, sink); return;
+            case SimdLevel::avx2: small_rows_avx2<B...>(in, b, sink); return;
+            default: break;
+        }
+#endif
+        small_rows_base<B...>(in, b, sink);
+    } else {
+        if (flags[sizeof...(B)]) small_pick<Sink, B..., true>(in, b, sink, flags);
+        else small_pick<Sink, B..., false>(in, b, sink, flags);
+    }
+}
+
+}  // namespace ase
+}  // namespace detail
+}  // namespace broadphase
+
+// ---- src/ase/ase_work.hpp ----
+// What an AseNeighborList keeps between calls: the library's NeighborList
+// for large systems, the answer of the last list() (entries by row), and
+// the scratch of both paths, grown only, so that a call after the first of
+// its size allocates nothing but the output.
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+
+namespace broadphase {
+namespace detail {
+namespace ase {
+
+/// The direct path's default limit on atoms^2 x candidates a pair, for
+/// calls that ask for d, D or S; 4 times it for i and j alone (limit_for).
+/// Measured (2-core Xeon, copper at 5 A, docs/python.md): the direct path
+/// is faster than the library's up to about 400 atoms with "ijdDS" (400:
+/// 0.56 against 0.71 ms; 512: even) and up to 1,000 with "ij" (700: 0.45
+/// against 0.74 ms).
+constexpr double default_small_limit = 400.0 * 400.0;
+
+struct Work {
+    double small_limit = default_small_limit;
+    std::string error;                                 // why the last call failed
+    std::size_t last_direct = 0, last_library = 0;     // the last call's systems by each path
+    std::unique_ptr<NeighborList> list;                // the library's path (made at the first large system)
+    double margin = -1;                                // the list's cutoff (the search margin)
+    // The call's input as the parts read it (copies of the cells, kept).
+    Systems S;
+    std::vector<Mat3> cells;
+    std::vector<std::array<bool, 3>> pbc;
+    Cutoffs cut;
+    // The answer of list(): rows by global atom.
+    std::vector<Entry> entries;         // the answer, rows in order of placement
+    std::vector<std::uint64_t> row_at;  // per global atom: its row in entries
+    std::vector<std::uint32_t> row_n;   // per global atom: its row's length
+    std::size_t listed = 0;             // entries of the last list()
+    // The library's path.
+    std::vector<std::uint32_t> count;      // per local atom: entries kept
+    std::vector<std::uint32_t> last_j;     // per local atom: j of its last entry placed
+    std::vector<double> gathered_x;        // a system's atoms when not contiguous
+    std::vector<std::uint32_t> glob;       // a system's atoms' global ids
+    std::vector<std::uint32_t> by_system;  // atoms ordered by system (stable)
+    std::vector<std::uint64_t> system_at;  // per system: first atom in by_system
+    std::vector<std::uint64_t> system_fill;  // per system: the next free place in by_system
+    std::vector<double> radii;             // per local atom: search radius
+    // The direct path.
+    std::vector<double> soa;          // a system's X, Y, Z, F0, F1, F2, then a row's buffers
+    std::vector<std::uint8_t> maybe;  // a row's candidates (one byte per j)
+    struct SystemGeom {
+        SmallGeom g;
+        std::size_t a0, n;
+    };
+    std::vector<SystemGeom> geoms;  // a call's systems for the direct path
+
+    /// The memory kept between calls given back (the settings stay).
+    void release() {
+        list.reset();
+        margin = -1;
+        const auto drop = [](auto& v) { std::decay_t<decltype(v)>().swap(v); };
+        drop(cells), drop(pbc), drop(cut.elem), drop(cut.table), drop(cut.elem_r), drop(cut.distinct);
+        drop(entries), drop(row_at), drop(row_n), drop(count), drop(last_j), drop(gathered_x), drop(glob);
+        drop(by_system), drop(system_at), drop(system_fill), drop(radii), drop(soa), drop(maybe), drop(geoms);
+        listed = 0;
+        S = Systems{};
+    }
+};
+
+}  // namespace ase
+}  // namespace detail
+}  // namespace broadphase
+
+
+namespace broadphase {
+namespace detail {
+namespace ase {
+
+/// The answer of a call in the caller's arrays (AseOutput): i, j, and with
+/// Full S, D and d (sqrt of d^2 in the pass that writes the rest: the
+/// divider runs beside the stores), only those asked for. The arrays are
+/// made at the expected size, grown when short (twice, or what a row
+/// needs) and cut to the count at the end. Rows write through a Writer.
+template <bool Full_>
+struct ArraySink {
+    static constexpr bool Full = Full_;
+    struct Writer {
+        std::int64_t* j;
+        std::int64_t* S;
+        double* D;
+        double* d;
+        std::size_t p;
+        std::int64_t off;  // the system's first atom (batches)
+        inline void put(std::size_t jj, double s0, double s1, double s2, double D0, double D1, double D2, double d2) {
+            if (j) j[p] = static_cast<std::int64_t>(jj) + off;
+            if (Full) {
+                if (S) {
+                    S[3 * p] = static_cast<std::int64_t>(s0), S[3 * p + 1] = static_cast<std::int64_t>(s1);
+                    S[3 * p + 2] = static_cast<std::int64_t>(s2);
+                }
+                if (D) D[3 * p] = D0, D[3 * p + 1] = D1, D[3 * p + 2] = D2;
+                if (d) d[p] = std::sqrt(d2);
+            }
+            ++p;
+        }
+    };
+    AseOutput& out;
+    std::int64_t *pi = nullptr, *pj = nullptr, *pS = nullptr;
+    double *pd = nullptr, *pD = nullptr;
+    std::size_t p = 0, row_begin = 0, cap = 0;
+    std::int64_t off = 0;  // the system's first atom (batches)
+
+    ArraySink(AseOutput& o, std::size_t estimate) : out(o) {
+        cap = std::max<std::size_t>(estimate, 16);
+        allocate(cap);
+    }
+    void allocate(std::size_t rows) {
+        const AseColumns c = out.resize(rows);
+        pi = c.i, pj = c.j, pS = c.S, pd = c.d, pD = c.D;
+    }
+    /// Room for `extra` more entries.
+    void reserve(std::size_t extra) {
+        if (p + extra <= cap) return;
+        cap = std::max(2 * cap, p + extra);
+        allocate(cap);
+    }
+    Writer writer() const { return Writer{pj, pS, pD, pd, p, off}; }
+    void commit(const Writer& wr) { p = wr.p; }
+    void row_start(std::size_t) { row_begin = p; }
+    void row_end(std::size_t i) {  // i for the row (a vectorised fill, in the kernel)
+        if (!pi) return;
+        std::int64_t* __restrict o = pi;
+        const std::int64_t v = static_cast<std::int64_t>(i) + off;
+        const std::size_t b = row_begin, e = p;  // locals: o[k] may alias the members
+        for (std::size_t k = b; k < e; ++k) o[k] = v;
+    }
+    /// The arrays cut to the count; returns it.
+    std::size_t finish() {
+        if (p != cap) allocate(p);
+        return p;
+    }
+};
+
+/// The answer of one system of a call into w.entries (global numbering),
+/// rows through row_at / row_n, as the library's path leaves it.
+struct EntrySink {
+    static constexpr bool Full = true;  // S is needed (D and d: write() computes them again)
+    struct Writer {
+        Entry* e;
+        const std::uint32_t* glob;
+        std::size_t p;
+        inline void put(std::size_t jj, double s0, double s1, double s2, double, double, double, double) {
+            Entry& en = e[p++];
+            en.j = glob[jj];
+            en.s[0] = static_cast<std::int32_t>(s0), en.s[1] = static_cast<std::int32_t>(s1);
+            en.s[2] = static_cast<std::int32_t>(s2);
+        }
+    };
+    Work& w;
+    const std::uint32_t* glob;
+    std::size_t p, row_begin = 0;
+
+    EntrySink(Work& work, const std::uint32_t* g) : w(work), glob(g), p(work.entries.size()) {}
+    void reserve(std::size_t extra) {
+        const std::size_t need = p + extra;
+        if (need <= w.entries.size()) return;
+        if (need > w.entries.capacity()) w.entries.reserve(std::max<std::size_t>(2 * w.entries.capacity(), need));
+        w.entries.resize(need);  // within the capacity: no copy, nothing written (Entry())
+    }
+    Writer writer() const { return Writer{w.entries.data(), glob, p}; }
+    void commit(const Writer& wr) { p = wr.p; }
+    void row_start(std::size_t) { row_begin = p; }
+    void row_end(std::size_t i) {
+        w.row_at[glob[i]] = row_begin;
+        w.row_n[glob[i]] = static_cast<std::uint32_t>(p - row_begin);
+    }
+    void finish() { w.entries.resize(p); }
+};
+
+/// One system's arrays for the direct path into w.soa (X, Y, Z, F0, F1,
+/// F2, then the row buffers) and w.maybe; fills `in` and `b`.
+inline void small_prepare(Work& w, const double* x, std::size_t n, const Mat3& h, const SmallGeom& g, SmallIn& in,
+                          SmallRow& b) {
+    const std::size_t n8 = (n + 7) & ~std::size_t(7);
+    if (w.soa.size() < 20 * n8) w.soa.resize(20 * n8);
+    if (w.maybe.size() < n8 + 64) w.maybe.resize(n8 + 64);  // padded to 64
+    double* s = w.soa.data();
+    double* X = s;
+    double* Y = s + n8;
+    double* Z = s + 2 * n8;
+    double* F[3] = {s + 3 * n8, s + 4 * n8, s + 5 * n8};
+    for (std::size_t k = 0; k < n; ++k) X[k] = x[3 * k], Y[k] = x[3 * k + 1], Z[k] = x[3 * k + 2];
+    for (int a = 0; a < 3; ++a) {
+        const double r0 = g.r[a][0], r1 = g.r[a][1], r2 = g.r[a][2];
+        double* f = F[a];
+        for (std::size_t k = 0; k < n; ++k) f[k] = (X[k] * r0 + Y[k] * r1) + Z[k] * r2;
+    }
+    in.n = n, in.X = X, in.Y = Y, in.Z = Z, in.F0 = F[0], in.F1 = F[1], in.F2 = F[2];
+    for (int r = 0; r < 3; ++r)
+        for (int k = 0; k < 3; ++k) in.h[r][k] = h[r][k];
+    for (int a = 0; a < 3; ++a) in.R[a] = g.R[a];
+    b.S0 = s + 6 * n8, b.S1 = s + 7 * n8, b.S2 = s + 8 * n8;
+    b.D0 = s + 9 * n8, b.D1 = s + 10 * n8, b.D2 = s + 11 * n8;
+    b.Q = s + 12 * n8, b.C = s + 13 * n8;
+    for (int a = 0; a < 3; ++a) b.L[a] = s + (14 + a) * n8, b.H[a] = s + (17 + a) * n8;
+    b.M = w.maybe.data();
+}
+
+/// The direct path's limit for a call: calls that ask for no d, D or S
+/// write 16 bytes an entry, not 72, and gain up to larger systems.
+inline double limit_for(const Work& w, const AseQuantities& q) {
+    return (q.d || q.D || q.S) ? w.small_limit : 4 * w.small_limit;
+}
+
+/// A call whose systems are contiguous and in order, when every system is
+/// for the direct path: the arrays written through `out` in one pass, the
+/// count returned in `entries` (true); false, with nothing written,
+/// otherwise. w.S and w.cut hold the call (the element table not yet made).
+inline bool small_direct(Work& w, const AseCutoff& cutoff, const AseQuantities& q, bool self_interaction,
+                         AseOutput& out, std::size_t& entries) {
+    const Systems& S = w.S;
+    const Cutoffs& cut = w.cut;
+    if (S.sys && !S.contiguous) return false;
+    const double limit = limit_for(w, q);
+    w.geoms.resize(S.count);
+    std::size_t a0 = 0;
+    double estimate = 0;
+    for (std::size_t s = 0; s < S.count; ++s) {
+        std::size_t a1 = S.n;
+        if (S.sys) {  // contiguous: system s is the run of atoms with index s
+            a1 = a0;
+            while (a1 < S.n && static_cast<std::size_t>(S.sys[a1]) == s) ++a1;
+        }
+        const std::size_t n = a1 - a0;
+        const Mat3& h = S.cells[s];
+        const double* x = S.x + 3 * a0;
+        const double xmax = max_abs(x, 3 * n);
+        double mag = std::max(1 + cut.max_cut, xmax);
+        for (int r = 0; r < 3; ++r) mag = std::max(mag, max_abs(h[r].data(), 3));
+        SmallGeom& g = w.geoms[s].g;
+        g = SmallGeom{};
+        w.geoms[s].a0 = a0, w.geoms[s].n = n;
+        if (n && !small_geometry(h, S.pbc[s], n, xmax, cut.max_cut + margin_of(mag), limit, g)) return false;
+        if (n) estimate += entries_expected(n, h, S.pbc[s], g, cut.max_cut);
+        a0 = a1;
+    }
+    if (a0 != S.n) return false;  // (not reached: contiguous and every index < count)
+    element_table(cutoff, S.n, w.cut);
+    const std::size_t cap = static_cast<std::size_t>(std::min(estimate, 1e9));
+    w.glob.resize(S.n);
+    for (std::size_t k = 0; k < S.n; ++k) w.glob[k] = static_cast<std::uint32_t>(k);
+    const auto all = [&](auto& sink) {
+        for (std::size_t s = 0; s < S.count; ++s) {
+            const SmallGeom& g = w.geoms[s].g;
+            const std::size_t first = w.geoms[s].a0, n = w.geoms[s].n;
+            if (!n) continue;
+            SmallIn in;
+            SmallRow b;
+            small_prepare(w, S.x + 3 * first, n, S.cells[s], g, in, b);
+            in.self = self_interaction, in.cut = &cut, in.glob = w.glob.data() + first;
+            const bool flags[3] = {g.diag, cut.kind != CutKind::scalar, g.single};
+            sink.off = static_cast<std::int64_t>(first);
+            small_pick(in, b, sink, flags);
+        }
+        return sink.finish();
+    };
+    if (q.d || q.D || q.S) {
+        ArraySink<true> sink(out, cap);
+        entries = all(sink);
+    } else {
+        ArraySink<false> sink(out, cap);
+        entries = all(sink);
+    }
+    w.last_direct = 0;
+    for (const Work::SystemGeom& g : w.geoms) w.last_direct += g.n ? 1 : 0;
+    return true;
+}
+
+/// One system of a call by the direct path, into w.entries (as the
+/// library's path leaves them): false (nothing done) when the system is
+/// not for it. The element table is made.
+inline bool small_entries(Work& w, const double* x, const std::uint32_t* glob, std::size_t n, const Mat3& h,
+                          const std::array<bool, 3>& pbc, double margin, bool self_interaction) {
+    const Cutoffs& cut = w.cut;
+    SmallGeom g;
+    if (!small_geometry(h, pbc, n, max_abs(x, 3 * n), cut.max_cut + margin, w.small_limit, g)) return false;
+    SmallIn in;
+    SmallRow b;
+    small_prepare(w, x, n, h, g, in, b);
+    in.self = self_interaction, in.cut = &cut, in.glob = glob;
+    const bool flags[3] = {g.diag, cut.kind != CutKind::scalar, g.single};
+    EntrySink sink(w, glob);
+    small_pick(in, b, sink, flags);
+    sink.finish();
+    return true;
+}
+
+}  // namespace ase
+}  // namespace detail
+}  // namespace broadphase
+
+// ---- src/ase/ase_library_path.hpp ----
+// The library's path for larger systems: the library's full NeighborList
+// with shifts, searched at the cutoff plus a small margin (so that it holds
+// every entry ASE can keep whatever the rounding), then each entry's D and
+// d computed again exactly as numpy does and kept iff d < cutoff, so that
+// ties at the cutoff round as ASE's do.
+//
+// The order: rows by i (as ASE's), each row by (j, S) lexicographically.
+// Rows by j come free: the list is read row by row of the library's list,
+// whose row r holds (r, c, S'), i.e. the entries (c, r, -S') of row c;
+// placing them in row c in the order the rows r are read sorts each row by
+// j; the few entries with the same (i, j) (small cells: several images of
+// one atom) are then sorted by S.
+//
+// list_systems lists every system of a call into Work::entries (small ones
+// by the direct path, ase_direct.hpp), write_entries writes them out.
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <stdexcept>
+#include <string>
+
+
+namespace broadphase {
+namespace detail {
+namespace ase {
+
+/// One system's entries into w.entries, from the library's full list (off,
+/// col, sh). Library entry e in row r is (r, c, S'): ours is (c, r, -S'),
+/// placed in row c. Rows are read in order r = 0, 1, ..., so each row of
+/// ours comes out sorted by j; row c has room for the library's row c
+/// (the same length: the full list holds (c, r, S) iff it holds (r, c,
+/// -S)) and one more for (c, c, 0) with self_interaction.
+template <CutKind kind>
+void place_as(Work& w, const double* x, const std::uint32_t* glob, std::size_t n, const Mat3& h,
+              const std::array<bool, 3>& open, bool self_interaction, const std::uint64_t* off, const std::uint32_t* col,
+              const std::int32_t* sh) {
+    const Cutoffs& cut = w.cut;
+    const std::size_t K = static_cast<std::size_t>(off[n]);
+    const std::size_t base = w.entries.size();
+    w.entries.resize(base + K + n);
+    Entry* out = w.entries.data() + base;
+    std::uint32_t* count = (w.count.assign(n, 0), w.count.data());
+    std::uint32_t* last = (w.last_j.assign(n, ~std::uint32_t(0)), w.last_j.data());
+    bool repeat = false;
+    const bool any_open = open[0] || open[1] || open[2];
+    for (std::size_t r = 0; r < n; ++r) {
+        const double* xr = x + 3 * r;
+        const std::uint32_t gr = glob[r];
+        if (self_interaction && 0.0 < cut_of<kind>(cut, gr, gr)) {
+            Entry& en = out[off[r] + r + count[r]++];
+            en.j = gr, en.s[0] = en.s[1] = en.s[2] = 0;
+            last[r] = static_cast<std::uint32_t>(r);
+        }
+        for (std::uint64_t e = off[r]; e < off[r + 1]; ++e) {
+            const std::uint32_t c = col[e];
+            const std::int32_t s0 = -sh[3 * e], s1 = -sh[3 * e + 1], s2 = -sh[3 * e + 2];
+            const bool zero = !(s0 | s1 | s2);
+            if (any_open && ((open[0] && s0) || (open[1] && s1) || (open[2] && s2))) continue;
+            if (zero && c == r) continue;  // (i, i, 0): never the library's
+            const double* xc = x + 3 * static_cast<std::size_t>(c);
+            double D0, D1, D2;
+            if (zero) {  // S h = 0 exactly: D = x_j - x_i (+ 0)
+                D0 = xr[0] - xc[0], D1 = xr[1] - xc[1], D2 = xr[2] - xc[2];
+            } else {
+                const std::int32_t S3[3] = {s0, s1, s2};
+                double D[3];
+                ase_vector(xc, xr, S3, h, D);
+                D0 = D[0], D1 = D[1], D2 = D[2];
+            }
+            const double d2 = (D0 * D0 + D1 * D1) + D2 * D2;
+            if (!within(d2, cut_of<kind>(cut, glob[c], gr))) continue;
+            const std::uint64_t room = off[c + 1] - off[c] + (self_interaction ? 1 : 0);
+            if (count[c] >= room) BROADPHASE_THROW(std::logic_error("neighbor_list: the library's full list is not symmetric"));
+            Entry& en = out[off[c] + c + count[c]++];
+            en.j = gr, en.s[0] = s0, en.s[1] = s1, en.s[2] = s2;
+            repeat |= last[c] == r;
+            last[c] = static_cast<std::uint32_t>(r);
+        }
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+        w.row_at[glob[i]] = base + off[i] + i;
+        w.row_n[glob[i]] = count[i];
+    }
+    if (!repeat) return;
+    // Entries with the same (i, j) (images of one atom) are consecutive:
+    // sort them by S.
+    for (std::size_t i = 0; i < n; ++i) {
+        Entry* b = out + off[i] + i;
+        Entry* e = b + count[i];
+        while (b < e) {
+            Entry* g = b + 1;
+            while (g < e && g->j == b->j) ++g;
+            if (g - b > 1)
+                std::sort(b, g, [](const Entry& p, const Entry& q) { return std::lexicographical_compare(p.s, p.s + 3, q.s, q.s + 3); });
+            b = g;
+        }
+    }
+}
+
+inline void place(Work& w, const double* x, const std::uint32_t* glob, std::size_t n, const Mat3& h,
+                  const std::array<bool, 3>& open, bool self_interaction, const std::uint64_t* off,
+                  const std::uint32_t* col, const std::int32_t* sh) {
+    switch (w.cut.kind) {
+        case CutKind::scalar: place_as<CutKind::scalar>(w, x, glob, n, h, open, self_interaction, off, col, sh); break;
+        case CutKind::per_atom: place_as<CutKind::per_atom>(w, x, glob, n, h, open, self_interaction, off, col, sh); break;
+        case CutKind::pairs: place_as<CutKind::pairs>(w, x, glob, n, h, open, self_interaction, off, col, sh); break;
+    }
+}
+
+/// Lists every system of w.S into w.entries / row_at / row_n (global
+/// numbering): Status::ok, or the failure (w.error says why). w.cut with
+/// its element table.
+inline Status list_systems(Work& w, bool self_interaction) {
+    const Systems& S = w.S;
+    const Cutoffs& cut = w.cut;
+    const std::size_t N = S.n;
+    w.row_at.assign(N, 0);
+    w.row_n.assign(N, 0);
+    w.entries.clear();
+    // Systems as atom ranges (contiguous) or through by_system.
+    if (S.sys) {
+        w.system_at.assign(S.count + 1, 0);
+        for (std::size_t g = 0; g < N; ++g) ++w.system_at[static_cast<std::size_t>(S.sys[g]) + 1];
+        for (std::size_t s = 0; s < S.count; ++s) w.system_at[s + 1] += w.system_at[s];
+        if (!S.contiguous) {
+            w.by_system.resize(N);
+            w.system_fill.assign(w.system_at.begin(), w.system_at.end() - 1);
+            for (std::size_t g = 0; g < N; ++g)
+                w.by_system[w.system_fill[static_cast<std::size_t>(S.sys[g])]++] = static_cast<std::uint32_t>(g);
+        }
+    } else {
+        w.system_at.assign({0, static_cast<std::uint64_t>(N)});
+    }
+    // The search margin: far above the rounding of either computation of D.
+    double mag = 1 + cut.max_cut;
+    for (std::size_t g = 0; g < 3 * N; ++g) mag = std::max(mag, std::fabs(S.x[g]));
+    for (std::size_t s = 0; s < S.count; ++s)
+        for (int r = 0; r < 3; ++r)
+            for (int k = 0; k < 3; ++k) mag = std::max(mag, std::fabs(S.cells[s][r][k]));
+    const double margin = margin_of(mag);  // about 4e-9 of the largest magnitude
+
+    for (std::size_t s = 0; s < S.count; ++s) {
+        const std::size_t a0 = static_cast<std::size_t>(w.system_at[s]), a1 = static_cast<std::size_t>(w.system_at[s + 1]);
+        const std::size_t n = a1 - a0;
+        if (n == 0) continue;
+        // The system's positions and global ids.
+        const double* x;
+        w.glob.resize(n);
+        if (S.sys && !S.contiguous) {
+            w.gathered_x.resize(3 * n);
+            for (std::size_t k = 0; k < n; ++k) {
+                const std::uint32_t g = w.by_system[a0 + k];
+                w.glob[k] = g;
+                std::memcpy(&w.gathered_x[3 * k], S.x + 3 * static_cast<std::size_t>(g), 3 * sizeof(double));
+            }
+            x = w.gathered_x.data();
+        } else {
+            for (std::size_t k = 0; k < n; ++k) w.glob[k] = static_cast<std::uint32_t>(a0 + k);
+            x = S.x + 3 * a0;
+        }
+        const std::uint32_t* glob = w.glob.data();
+        const Mat3& h = S.cells[s];
+        if (small_entries(w, x, glob, n, h, S.pbc[s], margin, self_interaction)) {
+            ++w.last_direct;
+            continue;
+        }
+        ++w.last_library;
+        // Search radii.
+        SphereView<double> view;
+        double max_r = 0;
+        if (cut.kind == CutKind::scalar) {
+            view = sphere_rows<double>(x, 0.5 * cut.c, n);
+            max_r = 0.5 * cut.c;
+        } else {
+            w.radii.resize(n);
+            for (std::size_t k = 0; k < n; ++k) w.radii[k] = cut.radius(glob[k]), max_r = std::max(max_r, w.radii[k]);
+            view = sphere_rows<double>(x, w.radii.data(), n);
+        }
+        SearchCell sc;
+        if (!search_cell(h, S.pbc[s], x, n, 2 * max_r + margin, S.sys ? static_cast<long>(s) : -1, sc, w.error))
+            return Status::invalid_argument;
+        const std::string problem = sc.cell.problem();
+        if (!problem.empty()) {
+            w.error = "NeighborList: " + problem;
+            return Status::invalid_argument;
+        }
+        // The list, made (again) when the margin changes.
+        if (!w.list || w.margin != margin) {
+            NeighborListOptions o;
+            o.cutoff = margin, o.skin = 0, o.full = true, o.shifts = true;
+            w.list = std::make_unique<NeighborList>(o, PeriodicCell{});
+            w.margin = margin;
+        }
+        NeighborList& list = *w.list;
+        list.set_cell(sc.cell);
+        const Report rep = list.build(view);
+        if (!rep.ok()) {
+            w.error = (S.sys ? "system " + std::to_string(s) + ": " : std::string()) + "the neighbour list failed: " +
+                      std::string(to_string(rep.status));
+            return rep.status;
+        }
+        place(w, x, glob, n, h, sc.open, self_interaction, list.offsets().data(), list.indices().data(),
+              list.shifts().data());
+    }
+    w.listed = 0;
+    for (std::size_t i = 0; i < N; ++i) w.listed += w.row_n[i];
+    return Status::ok;
+}
+
+/// The entries of list_systems into `out` (w.listed rows; null columns
+/// skipped), rows in global i order, D and d computed again as ASE does.
+inline void write_entries(const Work& w, const AseColumns& out) {
+    const Systems& S = w.S;
+    const std::size_t N = S.n;
+    std::int64_t* pi = out.i;
+    std::int64_t* pj = out.j;
+    double* pd = out.d;
+    double* pD = out.D;
+    std::int64_t* pS = out.S;
+    const bool vec = pd || pD;
+    std::size_t p = 0;
+    const Entry* en = w.entries.data();
+    for (std::size_t i = 0; i < N; ++i) {
+        const std::size_t b = static_cast<std::size_t>(w.row_at[i]), c = w.row_n[i];
+        const Mat3& h = S.cells[S.sys ? static_cast<std::size_t>(S.sys[i]) : 0];
+        const double* xi = S.x + 3 * i;
+        for (std::size_t q = b; q < b + c; ++q, ++p) {
+            const Entry& e = en[q];
+            if (pi) pi[p] = static_cast<std::int64_t>(i);
+            if (pj) pj[p] = e.j;
+            if (pS) pS[3 * p] = e.s[0], pS[3 * p + 1] = e.s[1], pS[3 * p + 2] = e.s[2];
+            if (vec) {
+                double D[3];
+                const double* xj = S.x + 3 * static_cast<std::size_t>(e.j);
+                if (!(e.s[0] | e.s[1] | e.s[2])) D[0] = xj[0] - xi[0], D[1] = xj[1] - xi[1], D[2] = xj[2] - xi[2];
+                else ase_vector(xi, xj, e.s, h, D);
+                if (pD) pD[3 * p] = D[0], pD[3 * p + 1] = D[1], pD[3 * p + 2] = D[2];
+                if (pd) pd[p] = ase_length(D);
+            }
+        }
+    }
+}
+
+}  // namespace ase
+}  // namespace detail
+}  // namespace broadphase
+
+
+namespace broadphase {
+namespace detail {
+namespace ase {
+
+/// The checks of a call's systems, and w.S, w.cells, w.pbc for it: false
+/// with w.error set (and the status) for bad input. O(n + systems).
+inline bool take_systems(Work& w, const AseBatch& b, Status& status) {
+    status = Status::invalid_argument;
+    if (b.n > max_boxes) {
+        w.error = "too many atoms: at most " + std::to_string(max_boxes);
+        status = Status::too_many_boxes;
+        return false;
+    }
+    if (b.n && !b.positions) return w.error = "the positions are null", false;
+    for (std::size_t g = 0; g < 3 * b.n; ++g)
+        if (!std::isfinite(b.positions[g])) return w.error = "positions must be finite; atom " + std::to_string(g / 3) + " is not", false;
+    Systems& S = w.S;
+    S = Systems{};
+    S.n = b.n, S.x = b.positions, S.sys = b.system_index;
+    S.count = b.system_index ? b.systems : 1;
+    // Without system indices: one system, the first cell (zeros and no
+    // periodic axis when there is none).
+    const bool given = S.count <= b.systems;
+    const double* cells = given ? b.cells : nullptr;
+    const bool* pbc = given ? b.pbc : nullptr;
+    w.cells.resize(S.count);
+    w.pbc.resize(S.count);
+    for (std::size_t s = 0; s < S.count; ++s) {
+        for (int r = 0; r < 3; ++r)
+            for (int k = 0; k < 3; ++k) {
+                const double v = cells ? cells[9 * s + 3 * static_cast<std::size_t>(r) + static_cast<std::size_t>(k)] : 0.0;
+                if (!std::isfinite(v)) return w.error = b.system_index ? "cells must be finite" : "cell must be finite", false;
+                w.cells[s][r][k] = v;
+            }
+        for (int k = 0; k < 3; ++k) w.pbc[s][k] = pbc ? pbc[3 * s + static_cast<std::size_t>(k)] : false;
+    }
+    S.cells = w.cells.data(), S.pbc = w.pbc.data();
+    if (S.sys) {
+        for (std::size_t g = 0; g < S.n; ++g) {
+            const std::int64_t v = S.sys[g];
+            if (v < 0 || static_cast<std::uint64_t>(v) >= S.count)
+                return w.error = "system_index must be in [0, " + std::to_string(S.count) + "); atom " + std::to_string(g) +
+                                 " has " + std::to_string(v),
+                       false;
+            if (g && v < S.sys[g - 1]) S.contiguous = false;
+        }
+    }
+    return true;
+}
+
+/// The checks of a call's input (take_systems, check_cutoff), w.error
+/// cleared or set. O(n + systems).
+inline bool take_call(Work& w, const AseBatch& b, const AseCutoff& cutoff, Report& report) {
+    w.error.clear();
+    w.last_direct = w.last_library = 0;
+    report = Report{};
+    Status status = Status::ok;
+    if (!take_systems(w, b, status)) {
+        report.status = status;
+        return false;
+    }
+    if (!check_cutoff(cutoff, b.n, w.cut, w.error)) {
+        report.status = Status::invalid_argument;
+        return false;
+    }
+    return true;
+}
+
+/// AseNeighbors as an AseOutput: the vectors asked for resized, the others
+/// emptied.
+class VectorOutput final : public AseOutput {
+public:
+    VectorOutput(AseNeighbors& out, const AseQuantities& q) : out_(out), q_(q) {
+        if (!q.i) out.i.clear();
+        if (!q.j) out.j.clear();
+        if (!q.d) out.d.clear();
+        if (!q.D) out.D.clear();
+        if (!q.S) out.S.clear();
+        out.entries = 0;
+    }
+    AseColumns resize(std::size_t rows) override {
+        AseColumns c;
+        if (q_.i) out_.i.resize(rows), c.i = out_.i.data();
+        if (q_.j) out_.j.resize(rows), c.j = out_.j.data();
+        if (q_.d) out_.d.resize(rows), c.d = out_.d.data();
+        if (q_.D) out_.D.resize(3 * rows), c.D = out_.D.data();
+        if (q_.S) out_.S.resize(3 * rows), c.S = out_.S.data();
+        out_.entries = rows;
+        return c;
+    }
+
+private:
+    AseNeighbors& out_;
+    AseQuantities q_;
+};
+
+}  // namespace ase
+}  // namespace detail
+
+BROADPHASE_ASE_API AseNeighborList::AseNeighborList() : work_(std::make_unique<detail::ase::Work>()) {}
+BROADPHASE_ASE_API AseNeighborList::~AseNeighborList() = default;
+BROADPHASE_ASE_API AseNeighborList::AseNeighborList(AseNeighborList&&) noexcept = default;
+BROADPHASE_ASE_API AseNeighborList& AseNeighborList::operator=(AseNeighborList&&) noexcept = default;
+
+BROADPHASE_ASE_API Report AseNeighborList::find(const AseSystem& system, const AseCutoff& cutoff,
+                                                AseQuantities quantities, bool self_interaction, AseNeighbors& out) {
+    return find(AseBatch::of(system), cutoff, quantities, self_interaction, out);
+}
+
+BROADPHASE_ASE_API Report AseNeighborList::find(const AseBatch& batch, const AseCutoff& cutoff,
+                                                AseQuantities quantities, bool self_interaction, AseNeighbors& out) {
+    detail::ase::VectorOutput vectors(out, quantities);
+    Report report;
+    if (find_direct(batch, cutoff, quantities, self_interaction, vectors, report)) {
+        if (!report.ok()) vectors.resize(0);
+        return report;
+    }
+    report = list(batch, cutoff, self_interaction);
+    if (!report.ok()) {
+        vectors.resize(0);
+        return report;
+    }
+    BROADPHASE_TRY {
+        write(vectors.resize(size()));
+    }
+    BROADPHASE_CATCH(const std::bad_alloc&) {
+        vectors.resize(0);
+        report.status = Status::out_of_memory;
+        report.pairs = 0;
+    }
+    return report;
+}
+
+BROADPHASE_ASE_API bool AseNeighborList::find_direct(const AseBatch& batch, const AseCutoff& cutoff,
+                                                     AseQuantities quantities, bool self_interaction, AseOutput& out,
+                                                     Report& report) {
+    if (!work_) work_ = std::make_unique<detail::ase::Work>();
+    detail::ase::Work& w = *work_;
+    w.listed = 0;
+    if (!detail::ase::take_call(w, batch, cutoff, report)) return true;
+    if (batch.n == 0) return false;
+    std::size_t entries = 0;
+    BROADPHASE_TRY {
+        if (!detail::ase::small_direct(w, cutoff, quantities, self_interaction, out, entries)) return false;
+    }
+    BROADPHASE_CATCH(const std::bad_alloc&) {
+        w.error = "out of memory";
+        report.status = Status::out_of_memory;
+        return true;
+    }
+    report.pairs = entries;
+    return true;
+}
+
+BROADPHASE_ASE_API Report AseNeighborList::list(const AseBatch& batch, const AseCutoff& cutoff, bool self_interaction) {
+    if (!work_) work_ = std::make_unique<detail::ase::Work>();
+    detail::ase::Work& w = *work_;
+    w.listed = 0;
+    Report report;
+    if (!detail::ase::take_call(w, batch, cutoff, report)) return report;
+    BROADPHASE_TRY {
+        detail::ase::element_table(cutoff, batch.n, w.cut);
+        report.status = detail::ase::list_systems(w, self_interaction);
+    }
+    BROADPHASE_CATCH(const std::bad_alloc&) {
+        w.error = "out of memory";
+        report.status = Status::out_of_memory;
+    }
+    if (report.status != Status::ok) {
+        w.listed = 0;
+        w.entries.clear();
+        std::fill(w.row_n.begin(), w.row_n.end(), 0u);
+        return report;
+    }
+    report.pairs = w.listed;
+    return report;
+}
+
+BROADPHASE_ASE_API void AseNeighborList::write(const AseColumns& out) const {
+    if (work_ && work_->listed) detail::ase::write_entries(*work_, out);
+}
+
+BROADPHASE_ASE_API std::size_t AseNeighborList::size() const { return work_ ? work_->listed : 0; }
+
+BROADPHASE_ASE_API double AseNeighborList::direct_limit() const {
+    return work_ ? work_->small_limit : detail::ase::default_small_limit;
+}
+
+BROADPHASE_ASE_API void AseNeighborList::set_direct_limit(double limit) {
+    if (!work_) work_ = std::make_unique<detail::ase::Work>();
+    work_->small_limit = limit >= 0 ? limit : 0.0;
+}
+
+BROADPHASE_ASE_API std::size_t AseNeighborList::direct_systems() const { return work_ ? work_->last_direct : 0; }
+BROADPHASE_ASE_API std::size_t AseNeighborList::library_systems() const { return work_ ? work_->last_library : 0; }
+
+BROADPHASE_ASE_API const std::string& AseNeighborList::error() const {
+    static const std::string none;
+    return work_ ? work_->error : none;
+}
+
+BROADPHASE_ASE_API void AseNeighborList::release() {
+    if (work_) work_->release();
+}
+
+}  // namespace broadphase
+
+#if !defined(BROADPHASE_ASE_COMPILED)
+#if defined(__clang__)
+#pragma float_control(pop)
+#elif defined(__GNUC__)
+#pragma GCC pop_options
+#endif
+#endif
+#undef BROADPHASE_ASE_API
+
+// ---- src/brute_force/brute_force_impl.hpp ----
+// The body of <broadphase/brute_force.hpp>. Compiled once in the library
+// (src/brute_force/brute_force.cpp); the single header (single_include/) holds it too. A file that uses other scalar types or dimensions with the compiled library (BasicBruteForce<float, 1>) includes it (src/ on its include path).
+
+
+#include <algorithm>
+#include <cmath>
+
+// ---- src/core/algorithm_base.hpp ----
+// What every algorithm shares, written once: the checks, the working set
+// and the sink around an algorithm's search. The public classes
+// (BasicBruteForce, ...) are fronts (algorithm_front.hpp) that hold
+// such an algorithm behind a pointer and hand each call to it; PairFinder
+// and Index hold the algorithms themselves (src/core/pair_finder_impl.hpp).
+// Only the algorithms' -inl files include this file.
+//
+// An algorithm derives from AlgorithmBase<Derived, T, D> and provides, for
+// valid boxes only (the base removes invalid ones and maps indices back):
+//   template <class Sink> void self_impl(const SoaView<T,D>&, Sink&);
+//   template <class Sink> void cross_impl(const SoaView<T,D>& a, const SoaView<T,D>& b, Sink&);
+//   void build_impl(const SoaView<T,D>&);
+//   template <class Emit> void query_impl(const BasicBox<T,D>&, Emit&&) const;  // emit(index)
+// and may override query_batch_impl when it has a faster batch path.
+// The public calls take a BasicBoxesView (BasicBoxes converts to it); the
+// SoaView the *_impl functions get is the caller's arrays when they are
+// struct of arrays and all valid, else the working set's compact copy.
+// threads_for(items) tells an algorithm how many threads the current call
+// may use (see detail/parallel.hpp); the pairs must not depend on it.
+
+#include <new>
+#include <utility>
+#include <vector>
+
+// ---- include/broadphase/detail/buffers.hpp ----
+// Growing reused buffers without reallocating every time a frame is a
+// little larger than the last (moving boxes change the number of grid
+// entries from frame to frame).
+
+#include <cstddef>
+#include <cstdint>
+#include <new>
+#include <stdexcept>
+
+
+namespace broadphase {
+namespace detail {
+
+/// Thrown when a structure would index more items than 32-bit indices allow
+/// (the grids' cell entries: boxes times the cells each touches); the
+/// algorithms' front (algorithm_base.hpp) turns it into Status::too_many_boxes.
+struct TooManyIndices {};
+
+inline namespace BROADPHASE_EXCEPTIONS_NAMESPACE {  // (see exceptions.hpp)
+
+/// Throws TooManyIndices unless n items fit 32-bit indices (fits_indices),
+/// else returns true. Without exceptions it returns false instead and flags
+/// the overflow (take_index_overflow): the caller then leaves its structure
+/// empty and returns. O(1).
+inline bool require_indices(std::uint64_t n) {
+    if (fits_indices(n)) return true;
+#if BROADPHASE_EXCEPTIONS
+    throw TooManyIndices{};
+#else
+    index_overflow_flag() = true;
+    return false;
+#endif
+}
+
+/// The status boundary, written once: runs body() and turns what escapes
+/// it into r.status, std::bad_alloc (and std::length_error: a vector asked
+/// for more than max_size) into Status::out_of_memory and an index
+/// overflow (TooManyIndices; without exceptions, the flag require_indices
+/// sets) into Status::too_many_boxes. True when body ran to its end with
+/// neither. The public calls that run an algorithm (algorithm_base.hpp),
+/// the sphere finder, the periodic finder and the neighbour list go through
+/// here. O(1) beside body().
+template <class Body>
+bool guarded(Report& r, Body&& body) {
+    BROADPHASE_TRY {
+        body();
+    } BROADPHASE_CATCH(const std::bad_alloc&) {
+        r.status = Status::out_of_memory;
+        return false;
+    } BROADPHASE_CATCH(const std::length_error&) {
+        r.status = Status::out_of_memory;
+        return false;
+    } BROADPHASE_CATCH(const TooManyIndices&) {
+        r.status = Status::too_many_boxes;
+        return false;
+    }
+    if (take_index_overflow()) {
+        r.status = Status::too_many_boxes;
+        return false;
+    }
+    return true;
+}
+
+}  // inline namespace BROADPHASE_EXCEPTIONS_NAMESPACE
+
+/// v.resize(n), reserving a quarter more when it has to reallocate, so the
+/// frames that follow, a few percent larger or smaller, allocate nothing.
+template <class Vector>
+inline void resize_buffer(Vector& v, std::size_t n) {
+    if (n > v.capacity()) v.reserve(n + n / 4 + 16);
+    v.resize(n);
+}
+
+}  // namespace detail
+}  // namespace broadphase
+
+// ---- include/broadphase/detail/parallel.hpp ----
+// Threads, kept behind three small functions so algorithms never see the
+// threading layer: how many threads to use, run tasks on them, and collect
+// the pairs tasks find in an order that does not depend on the thread count.
+//
+// The layer is the library's task pool (task_pool.hpp: std::thread helpers
+// kept for the process; the caller runs tasks too and never waits for a
+// helper that has not started). It replaced OpenMP, whose parallel regions
+// end in a barrier that waits for every team thread: with another program
+// busy on the other core, two threads took longer than one (measured:
+// docs/measured-in-code.md#threads, docs/threading.md). Threads are on when
+// BROADPHASE_THREADS is defined (CMake's broadphase::broadphase target
+// defines it and links the platform's threads); BROADPHASE_NO_THREADS
+// forces them off. Otherwise everything here
+// runs on the calling thread, and no header needs more than the C++17
+// standard library.
+//
+// Determinism: each algorithm cuts its work into tasks whose pairs, in task
+// order, are exactly the pairs one thread finds, in the same order. Tasks
+// write into their own buffers (no locks, no atomics on the hot path) and
+// the buffers are concatenated in task order. So the output is identical
+// for every thread count, and the task cut may depend on the thread count.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <exception>
+#include <type_traits>
+#include <vector>
+
+#ifdef BROADPHASE_DETAIL_THREADS
+#include <thread>
+
+// ---- include/broadphase/detail/task_pool.hpp ----
+// A pool of helper threads kept for the process, on which a call runs its
+// tasks without ever waiting for a helper that has not started.
+//
+// Why not an OpenMP parallel region: a region ends in a barrier that waits
+// for every thread of the team. On a machine whose other cores are busy
+// (the user's other work, a second process), a team thread may wait a
+// scheduler time slice, milliseconds, for a core, at every phase; two
+// threads then take longer than one. Here the caller claims tasks from a
+// shared counter like every helper, so when no helper gets a core the
+// caller runs every task itself and waits only for tasks a helper has
+// already claimed (measured: docs/measured-in-code.md#threads,
+// docs/threading.md).
+//
+// Costs: the first call that asks for k threads starts the k - 1 helpers
+// missing (a thread start each, once a process); after that a call posts its job under one
+// mutex and wakes the helpers (a futex wake each), and allocates nothing
+// once a few calls have run (jobs are recycled). Helpers sleep on a
+// condition variable between jobs: nothing spins.
+//
+// Several callers (threads of the user's program) may run jobs at once;
+// helpers serve the most recently posted job and each caller finishes its
+// own, so every call completes whatever the helpers do.
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <system_error>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+
+namespace broadphase {
+namespace detail {
+
+class TaskPool {
+public:
+    /// Runs f(task, slot) for every task in [0, tasks) on up to `threads`
+    /// threads, the caller's included; `slot` in [0, threads) names the
+    /// thread for per-thread scratch (the caller is slot 0; each slot is
+    /// used by one thread at a time). Returns when every task has run. The
+    /// first exception a task throws is rethrown once all have ended.
+    template <class F>
+    static void run(unsigned threads, std::size_t tasks, F&& f) {
+        if (threads <= 1 || tasks <= 1) {
+            for (std::size_t t = 0; t < tasks; ++t) f(t, 0u);
+            return;
+        }
+        using Fn = std::remove_reference_t<F>;
+        run_erased(threads, tasks, [](void* ctx, std::size_t t, unsigned slot) { (*static_cast<Fn*>(ctx))(t, slot); },
+                   const_cast<void*>(static_cast<const void*>(&f)));
+    }
+
+    /// Helper threads started so far (tests).
+    static std::size_t helpers_started() {
+        TaskPool& pool = instance();
+        std::lock_guard<std::mutex> lock(pool.m_);
+        return pool.started_;
+    }
+
+private:
+    /// run() on more than one thread, with f erased: one copy of the job's
+    /// setup and wait for every caller, not one per task type.
+    static void run_erased(unsigned threads, std::size_t tasks, void (*call)(void*, std::size_t, unsigned), void* ctx) {
+        const unsigned team = static_cast<unsigned>(std::min<std::size_t>(threads, tasks));
+        TaskPool& pool = instance();
+        std::shared_ptr<Job> job = pool.take_job();
+        job->call = call;
+        job->ctx = ctx;
+        job->tasks = tasks;
+        job->team = team;
+        job->next.store(0, std::memory_order_relaxed);
+        job->joined.store(1, std::memory_order_relaxed);  // slot 0: the caller
+        job->done = 0;
+        job->error = nullptr;
+        pool.post(job, team - 1);
+        work(*job, 0);
+        {
+            std::unique_lock<std::mutex> lock(job->m);
+            job->all_done.wait(lock, [&] { return job->done == job->tasks; });
+        }
+        std::exception_ptr error = job->error;
+        pool.give_back(std::move(job));
+        if (error) std::rethrow_exception(error);
+    }
+
+    struct Job {
+        void (*call)(void*, std::size_t, unsigned) = nullptr;
+        void* ctx = nullptr;  // the caller's f: valid while the caller waits, called only for claimed tasks
+        std::size_t tasks = 0;
+        unsigned team = 1;
+        std::atomic<std::size_t> next{0};   // the next task to claim
+        std::atomic<unsigned> joined{0};    // slots handed out
+        std::size_t done = 0;               // under m
+        std::exception_ptr error;           // under m
+        std::mutex m;
+        std::condition_variable all_done;
+    };
+
+    static TaskPool& instance() {
+        static TaskPool* pool = new TaskPool;  // never destroyed: helpers may outlive static destruction
+        return *pool;
+    }
+
+    /// A job nobody else holds (recycled), or a new one (jobs_made_ counts
+    /// them: the free list's capacity stays above it, so give_back never
+    /// allocates).
+    std::shared_ptr<Job> take_job() {
+        {
+            std::lock_guard<std::mutex> lock(m_);
+            for (std::size_t i = 0; i < free_.size(); ++i) {
+                // Held only by the free list: no helper can still reach it
+                // (job_ no longer points to it, see give_back).
+                if (free_[i].use_count() == 1) {
+                    std::shared_ptr<Job> job = std::move(free_[i]);
+                    free_.erase(free_.begin() + static_cast<std::ptrdiff_t>(i));
+                    return job;
+                }
+            }
+        }
+        std::lock_guard<std::mutex> lock(m_);
+        ++jobs_made_;
+        return std::make_shared<Job>();
+    }
+
+    void give_back(std::shared_ptr<Job> job) {
+        std::lock_guard<std::mutex> lock(m_);
+        if (job_ == job) job_.reset();
+        free_.push_back(std::move(job));
+    }
+
+    /// Hands the job to the helpers, starting any missing up to `helpers`.
+    void post(const std::shared_ptr<Job>& job, std::size_t helpers) {
+        std::lock_guard<std::mutex> lock(m_);
+        while (started_ < helpers) {
+            BROADPHASE_TRY {
+                std::thread([this] { serve(); }).detach();
+            } BROADPHASE_CATCH(const std::system_error&) {
+                break;  // no room for another thread (its stack): the caller and the helpers there are run every task
+            }
+            ++started_;
+        }
+        // A helper holds at most one job (briefly, after it ends), so with
+        // one job more than helpers a caller always finds a free one: after
+        // the first call with this many threads, none allocates (unless
+        // several callers run at once: then one job more each, once).
+        while (jobs_made_ < started_ + 1) {
+            free_.push_back(std::make_shared<Job>());
+            ++jobs_made_;
+        }
+        if (free_.capacity() < jobs_made_) free_.reserve(2 * jobs_made_);
+        job_ = job;
+        ++generation_;
+        wake_.notify_all();
+    }
+
+    /// A helper: waits for a new job, works on it, again.
+    void serve() {
+        std::uint64_t seen = 0;
+        for (;;) {
+            std::shared_ptr<Job> job;
+            {
+                std::unique_lock<std::mutex> lock(m_);
+                wake_.wait(lock, [&] { return generation_ != seen; });
+                seen = generation_;
+                job = job_;
+            }
+            if (!job) continue;
+            const unsigned slot = job->joined.fetch_add(1, std::memory_order_relaxed);
+            if (slot < job->team) work(*job, slot);
+            // Let go under the mutex: take_job reads use_count() under it,
+            // so whoever reuses the job sees all of this helper's accesses.
+            std::lock_guard<std::mutex> lock(m_);
+            job.reset();
+        }
+    }
+
+    /// Claims and runs tasks until none is left.
+    static void work(Job& job, unsigned slot) {
+        for (;;) {
+            const std::size_t t = job.next.fetch_add(1, std::memory_order_relaxed);
+            if (t >= job.tasks) return;
+            std::exception_ptr error;
+            BROADPHASE_TRY {
+                job.call(job.ctx, t, slot);
+            } BROADPHASE_CATCH_ALL {
+                error = std::current_exception();
+            }
+            // The mutex orders the task's writes before the caller's wake-up.
+            std::lock_guard<std::mutex> lock(job.m);
+            if (error && !job.error) job.error = error;
+            if (++job.done == job.tasks) job.all_done.notify_all();
+        }
+    }
+
+    std::mutex m_;
+    std::condition_variable wake_;
+    std::shared_ptr<Job> job_;                // the job helpers join; under m_
+    std::vector<std::shared_ptr<Job>> free_;  // finished jobs to reuse; under m_
+    std::uint64_t generation_ = 0;
+    std::size_t started_ = 0;
+    std::size_t jobs_made_ = 0;
+};
+
+}  // namespace detail
+}  // namespace broadphase
+
+#endif
+
+// Measurement only (bench/threads_bench.cpp): with BROADPHASE_OPENMP_LAYER
+// defined and OpenMP on, use_pool_layer() = false runs tasks through OpenMP
+// as before, so both layers can be timed in one process.
+#if defined(BROADPHASE_DETAIL_THREADS) && defined(BROADPHASE_OPENMP_LAYER) && defined(_OPENMP)
+#define BROADPHASE_DETAIL_OPENMP_LAYER 1
+#include <omp.h>
+#endif
+
+
+namespace broadphase {
+namespace detail {
+
+/// The threads to use for `items` units of work: `requested` (0 = the
+/// default), but no more than one per `min_items_per_thread`, and 1
+/// without threads. Small inputs stay on the calling thread, where starting
+/// threads would cost more than it saves.
+inline unsigned plan_threads(unsigned requested, std::size_t items, std::size_t min_items_per_thread) {
+    if (!threads_enabled()) return 1;
+    unsigned t = requested ? requested : default_threads();
+    const std::size_t per = std::max<std::size_t>(min_items_per_thread, 1);
+    const std::size_t cap = std::max<std::size_t>(items / per, 1);
+    if (t > cap) t = static_cast<unsigned>(cap);
+    return std::max(t, 1u);
+}
+
+/// Measurement only: whether run_tasks uses the pool (true, the default)
+/// or OpenMP, in builds with BROADPHASE_OPENMP_LAYER (see above).
+inline bool& use_pool_layer() {
+    static bool pool = true;
+    return pool;
+}
+
+/// Runs f(task, thread) for every task in [0, tasks) on up to `threads`
+/// threads, the caller's included, tasks claimed one at a time from a
+/// shared counter; `thread` in [0, threads) names a slot for per-thread
+/// scratch, used by one thread at a time. With one thread, or one task,
+/// runs in order on the calling thread and starts none. The first
+/// exception a task throws is rethrown here once all tasks have ended.
+/// Costs a mutex and a wake-up per helper on top of the tasks (the first
+/// call with k threads also starts the helpers missing).
+template <class F>
+void run_tasks(unsigned threads, std::size_t tasks, F&& f) {
+    if (threads <= 1 || tasks <= 1) {
+        for (std::size_t t = 0; t < tasks; ++t) f(t, 0u);
+        return;
+    }
+#if defined(BROADPHASE_DETAIL_OPENMP_LAYER)
+    if (!use_pool_layer()) {
+        std::exception_ptr error;
+        const auto n = static_cast<std::ptrdiff_t>(tasks);
+        const int nt = static_cast<int>(std::min<std::size_t>(threads, tasks));
+#pragma omp parallel num_threads(nt)
+        {
+            const auto me = static_cast<unsigned>(omp_get_thread_num());
+#pragma omp for schedule(dynamic, 1)
+            for (std::ptrdiff_t t = 0; t < n; ++t) {
+                BROADPHASE_TRY {
+                    f(static_cast<std::size_t>(t), me);
+                } BROADPHASE_CATCH_ALL {
+#pragma omp critical(broadphase_task_error)
+                    if (!error) error = std::current_exception();
+                }
+            }
+        }
+        if (error) std::rethrow_exception(error);
+        return;
+    }
+#endif
+#ifdef BROADPHASE_DETAIL_THREADS
+    TaskPool::run(threads, tasks, f);
+#else
+    for (std::size_t t = 0; t < tasks; ++t) f(t, 0u);
+#endif
+}
+
+/// Parts run_parts cuts n items into for `threads` threads.
+inline std::size_t part_count(unsigned threads, std::size_t n) {
+    return std::max<std::size_t>(1, std::min<std::size_t>(threads, n));
+}
+
+/// Splits [0, n) into `parts` contiguous ranges of equal size: range p is
+/// [bound(p), bound(p + 1)).
+inline std::size_t even_bound(std::size_t n, std::size_t parts, std::size_t p) {
+    return static_cast<std::size_t>(static_cast<std::uint64_t>(n) * p / parts);  // n < 2^33, parts < 2^20
+}
+
+/// Runs f(part, begin, end) over at most `threads` contiguous, equal parts
+/// of [0, n), one task each. For passes whose cost is the same per item,
+/// such as binning boxes; per-part results go in slots indexed by part.
+template <class F>
+void run_parts(unsigned threads, std::size_t n, F&& f) {
+    const std::size_t parts = part_count(threads, n);
+    run_tasks(static_cast<unsigned>(parts), parts,
+              [&](std::size_t p, unsigned) { f(p, even_bound(n, parts, p), even_bound(n, parts, p + 1)); });
+}
+
+/// How many tasks to cut work into for `threads` threads: enough that
+/// dynamic scheduling evens out tasks of uneven cost (clusters, one dense
+/// region), few enough that each is worth handing out.
+inline std::size_t task_count(unsigned threads, std::size_t items, std::size_t min_items_per_task = 256) {
+    if (threads <= 1) return 1;
+    const std::size_t most = std::max<std::size_t>(items / std::max<std::size_t>(min_items_per_task, 1), 1);
+    return std::min<std::size_t>(std::size_t(threads) * 16, most);
+}
+
+/// Per-task pair buffers, kept between calls so frames after the first
+/// allocate nothing. Tasks fill their buffers in parallel; deliver() then
+/// hands the pairs to the caller's sink in task order.
+class TaskPairs {
+public:
+    /// Runs emit(task, PairSink&, thread) for each task on `threads`
+    /// threads, then passes every pair, in task order, to `sink` (a PairSink,
+    /// or an adapter over one with its budget_left() and exceed()). Each
+    /// task's buffer is capped at the sink's remaining budget, so a scene
+    /// with too many pairs stops as the single-threaded search would, with
+    /// the same first pairs.
+    template <class Sink, class Emit>
+    void run(unsigned threads, std::size_t tasks, Sink& sink, Emit&& emit) {
+        if (buffers_.size() < tasks) buffers_.resize(tasks);
+        over_.assign(tasks, 0);
+        const std::uint64_t budget = sink.budget_left();
+        BROADPHASE_TRY {
+            run_tasks(threads, tasks, [&](std::size_t t, unsigned thread) {
+                buffers_[t].clear();
+                PairSink s(buffers_[t], budget);
+                emit(t, s, thread);
+                over_[t] = s.stopped() ? 1 : 0;
+            });
+            deliver(threads, tasks, sink);
+        } BROADPHASE_CATCH_ALL {
+            // An allocation failed: let go of the pairs held so far (they may
+            // be most of the memory), so that the next call has it.
+            for (std::vector<Pair>& b : buffers_) std::vector<Pair>().swap(b);
+            BROADPHASE_RETHROW;
+        }
+        // Headroom for the next frame, whose tasks find a few more or fewer
+        // pairs (moving boxes): then it allocates nothing.
+        // (Grown to a quarter more when less than an eighth is left.)
+        for (std::size_t t = 0; t < tasks; ++t) {
+            std::vector<Pair>& b = buffers_[t];
+            if (b.capacity() < b.size() + b.size() / 8 + 64) b.reserve(b.size() + b.size() / 4 + 256);
+        }
+        // A task that hit the budget had more pairs than it kept: the whole
+        // search has more than the budget, even if the kept ones fit.
+        if (std::find(over_.begin(), over_.end(), 1) != over_.end()) sink.exceed();
+    }
+
+private:
+    template <class Sink>
+    void deliver(unsigned threads, std::size_t tasks, Sink& sink) {
+        if constexpr (std::is_same_v<Sink, PairSink>) {
+            if (!sink.streams()) return copy_into(threads, tasks, sink);
+        }
+        for (std::size_t t = 0; t < tasks && !sink.stopped(); ++t)
+            for (const Pair& p : buffers_[t]) sink(p.a, p.b);
+    }
+
+    void copy_into(unsigned threads, std::size_t tasks, PairSink& sink) {
+        // Straight into the output vector, every task's block copied in parallel.
+        offsets_.resize(tasks + 1);
+        offsets_[0] = 0;
+        for (std::size_t t = 0; t < tasks; ++t) offsets_[t + 1] = offsets_[t] + buffers_[t].size();
+        std::size_t granted = 0;
+        Pair* out = sink.extend(offsets_[tasks], granted);
+        BROADPHASE_TRY {
+            run_tasks(threads, tasks, [&](std::size_t t, unsigned) {
+                const std::size_t from = offsets_[t];
+                if (from >= granted) return;
+                const std::size_t m = std::min(buffers_[t].size(), granted - from);
+                std::copy(buffers_[t].begin(), buffers_[t].begin() + static_cast<std::ptrdiff_t>(m), out + from);
+            });
+        } BROADPHASE_CATCH_ALL {
+            // A thread could not start: some blocks were never copied, and
+            // their slots hold zeros, which are not pairs found.
+            sink.retract(granted);
+            BROADPHASE_RETHROW;
+        }
+    }
+
+    std::vector<std::vector<Pair>> buffers_;
+    std::vector<char> over_;  // per task: stopped by the budget
+    std::vector<std::size_t> offsets_;
+};
+
+/// Per-thread scratch of any kind, grown to the thread count on demand.
+template <class Scratch>
+class PerThread {
+public:
+    void ensure(unsigned threads) {
+        if (items_.size() < threads) items_.resize(threads);
+    }
+    Scratch& operator[](unsigned thread) { return items_[thread]; }
+
+private:
+    std::vector<Scratch> items_;
+};
+
+}  // namespace detail
+}  // namespace broadphase
+
+// ---- src/core/working_set.hpp ----
+// The boxes an algorithm actually works on: the caller's arrays when all are
+// valid and laid out as struct of arrays (no copy), else a compacted copy of
+// the valid ones (gathered, for a strided view) plus the map back to the
+// caller's indices. The map is increasing, so i < j survives it.
+
+#include <algorithm>
+#include <cstdint>
+#include <type_traits>
+#include <vector>
 
 
 namespace broadphase {

@@ -30,6 +30,7 @@
 
 #include <broadphase/simd.hpp>
 #include "ase/ase_rules.hpp"
+#include "simd/simd_dispatch.hpp"
 
 namespace broadphase {
 namespace detail {
@@ -55,7 +56,7 @@ struct SmallRow {
 };
 
 /// Row i's per-pair cutoffs into C (per-atom radii, pairs of elements).
-BROADPHASE_ASE_INLINE void small_cuts(const SmallIn& in, std::size_t i, double* C) {
+BROADPHASE_SIMD_INLINE void small_cuts(const SmallIn& in, std::size_t i, double* C) {
     const std::uint32_t gi = in.glob[i];
     for (std::size_t j = 0; j < in.n; ++j) C[j] = in.cut->cut(gi, in.glob[j]);
 }
@@ -63,7 +64,7 @@ BROADPHASE_ASE_INLINE void small_cuts(const SmallIn& in, std::size_t i, double* 
 /// The bits of 64 mask bytes (each 0, 1 or 2) from M: bit k set for byte k
 /// not 0. The rows are read off these words, one branch miss a word at
 /// most rather than one every 8 bytes.
-BROADPHASE_ASE_INLINE std::uint64_t mask_bits(const std::uint8_t* M) {
+BROADPHASE_SIMD_INLINE std::uint64_t mask_bits(const std::uint8_t* M) {
     std::uint64_t bits = 0;
     for (int k = 0; k < 8; ++k) {
         std::uint64_t w;
@@ -74,24 +75,13 @@ BROADPHASE_ASE_INLINE std::uint64_t mask_bits(const std::uint8_t* M) {
     return bits;
 }
 
-/// Index of the lowest set bit of w (w != 0).
-BROADPHASE_ASE_INLINE unsigned lowest_bit(std::uint64_t w) {
-#if defined(__GNUC__)
-    return static_cast<unsigned>(__builtin_ctzll(w));
-#else
-    unsigned k = 0;
-    while (!(w & 1u)) w >>= 1, ++k;
-    return k;
-#endif
-}
-
 /// Row i's candidates for every j when every R_a < 1/2: S_a = rint(f_i -
 /// f_j) (the only one that can be within reach), D and d^2 as ASE computes
 /// them; M[j] = 1 where d^2 may be within the cutoff (decided by within()
 /// after). With Full, S and D for every j too. One loop the compiler
 /// vectorises (restrict parameters: GCC does not vectorise it otherwise).
 template <bool Diag, bool Full, bool Varying>
-BROADPHASE_ASE_INLINE void single_pass(std::size_t n, const double* __restrict X, const double* __restrict Y,
+BROADPHASE_SIMD_INLINE void single_pass(std::size_t n, const double* __restrict X, const double* __restrict Y,
                                        const double* __restrict Z, const double* __restrict F0,
                                        const double* __restrict F1, const double* __restrict F2,
                                        double* __restrict S0, double* __restrict S1, double* __restrict S2,
@@ -129,7 +119,7 @@ BROADPHASE_ASE_INLINE void single_pass(std::size_t n, const double* __restrict X
 /// Every R_a < 1/2: one candidate a pair; each row computed for all j by
 /// single_pass, then the kept j read off the mask in order.
 template <bool Diag, bool Varying, class Sink>
-BROADPHASE_ASE_INLINE void small_single(const SmallIn& in, const SmallRow& b, Sink& sink) {
+BROADPHASE_SIMD_INLINE void small_single(const SmallIn& in, const SmallRow& b, Sink& sink) {
     const std::size_t n = in.n, n64 = (n + 63) & ~std::size_t(63);
     const double c = Varying ? 0.0 : in.cut->c;
     const double c2 = c * c * (1 + 1e-12);  // within(): d^2 above this is out
@@ -150,7 +140,7 @@ BROADPHASE_ASE_INLINE void small_single(const SmallIn& in, const SmallRow& b, Si
         for (std::size_t j0 = 0; j0 < n; j0 += 64) {
             std::uint64_t w = mask_bits(M + j0);
             while (w) {
-                const std::size_t j = j0 + lowest_bit(w);
+                const std::size_t j = j0 + static_cast<std::size_t>(count_trailing_zeros(w));
                 w &= w - 1;
                 if (!within(Q[j], Varying ? C[j] : c)) continue;
                 if (Sink::Full) wr.put(j, S0[j], S1[j], S2[j], D0[j], D1[j], D2[j], Q[j]);
@@ -168,7 +158,7 @@ BROADPHASE_ASE_INLINE void small_single(const SmallIn& in, const SmallRow& b, Si
 /// nearest image is the only candidate and may be within the cutoff, 2
 /// where a range holds more (enumerated one by one after), 0 where none.
 template <bool Diag, bool Full, bool Varying>
-BROADPHASE_ASE_INLINE void range_pass(std::size_t n, const double* __restrict X, const double* __restrict Y,
+BROADPHASE_SIMD_INLINE void range_pass(std::size_t n, const double* __restrict X, const double* __restrict Y,
                                       const double* __restrict Z, const double* __restrict F0,
                                       const double* __restrict F1, const double* __restrict F2,
                                       double* __restrict S0, double* __restrict S1, double* __restrict S2,
@@ -213,7 +203,7 @@ BROADPHASE_ASE_INLINE void range_pass(std::size_t n, const double* __restrict X,
 /// where it is the only candidate, else every S of the ranges in
 /// lexicographic order (scalar).
 template <bool Diag, bool Varying, class Sink>
-BROADPHASE_ASE_INLINE void small_multi(const SmallIn& in, const SmallRow& b, Sink& sink) {
+BROADPHASE_SIMD_INLINE void small_multi(const SmallIn& in, const SmallRow& b, Sink& sink) {
     const std::size_t n = in.n, n64 = (n + 63) & ~std::size_t(63);
     const double *S0 = b.S0, *S1 = b.S1, *S2 = b.S2, *D0 = b.D0, *D1 = b.D1, *D2 = b.D2;
     const double *L0 = b.L[0], *L1 = b.L[1], *L2 = b.L[2], *H0 = b.H[0], *H1 = b.H[1], *H2 = b.H[2];
@@ -237,7 +227,7 @@ BROADPHASE_ASE_INLINE void small_multi(const SmallIn& in, const SmallRow& b, Sin
         for (std::size_t j0 = 0; j0 < n; j0 += 64) {
             std::uint64_t w = mask_bits(M + j0);
             while (w) {
-                const std::size_t j = j0 + lowest_bit(w);
+                const std::size_t j = j0 + static_cast<std::size_t>(count_trailing_zeros(w));
                 w &= w - 1;
                 const double cj = Varying ? C[j] : c;
                 if (M[j] == 1) {
@@ -279,7 +269,7 @@ BROADPHASE_ASE_INLINE void small_multi(const SmallIn& in, const SmallRow& b, Sin
 }
 
 template <bool Diag, bool Varying, bool Single, class Sink>
-BROADPHASE_ASE_INLINE void small_rows(const SmallIn& in, const SmallRow& b, Sink& sink) {
+BROADPHASE_SIMD_INLINE void small_rows(const SmallIn& in, const SmallRow& b, Sink& sink) {
     if (Single) small_single<Diag, Varying>(in, b, sink);
     else small_multi<Diag, Varying>(in, b, sink);
 }

@@ -16,12 +16,7 @@
 #include <vector>
 
 #include <broadphase/ase_neighbor_list.hpp>
-
-#if defined(__GNUC__)
-#define BROADPHASE_ASE_INLINE inline __attribute__((always_inline))
-#else
-#define BROADPHASE_ASE_INLINE inline
-#endif
+#include "simd/simd_dispatch.hpp"  // BROADPHASE_SIMD_INLINE, count_trailing_zeros
 
 namespace broadphase {
 namespace detail {
@@ -155,7 +150,7 @@ inline double ase_length(const double* D) { return std::sqrt((D[0] * D[0] + D[1]
 
 /// ASE's rule for one entry: d < cut, with d = sqrt(d2) as numpy rounds
 /// it; the square root only when d2 is within 1e-12 of cut^2.
-BROADPHASE_ASE_INLINE bool within(double d2, double cut) {
+BROADPHASE_SIMD_INLINE bool within(double d2, double cut) {
     const double c2 = cut * cut;
     if (d2 < c2 * (1 - 1e-12)) return true;
     if (d2 > c2 * (1 + 1e-12)) return false;

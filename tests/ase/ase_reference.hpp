@@ -1,6 +1,7 @@
 // The tests' own ASE neighbour list, by brute force: every atom i, every
 // atom j of its system, every shift S in a range wide enough to hold every
-// image within the cutoff, with ASE's rule written out:
+// image within the cutoff (around the nearest image, by the triangle
+// inequality), with ASE's rule written out:
 //   D = (x_j - x_i) + S.dot(cell)    (numpy's order: ((0 + S0 h0k) + S1 h1k) + S2 h2k)
 //   d = sqrt((D0^2 + D1^2) + D2^2)
 // kept iff d < cutoff; (i, i, 0) only with self_interaction. Loops in
@@ -163,6 +164,39 @@ inline std::array<double, 3> plane_distances(const double* h, const std::array<b
     return dist;
 }
 
+/// The whole shift S0 (0 on open axes) that brings x_j - x_i nearest to
+/// 0 within the periodic axes' span: f solves (P P^T) f = P dx for the
+/// periodic rows P, S0 = -round(f). Only where the shifts are searched from.
+inline std::array<int, 3> nearest_shift(const double* h, const std::array<bool, 3>& pbc, const double* dx) {
+    int per[3], np = 0;
+    for (int a = 0; a < 3; ++a)
+        if (pbc[static_cast<std::size_t>(a)]) per[np++] = a;
+    double G[3][4] = {};
+    for (int r = 0; r < np; ++r) {
+        const double* pr = h + 3 * per[r];
+        for (int c = 0; c < np; ++c) {
+            const double* pc = h + 3 * per[c];
+            G[r][c] = pr[0] * pc[0] + pr[1] * pc[1] + pr[2] * pc[2];
+        }
+        G[r][3] = pr[0] * dx[0] + pr[1] * dx[1] + pr[2] * dx[2];
+    }
+    for (int c = 0; c < np; ++c) {  // Gauss-Jordan with partial pivoting
+        int best = c;
+        for (int r = c + 1; r < np; ++r)
+            if (std::fabs(G[r][c]) > std::fabs(G[best][c])) best = r;
+        std::swap(G[c], G[best]);
+        for (int r = 0; r < np; ++r) {
+            if (r == c || G[c][c] == 0) continue;
+            const double t = G[r][c] / G[c][c];
+            for (int k = c; k < 4; ++k) G[r][k] -= t * G[c][k];
+        }
+    }
+    std::array<int, 3> s0{0, 0, 0};
+    for (int r = 0; r < np; ++r)
+        if (G[r][r] != 0) s0[static_cast<std::size_t>(per[r])] = -static_cast<int>(std::lround(G[r][3] / G[r][r]));
+    return s0;
+}
+
 /// The brute-force answer (see the top of the file).
 inline Answer brute_force(const Batch& b, const Rule& rule, bool self) {
     const std::size_t n = b.n();
@@ -179,28 +213,36 @@ inline Answer brute_force(const Batch& b, const Rule& rule, bool self) {
             const double* xj = b.x.data() + 3 * j;
             const double dx[3] = {xj[0] - xi[0], xj[1] - xi[1], xj[2] - xi[2]};
             const double c = rule.cut(b, i, j);
-            // |S h| = |D - dx| < cutoff + |dx|.
-            const double bound = c + norm3(dx) + 1e-6;
-            int m[3];
-            for (int k = 0; k < 3; ++k)
-                m[k] = pbc[static_cast<std::size_t>(k)] ? static_cast<int>(std::floor(bound / dist[static_cast<std::size_t>(k)])) + 1 : 0;
-            for (int s0 = -m[0]; s0 <= m[0]; ++s0)
-                for (int s1 = -m[1]; s1 <= m[1]; ++s1)
-                    for (int s2 = -m[2]; s2 <= m[2]; ++s2) {
-                        if (i == j && s0 == 0 && s1 == 0 && s2 == 0 && !self) continue;
+            // With r = dx + S0 h: |(S - S0) h| = |D - r| < cutoff + |r|, so
+            // |S_a - S0_a| <= (cutoff + |r|) / (the distance between the
+            // lattice planes across a).
+            const std::array<int, 3> s0 = nearest_shift(h, pbc, dx);
+            double rr[3];
+            for (int k = 0; k < 3; ++k) rr[k] = dx[k] + s0[0] * h[k] + s0[1] * h[3 + k] + s0[2] * h[6 + k];
+            const double bound = c + norm3(rr) + 1e-6;
+            int lo[3], hi[3];
+            for (int k = 0; k < 3; ++k) {
+                const std::size_t a = static_cast<std::size_t>(k);
+                const int m = pbc[a] ? static_cast<int>(std::floor(bound / dist[a])) + 1 : 0;
+                lo[k] = s0[a] - m, hi[k] = s0[a] + m;
+            }
+            for (int t0 = lo[0]; t0 <= hi[0]; ++t0)
+                for (int t1 = lo[1]; t1 <= hi[1]; ++t1)
+                    for (int t2 = lo[2]; t2 <= hi[2]; ++t2) {
+                        if (i == j && t0 == 0 && t1 == 0 && t2 == 0 && !self) continue;
                         double D[3];
                         for (int k = 0; k < 3; ++k) {
                             double sh = 0.0;
-                            sh = sh + s0 * h[k];
-                            sh = sh + s1 * h[3 + k];
-                            sh = sh + s2 * h[6 + k];
+                            sh = sh + t0 * h[k];
+                            sh = sh + t1 * h[3 + k];
+                            sh = sh + t2 * h[6 + k];
                             D[k] = (xj[k] - xi[k]) + sh;
                         }
                         const double d = std::sqrt((D[0] * D[0] + D[1] * D[1]) + D[2] * D[2]);
                         if (!(d < c)) continue;
                         a.i.push_back(static_cast<std::int64_t>(i));
                         a.j.push_back(static_cast<std::int64_t>(j));
-                        a.S.insert(a.S.end(), {s0, s1, s2});
+                        a.S.insert(a.S.end(), {t0, t1, t2});
                         a.d.push_back(d);
                         a.D.insert(a.D.end(), D, D + 3);
                     }
