@@ -1317,18 +1317,9 @@ struct Options {
 #define BROADPHASE_VERSION_MINOR 1
 #define BROADPHASE_VERSION_PATCH 0
 
-#define BROADPHASE_VERSION_STRINGIFY_(x) #x
-#define BROADPHASE_VERSION_STRINGIFY(x) BROADPHASE_VERSION_STRINGIFY_(x)
-
-/// "MAJOR.MINOR.PATCH", a string literal.
-#define BROADPHASE_VERSION_STRING                      \
-    BROADPHASE_VERSION_STRINGIFY(BROADPHASE_VERSION_MAJOR) \
-    "." BROADPHASE_VERSION_STRINGIFY(BROADPHASE_VERSION_MINOR) "." BROADPHASE_VERSION_STRINGIFY(BROADPHASE_VERSION_PATCH)
-
-/// One number that orders versions: MAJOR * 10000 + MINOR * 100 + PATCH,
-/// for `#if BROADPHASE_VERSION >= 100` (0.1.0) in code that supports several.
-#define BROADPHASE_VERSION \
-    (BROADPHASE_VERSION_MAJOR * 10000 + BROADPHASE_VERSION_MINOR * 100 + BROADPHASE_VERSION_PATCH)
+/// "MAJOR.MINOR.PATCH", a string literal: bump it with the numbers above (a
+/// static_assert below fails to compile when they differ).
+#define BROADPHASE_VERSION_STRING "0.1.0"
 
 namespace broadphase {
 
@@ -1346,6 +1337,24 @@ constexpr Version version() noexcept {
 
 /// The version as "MAJOR.MINOR.PATCH".
 constexpr const char* version_string() noexcept { return BROADPHASE_VERSION_STRING; }
+
+namespace detail {
+/// Whether s spells "major.minor.patch" (a bump of one number but not the
+/// string fails to compile). O(length of s).
+constexpr bool spells_version(const char* s, Version v) {
+    const int parts[3] = {v.major, v.minor, v.patch};
+    for (int p = 0; p < 3; ++p) {
+        if (p > 0 && *s++ != '.') return false;
+        if (*s < '0' || *s > '9') return false;
+        int n = 0;
+        while (*s >= '0' && *s <= '9') n = n * 10 + (*s++ - '0');
+        if (n != parts[p]) return false;
+    }
+    return *s == '\0';
+}
+static_assert(spells_version(BROADPHASE_VERSION_STRING, version()),
+              "BROADPHASE_VERSION_STRING differs from BROADPHASE_VERSION_MAJOR/MINOR/PATCH");
+}  // namespace detail
 
 }  // namespace broadphase
 
@@ -3324,8 +3333,8 @@ using HybridGrid = BasicHybridGrid<float, 3>;
 // compile). The library reports its errors as Status values either way;
 // internally it uses exceptions to carry an allocation failure or an index
 // overflow out of deep code, and across worker threads. Those try/catch/throw
-// sites are written with the macros below, which without exceptions become
-// plain blocks whose handlers are never compiled into anything that runs.
+// sites are the four functions below (throw_or_abort, undo_on_throw, on_throw,
+// caught), which without exceptions become plain calls.
 //
 // Without exceptions:
 // - what the library detects itself still comes back as a Status: too many
@@ -3340,6 +3349,8 @@ using HybridGrid = BasicHybridGrid<float, 3>;
 
 #include <cstdint>
 #include <cstdlib>
+#include <exception>
+#include <utility>
 
 /// 1 when the library is compiled with C++ exceptions, 0 without
 /// (-fno-exceptions). Detected from __cpp_exceptions, __EXCEPTIONS (GCC,
@@ -3359,41 +3370,87 @@ using HybridGrid = BasicHybridGrid<float, 3>;
 #endif
 #endif
 
-#if BROADPHASE_EXCEPTIONS
-/// `try`; without exceptions a block that always runs (internal).
-#define BROADPHASE_TRY try
-/// `catch (decl)`; without exceptions a block that never runs, whose
-/// declaration is dropped: its body must not name the exception (internal).
-#define BROADPHASE_CATCH(...) catch (__VA_ARGS__)
-/// `catch (...)`; without exceptions a block that never runs (internal).
-#define BROADPHASE_CATCH_ALL catch (...)
-/// `throw;` in a handler; without exceptions nothing (the handler never
-/// runs) (internal).
-#define BROADPHASE_RETHROW throw
-/// `throw expr`; without exceptions std::abort(), for what cannot be
-/// reported otherwise (internal).
-#define BROADPHASE_THROW(...) throw __VA_ARGS__
-#else
-#define BROADPHASE_TRY if (true)
-#define BROADPHASE_CATCH(...) else if (false)
-#define BROADPHASE_CATCH_ALL else if (false)
-#define BROADPHASE_RETHROW static_cast<void>(0)
-#define BROADPHASE_THROW(...) ::std::abort()
-#endif
-
 // What differs between the two builds lives in an inline namespace named
 // after the build, so that its symbols differ: a -fno-exceptions program
 // may link the compiled library (built with exceptions), and the linker must
-// not take one build's require_indices for both.
-#if BROADPHASE_EXCEPTIONS
-#define BROADPHASE_EXCEPTIONS_NAMESPACE with_exceptions
-#else
-#define BROADPHASE_EXCEPTIONS_NAMESPACE without_exceptions
-#endif
-
+// not take one build's require_indices (or an instantiation of the helpers
+// below) for both. Each file that has such code opens the namespace with
+// the same five lines.
 namespace broadphase {
 namespace detail {
-inline namespace BROADPHASE_EXCEPTIONS_NAMESPACE {
+#if BROADPHASE_EXCEPTIONS
+inline namespace with_exceptions {
+#else
+inline namespace without_exceptions {
+#endif
+
+// The library's try/catch/throw sites, written once each here: the rest of
+// the library calls these, and without exceptions they compile to the plain
+// call (a handler never runs, a throw ends the program).
+
+/// `throw e`; without exceptions std::abort(): for what cannot be reported
+/// otherwise (an allocation that the caller turns into a Status where it can).
+template <class E>
+[[noreturn]] void throw_or_abort(E&& e) {
+#if BROADPHASE_EXCEPTIONS
+    throw std::forward<E>(e);
+#else
+    static_cast<void>(e);
+    std::abort();
+#endif
+}
+
+/// `try { return body(); } catch (...) { undo(); throw; }`: undo() puts
+/// back what body() left half done (or lets go of memory), and the exception
+/// goes on. Without exceptions body(). O(1) beside body().
+template <class Body, class Undo>
+decltype(auto) undo_on_throw(Body&& body, Undo&& undo) {
+#if BROADPHASE_EXCEPTIONS
+    try {
+        return body();
+    } catch (...) {
+        undo();
+        throw;
+    }
+#else
+    static_cast<void>(undo);
+    return body();
+#endif
+}
+
+/// `try { return body(); } catch (const E&) { return handler(); }`, the two
+/// returning the same type. Without exceptions body(). O(1) beside body().
+template <class E, class Body, class Handler>
+decltype(auto) on_throw(Body&& body, Handler&& handler) {
+#if BROADPHASE_EXCEPTIONS
+    try {
+        return body();
+    } catch (const E&) {
+        return handler();
+    }
+#else
+    static_cast<void>(handler);
+    return body();
+#endif
+}
+
+/// Runs body() and returns what it threw (null when nothing), for a worker
+/// thread to hand its error to the thread that waits for it. Without
+/// exceptions body() and null. O(1) beside body().
+template <class Body>
+std::exception_ptr caught(Body&& body) {
+#if BROADPHASE_EXCEPTIONS
+    try {
+        body();
+    } catch (...) {
+        return std::current_exception();
+    }
+#else
+    body();
+#endif
+    return nullptr;
+}
+
 
 #if BROADPHASE_EXCEPTIONS
 /// With exceptions an index overflow is thrown (TooManyIndices), never
@@ -3416,7 +3473,7 @@ inline bool take_index_overflow() {
 }
 #endif
 
-}  // inline namespace BROADPHASE_EXCEPTIONS_NAMESPACE
+}  // inline namespace with_exceptions / without_exceptions
 }  // namespace detail
 }  // namespace broadphase
 
@@ -3479,11 +3536,11 @@ inline void* large_allocate(std::size_t bytes, std::size_t align = new_alignment
 #if BROADPHASE_LARGE_PAGES_MAPPED
     if (large_mapped(bytes)) {
         const std::size_t len = large_round(bytes);
-        if (len < bytes || len > std::numeric_limits<std::size_t>::max() - large_page) BROADPHASE_THROW(std::bad_alloc());
+        if (len < bytes || len > std::numeric_limits<std::size_t>::max() - large_page) detail::throw_or_abort(std::bad_alloc());
         // Map a huge page more than asked, then give back the ends that
         // are not 2 MB-aligned.
         void* m = mmap(nullptr, len + large_page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (m == MAP_FAILED) BROADPHASE_THROW(std::bad_alloc());
+        if (m == MAP_FAILED) detail::throw_or_abort(std::bad_alloc());
         const std::uintptr_t at = reinterpret_cast<std::uintptr_t>(m);
         const std::uintptr_t b = (at + large_page - 1) & ~(large_page - 1);
         if (b > at) munmap(m, b - at);
@@ -3494,9 +3551,9 @@ inline void* large_allocate(std::size_t bytes, std::size_t align = new_alignment
 #endif
     // (Past PTRDIFF_MAX no allocator can succeed; some, under sanitizers,
     // return null instead of throwing.)
-    if (bytes > static_cast<std::size_t>(std::numeric_limits<std::ptrdiff_t>::max())) BROADPHASE_THROW(std::bad_alloc());
+    if (bytes > static_cast<std::size_t>(std::numeric_limits<std::ptrdiff_t>::max())) detail::throw_or_abort(std::bad_alloc());
     void* p = align > new_alignment ? ::operator new(bytes, std::align_val_t(align)) : ::operator new(bytes);
-    if (!p) BROADPHASE_THROW(std::bad_alloc());
+    if (!p) detail::throw_or_abort(std::bad_alloc());
     return p;
 }
 
@@ -3526,7 +3583,7 @@ inline void* large_reallocate(void* p, std::size_t old_bytes, std::size_t new_by
         const std::size_t from = large_round(old_bytes), to = large_round(new_bytes);
         if (from == to) return p;
         void* m = mremap(p, from, to, MREMAP_MAYMOVE);
-        if (m == MAP_FAILED) BROADPHASE_THROW(std::bad_alloc());
+        if (m == MAP_FAILED) detail::throw_or_abort(std::bad_alloc());
         if (to > from) advise_large_pages(m, to);
         return m;
     }
@@ -3547,7 +3604,7 @@ struct LargePageAllocator {
     template <class U>
     LargePageAllocator(const LargePageAllocator<U>&) noexcept {}
     T* allocate(std::size_t n) {
-        if (n > std::numeric_limits<std::size_t>::max() / sizeof(T)) BROADPHASE_THROW(std::bad_alloc());
+        if (n > std::numeric_limits<std::size_t>::max() / sizeof(T)) detail::throw_or_abort(std::bad_alloc());
         return static_cast<T*>(large_allocate(n * sizeof(T), alignof(T)));
     }
     void deallocate(T* p, std::size_t n) noexcept { large_free(p, n * sizeof(T), alignof(T)); }
@@ -3610,7 +3667,7 @@ public:
     /// std::bad_alloc, the array unchanged. O(1) mapped, O(size()) else.
     void reserve(std::size_t n) {
         if (n <= capacity_) return;
-        if (n > std::numeric_limits<std::size_t>::max() / (2 * sizeof(T))) BROADPHASE_THROW(std::bad_alloc());
+        if (n > std::numeric_limits<std::size_t>::max() / (2 * sizeof(T))) detail::throw_or_abort(std::bad_alloc());
         std::size_t c = capacity_ + capacity_ / 2;
         if (c < n) c = n;
         data_ = static_cast<T*>(
@@ -3971,7 +4028,7 @@ struct BasicPeriodicDomain {
         for (int k = 0; k < D; ++k) {
             const T p = period[k];
             if (!period_ok(p))
-                BROADPHASE_THROW(std::invalid_argument("broadphase: period of axis " + std::to_string(k) +
+                detail::throw_or_abort(std::invalid_argument("broadphase: period of axis " + std::to_string(k) +
                                                        " must be 0 (not periodic) or finite and > 0, not " +
                                                        std::to_string(p)));
         }
@@ -5529,7 +5586,8 @@ using UniformGrid = BasicUniformGrid<float, 3>;
 // calls, the checks of their input, and the output into AseNeighbors.
 // Compiled once in the library (src/ase/ase_neighbor_list.cpp, which
 // defines BROADPHASE_ASE_COMPILED: these functions are then its own, not
-// inline); in the single header they are inline.
+// inline); in the single header they are inline. (Not a template, so no
+// explicit instantiation can do it as it does for the other components.)
 //
 // The parts, in src/ase/:
 //   ase_rules.hpp           ASE's rules: the cutoff of a pair, D and d as numpy computes them, d < cutoff
@@ -8441,7 +8499,7 @@ void place_as(Work& w, const double* x, const std::uint32_t* glob, std::size_t n
             const double d2 = (D0 * D0 + D1 * D1) + D2 * D2;
             if (!within(d2, cut_of<kind>(cut, glob[c], gr))) continue;
             const std::uint64_t room = off[c + 1] - off[c] + (self_interaction ? 1 : 0);
-            if (count[c] >= room) BROADPHASE_THROW(std::logic_error("neighbor_list: the library's full list is not symmetric"));
+            if (count[c] >= room) detail::throw_or_abort(std::logic_error("neighbor_list: the library's full list is not symmetric"));
             Entry& en = out[off[c] + c + count[c]++];
             en.j = gr, en.s[0] = s0, en.s[1] = s1, en.s[2] = s2;
             repeat |= last[c] == r;
@@ -8739,14 +8797,12 @@ BROADPHASE_ASE_API Report AseNeighborList::find(const AseBatch& batch, const Ase
         vectors.resize(0);
         return report;
     }
-    BROADPHASE_TRY {
-        write(vectors.resize(size()));
-    }
-    BROADPHASE_CATCH(const std::bad_alloc&) {
-        vectors.resize(0);
-        report.status = Status::out_of_memory;
-        report.pairs = 0;
-    }
+    detail::on_throw<std::bad_alloc>([&] { write(vectors.resize(size())); },
+                                     [&] {
+                                         vectors.resize(0);
+                                         report.status = Status::out_of_memory;
+                                         report.pairs = 0;
+                                     });
     return report;
 }
 
@@ -8759,15 +8815,17 @@ BROADPHASE_ASE_API bool AseNeighborList::find_direct(const AseBatch& batch, cons
     if (!detail::ase::take_call(w, batch, cutoff, report)) return true;
     if (batch.n == 0) return false;
     std::size_t entries = 0;
-    BROADPHASE_TRY {
-        if (!detail::ase::small_direct(w, cutoff, quantities, self_interaction, out, entries)) return false;
-    }
-    BROADPHASE_CATCH(const std::bad_alloc&) {
-        w.error = "out of memory";
-        report.status = Status::out_of_memory;
-        return true;
-    }
-    report.pairs = entries;
+    bool out_of_memory = false;
+    const bool found = detail::on_throw<std::bad_alloc>(
+        [&] { return detail::ase::small_direct(w, cutoff, quantities, self_interaction, out, entries); },
+        [&] {
+            w.error = "out of memory";
+            report.status = Status::out_of_memory;
+            out_of_memory = true;
+            return true;
+        });
+    if (!found) return false;
+    if (!out_of_memory) report.pairs = entries;
     return true;
 }
 
@@ -8777,14 +8835,15 @@ BROADPHASE_ASE_API Report AseNeighborList::list(const AseBatch& batch, const Ase
     w.listed = 0;
     Report report;
     if (!detail::ase::take_call(w, batch, cutoff, report)) return report;
-    BROADPHASE_TRY {
-        detail::ase::element_table(cutoff, batch.n, w.cut);
-        report.status = detail::ase::list_systems(w, self_interaction);
-    }
-    BROADPHASE_CATCH(const std::bad_alloc&) {
-        w.error = "out of memory";
-        report.status = Status::out_of_memory;
-    }
+    detail::on_throw<std::bad_alloc>(
+        [&] {
+            detail::ase::element_table(cutoff, batch.n, w.cut);
+            report.status = detail::ase::list_systems(w, self_interaction);
+        },
+        [&] {
+            w.error = "out of memory";
+            report.status = Status::out_of_memory;
+        });
     if (report.status != Status::ok) {
         w.listed = 0;
         w.entries.clear();
@@ -8885,7 +8944,11 @@ namespace detail {
 /// algorithms' front (algorithm_base.hpp) turns it into Status::too_many_boxes.
 struct TooManyIndices {};
 
-inline namespace BROADPHASE_EXCEPTIONS_NAMESPACE {  // (see exceptions.hpp)
+#if BROADPHASE_EXCEPTIONS  // (see exceptions.hpp)
+inline namespace with_exceptions {
+#else
+inline namespace without_exceptions {
+#endif
 
 /// Throws TooManyIndices unless n items fit 32-bit indices (fits_indices),
 /// else returns true. Without exceptions it returns false instead and flags
@@ -8911,18 +8974,22 @@ inline bool require_indices(std::uint64_t n) {
 /// here. O(1) beside body().
 template <class Body>
 bool guarded(Report& r, Body&& body) {
-    BROADPHASE_TRY {
+#if BROADPHASE_EXCEPTIONS
+    try {
         body();
-    } BROADPHASE_CATCH(const std::bad_alloc&) {
+    } catch (const std::bad_alloc&) {
         r.status = Status::out_of_memory;
         return false;
-    } BROADPHASE_CATCH(const std::length_error&) {
+    } catch (const std::length_error&) {
         r.status = Status::out_of_memory;
         return false;
-    } BROADPHASE_CATCH(const TooManyIndices&) {
+    } catch (const TooManyIndices&) {
         r.status = Status::too_many_boxes;
         return false;
     }
+#else
+    body();
+#endif
     if (take_index_overflow()) {
         r.status = Status::too_many_boxes;
         return false;
@@ -8930,7 +8997,7 @@ bool guarded(Report& r, Body&& body) {
     return true;
 }
 
-}  // inline namespace BROADPHASE_EXCEPTIONS_NAMESPACE
+}  // inline namespace with_exceptions / without_exceptions
 
 /// v.resize(n), reserving a quarter more when it has to reallocate, so the
 /// frames that follow, a few percent larger or smaller, allocate nothing.
@@ -9118,11 +9185,15 @@ private:
     void post(const std::shared_ptr<Job>& job, std::size_t helpers) {
         std::lock_guard<std::mutex> lock(m_);
         while (started_ < helpers) {
-            BROADPHASE_TRY {
-                std::thread([this] { serve(); }).detach();
-            } BROADPHASE_CATCH(const std::system_error&) {
-                break;  // no room for another thread (its stack): the caller and the helpers there are run every task
-            }
+            // No room for another thread (its stack): the caller and the
+            // helpers there are run every task.
+            const bool started = on_throw<std::system_error>(
+                [this] {
+                    std::thread([this] { serve(); }).detach();
+                    return true;
+                },
+                [] { return false; });
+            if (!started) break;
             ++started_;
         }
         // A helper holds at most one job (briefly, after it ends), so with
@@ -9165,12 +9236,7 @@ private:
         for (;;) {
             const std::size_t t = job.next.fetch_add(1, std::memory_order_relaxed);
             if (t >= job.tasks) return;
-            std::exception_ptr error;
-            BROADPHASE_TRY {
-                job.call(job.ctx, t, slot);
-            } BROADPHASE_CATCH_ALL {
-                error = std::current_exception();
-            }
+            const std::exception_ptr error = caught([&] { job.call(job.ctx, t, slot); });
             // The mutex orders the task's writes before the caller's wake-up.
             std::lock_guard<std::mutex> lock(job.m);
             if (error && !job.error) job.error = error;
@@ -9248,11 +9314,9 @@ void run_tasks(unsigned threads, std::size_t tasks, F&& f) {
             const auto me = static_cast<unsigned>(omp_get_thread_num());
 #pragma omp for schedule(dynamic, 1)
             for (std::ptrdiff_t t = 0; t < n; ++t) {
-                BROADPHASE_TRY {
-                    f(static_cast<std::size_t>(t), me);
-                } BROADPHASE_CATCH_ALL {
+                if (std::exception_ptr e = caught([&] { f(static_cast<std::size_t>(t), me); })) {
 #pragma omp critical(broadphase_task_error)
-                    if (!error) error = std::current_exception();
+                    if (!error) error = e;
                 }
             }
         }
@@ -9313,20 +9377,21 @@ public:
         if (buffers_.size() < tasks) buffers_.resize(tasks);
         over_.assign(tasks, 0);
         const std::uint64_t budget = sink.budget_left();
-        BROADPHASE_TRY {
-            run_tasks(threads, tasks, [&](std::size_t t, unsigned thread) {
-                buffers_[t].clear();
-                PairSink s(buffers_[t], budget);
-                emit(t, s, thread);
-                over_[t] = s.stopped() ? 1 : 0;
+        undo_on_throw(
+            [&] {
+                run_tasks(threads, tasks, [&](std::size_t t, unsigned thread) {
+                    buffers_[t].clear();
+                    PairSink s(buffers_[t], budget);
+                    emit(t, s, thread);
+                    over_[t] = s.stopped() ? 1 : 0;
+                });
+                deliver(threads, tasks, sink);
+            },
+            [&] {
+                // An allocation failed: let go of the pairs held so far (they
+                // may be most of the memory), so that the next call has it.
+                for (std::vector<Pair>& b : buffers_) std::vector<Pair>().swap(b);
             });
-            deliver(threads, tasks, sink);
-        } BROADPHASE_CATCH_ALL {
-            // An allocation failed: let go of the pairs held so far (they may
-            // be most of the memory), so that the next call has it.
-            for (std::vector<Pair>& b : buffers_) std::vector<Pair>().swap(b);
-            BROADPHASE_RETHROW;
-        }
         // Headroom for the next frame, whose tasks find a few more or fewer
         // pairs (moving boxes): then it allocates nothing.
         // (Grown to a quarter more when less than an eighth is left.)
@@ -9356,19 +9421,18 @@ private:
         for (std::size_t t = 0; t < tasks; ++t) offsets_[t + 1] = offsets_[t] + buffers_[t].size();
         std::size_t granted = 0;
         Pair* out = sink.extend(offsets_[tasks], granted);
-        BROADPHASE_TRY {
-            run_tasks(threads, tasks, [&](std::size_t t, unsigned) {
-                const std::size_t from = offsets_[t];
-                if (from >= granted) return;
-                const std::size_t m = std::min(buffers_[t].size(), granted - from);
-                std::copy(buffers_[t].begin(), buffers_[t].begin() + static_cast<std::ptrdiff_t>(m), out + from);
-            });
-        } BROADPHASE_CATCH_ALL {
+        undo_on_throw(
+            [&] {
+                run_tasks(threads, tasks, [&](std::size_t t, unsigned) {
+                    const std::size_t from = offsets_[t];
+                    if (from >= granted) return;
+                    const std::size_t m = std::min(buffers_[t].size(), granted - from);
+                    std::copy(buffers_[t].begin(), buffers_[t].begin() + static_cast<std::ptrdiff_t>(m), out + from);
+                });
+            },
             // A thread could not start: some blocks were never copied, and
             // their slots hold zeros, which are not pairs found.
-            sink.retract(granted);
-            BROADPHASE_RETHROW;
-        }
+            [&] { sink.retract(granted); });
     }
 
     std::vector<std::vector<Pair>> buffers_;
@@ -18767,7 +18831,7 @@ public:
             e.id = id_of(i);
             position_[i] = at_entry;
         }
-        if (!wide_.build(wide_boxes_).ok()) BROADPHASE_THROW(std::bad_alloc());  // (its only failure)
+        if (!wide_.build(wide_boxes_).ok()) detail::throw_or_abort(std::bad_alloc());  // (its only failure)
         home_.clear(), home_.shrink_to_fit();
     }
 
@@ -18989,7 +19053,7 @@ private:
     void build_delta() {
         boxes_.resize(entries_.size() - built_);
         for (std::size_t i = built_; i < entries_.size(); ++i) boxes_.set(i - built_, entries_[i].box);
-        if (!delta_.build(boxes_).ok()) BROADPHASE_THROW(std::bad_alloc());  // (its only failure)
+        if (!delta_.build(boxes_).ok()) detail::throw_or_abort(std::bad_alloc());  // (its only failure)
     }
     /// Every live entry into the base, in place; an empty delta.
     void rebuild_base() {
@@ -19306,18 +19370,16 @@ inline void BasicScene<T, D>::for_each_engine(F&& f) {
 template <class T, int D>
 Report BasicScene<T, D>::update() {
     State& st = *state_;
-    Report r;
-    BROADPHASE_TRY {
-        r = update_or_throw();
-    } BROADPHASE_CATCH(const std::bad_alloc&) {
+    Report r = detail::on_throw<std::bad_alloc>([&] { return update_or_throw(); }, [&] {
         // The engines may be half-way through a change: dropped, to be
         // filled again from the objects when next wanted.
         for_each_engine([](auto& engine) { engine.clear(); });  // (allocates nothing)
         st.statics.clear();
         st.sets_stale = true;  // made again from the objects by the next update
-        r = Report{};
-        r.status = Status::out_of_memory;
-    }
+        Report failed;
+        failed.status = Status::out_of_memory;
+        return failed;
+    });
     if (!r.ok()) begun_.clear(), ended_.clear();  // (a rebuild's finder reports its failure without throwing)
     return r;
 }
@@ -19551,14 +19613,15 @@ inline void BasicScene<T, D>::edit_partners() {
     State& st = *state_;
     if (begun_.empty() && ended_.empty()) return;
     for (const Pair& p : begun_) ++st.adds[p.a], ++st.adds[p.b];
-    BROADPHASE_TRY {
-        for (const Pair& p : begun_)
-            for (Id id : {p.a, p.b})
-                if (st.adds[id]) st.partners[id].reserve(st.partners[id].size() + st.adds[id]), st.adds[id] = 0;
-    } BROADPHASE_CATCH_ALL {
-        for (const Pair& p : begun_) st.adds[p.a] = st.adds[p.b] = 0;
-        BROADPHASE_RETHROW;
-    }
+    detail::undo_on_throw(
+        [&] {
+            for (const Pair& p : begun_)
+                for (Id id : {p.a, p.b})
+                    if (st.adds[id]) st.partners[id].reserve(st.partners[id].size() + st.adds[id]), st.adds[id] = 0;
+        },
+        [&] {
+            for (const Pair& p : begun_) st.adds[p.a] = st.adds[p.b] = 0;
+        });
     // Nothing below allocates.
     auto drop = [](std::vector<Id>& list, Id other) {
         const auto at = std::find(list.begin(), list.end(), other);  // (always there)
@@ -19578,13 +19641,12 @@ template <class T, int D>
 inline void BasicScene<T, D>::list_partners() {
     State& st = *state_;
     for (const Pair& p : current_) ++st.adds[p.a], ++st.adds[p.b];
-    BROADPHASE_TRY {
-        for (Id id = 0; id < st.partners.size(); ++id)
-            if (st.adds[id] > st.partners[id].capacity()) st.partners[id].reserve(st.adds[id]);
-    } BROADPHASE_CATCH_ALL {
-        std::fill(st.adds.begin(), st.adds.end(), 0u);
-        BROADPHASE_RETHROW;
-    }
+    detail::undo_on_throw(
+        [&] {
+            for (Id id = 0; id < st.partners.size(); ++id)
+                if (st.adds[id] > st.partners[id].capacity()) st.partners[id].reserve(st.adds[id]);
+        },
+        [&] { std::fill(st.adds.begin(), st.adds.end(), 0u); });
     for (Id id = 0; id < st.partners.size(); ++id) st.partners[id].clear(), st.adds[id] = 0;
     for (const Pair& p : current_) st.partners[p.a].push_back(p.b), st.partners[p.b].push_back(p.a);
     st.partners_valid = true;
@@ -19807,7 +19869,7 @@ inline void BasicScene<T, D>::static_pairs(Frame& frame) {
     o.sorted = false;
     o.max_pairs = no_budget;
     const Report r = st.static_finder.find_pairs(st.static_side, st.dynamic_side, st.cross, o);
-    if (r.status == Status::out_of_memory) BROADPHASE_THROW(std::bad_alloc());
+    if (r.status == Status::out_of_memory) detail::throw_or_abort(std::bad_alloc());
     if (st.parts.empty()) st.parts.resize(1);
     st.parts[0].clear();
     for (const Pair& p : st.cross) frame(0u, st.static_side_ids[p.a], st.dynamic_side_ids[p.b]);
@@ -19839,13 +19901,11 @@ bool BasicScene<T, D>::set_margin(T margin) {
     if (!tree.set_margin(margin)) return false;
     margin_ = tree.margin();
     if (!fat_pairs_) return true;
-    BROADPHASE_TRY {
-        touch_all();
-    } BROADPHASE_CATCH_ALL {
-        tree.set_margin(before);
-        margin_ = before;
-        BROADPHASE_RETHROW;
-    }
+    detail::undo_on_throw([&] { touch_all(); },
+                          [&] {
+                              tree.set_margin(before);
+                              margin_ = before;
+                          });
     refresh_pair_boxes();
     return true;
 }

@@ -52,7 +52,7 @@ public:
     /// std::bad_alloc, the array unchanged. O(1) mapped, O(size()) else.
     void reserve(std::size_t n) {
         if (n <= capacity_) return;
-        if (n > std::numeric_limits<std::size_t>::max() / (2 * sizeof(T))) BROADPHASE_THROW(std::bad_alloc());
+        if (n > std::numeric_limits<std::size_t>::max() / (2 * sizeof(T))) detail::throw_or_abort(std::bad_alloc());
         std::size_t c = capacity_ + capacity_ / 2;
         if (c < n) c = n;
         data_ = static_cast<T*>(

@@ -117,7 +117,7 @@ struct BasicPeriodicDomain {
         for (int k = 0; k < D; ++k) {
             const T p = period[k];
             if (!period_ok(p))
-                BROADPHASE_THROW(std::invalid_argument("broadphase: period of axis " + std::to_string(k) +
+                detail::throw_or_abort(std::invalid_argument("broadphase: period of axis " + std::to_string(k) +
                                                        " must be 0 (not periodic) or finite and > 0, not " +
                                                        std::to_string(p)));
         }

@@ -84,7 +84,7 @@ void place_as(Work& w, const double* x, const std::uint32_t* glob, std::size_t n
             const double d2 = (D0 * D0 + D1 * D1) + D2 * D2;
             if (!within(d2, cut_of<kind>(cut, glob[c], gr))) continue;
             const std::uint64_t room = off[c + 1] - off[c] + (self_interaction ? 1 : 0);
-            if (count[c] >= room) BROADPHASE_THROW(std::logic_error("neighbor_list: the library's full list is not symmetric"));
+            if (count[c] >= room) detail::throw_or_abort(std::logic_error("neighbor_list: the library's full list is not symmetric"));
             Entry& en = out[off[c] + c + count[c]++];
             en.j = gr, en.s[0] = s0, en.s[1] = s1, en.s[2] = s2;
             repeat |= last[c] == r;

@@ -2,7 +2,8 @@
 // calls, the checks of their input, and the output into AseNeighbors.
 // Compiled once in the library (src/ase/ase_neighbor_list.cpp, which
 // defines BROADPHASE_ASE_COMPILED: these functions are then its own, not
-// inline); in the single header they are inline.
+// inline); in the single header they are inline. (Not a template, so no
+// explicit instantiation can do it as it does for the other components.)
 //
 // The parts, in src/ase/:
 //   ase_rules.hpp           ASE's rules: the cutoff of a pair, D and d as numpy computes them, d < cutoff
@@ -182,14 +183,12 @@ BROADPHASE_ASE_API Report AseNeighborList::find(const AseBatch& batch, const Ase
         vectors.resize(0);
         return report;
     }
-    BROADPHASE_TRY {
-        write(vectors.resize(size()));
-    }
-    BROADPHASE_CATCH(const std::bad_alloc&) {
-        vectors.resize(0);
-        report.status = Status::out_of_memory;
-        report.pairs = 0;
-    }
+    detail::on_throw<std::bad_alloc>([&] { write(vectors.resize(size())); },
+                                     [&] {
+                                         vectors.resize(0);
+                                         report.status = Status::out_of_memory;
+                                         report.pairs = 0;
+                                     });
     return report;
 }
 
@@ -202,15 +201,17 @@ BROADPHASE_ASE_API bool AseNeighborList::find_direct(const AseBatch& batch, cons
     if (!detail::ase::take_call(w, batch, cutoff, report)) return true;
     if (batch.n == 0) return false;
     std::size_t entries = 0;
-    BROADPHASE_TRY {
-        if (!detail::ase::small_direct(w, cutoff, quantities, self_interaction, out, entries)) return false;
-    }
-    BROADPHASE_CATCH(const std::bad_alloc&) {
-        w.error = "out of memory";
-        report.status = Status::out_of_memory;
-        return true;
-    }
-    report.pairs = entries;
+    bool out_of_memory = false;
+    const bool found = detail::on_throw<std::bad_alloc>(
+        [&] { return detail::ase::small_direct(w, cutoff, quantities, self_interaction, out, entries); },
+        [&] {
+            w.error = "out of memory";
+            report.status = Status::out_of_memory;
+            out_of_memory = true;
+            return true;
+        });
+    if (!found) return false;
+    if (!out_of_memory) report.pairs = entries;
     return true;
 }
 
@@ -220,14 +221,15 @@ BROADPHASE_ASE_API Report AseNeighborList::list(const AseBatch& batch, const Ase
     w.listed = 0;
     Report report;
     if (!detail::ase::take_call(w, batch, cutoff, report)) return report;
-    BROADPHASE_TRY {
-        detail::ase::element_table(cutoff, batch.n, w.cut);
-        report.status = detail::ase::list_systems(w, self_interaction);
-    }
-    BROADPHASE_CATCH(const std::bad_alloc&) {
-        w.error = "out of memory";
-        report.status = Status::out_of_memory;
-    }
+    detail::on_throw<std::bad_alloc>(
+        [&] {
+            detail::ase::element_table(cutoff, batch.n, w.cut);
+            report.status = detail::ase::list_systems(w, self_interaction);
+        },
+        [&] {
+            w.error = "out of memory";
+            report.status = Status::out_of_memory;
+        });
     if (report.status != Status::ok) {
         w.listed = 0;
         w.entries.clear();

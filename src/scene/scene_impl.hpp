@@ -49,13 +49,11 @@ bool BasicScene<T, D>::set_margin(T margin) {
     if (!tree.set_margin(margin)) return false;
     margin_ = tree.margin();
     if (!fat_pairs_) return true;
-    BROADPHASE_TRY {
-        touch_all();
-    } BROADPHASE_CATCH_ALL {
-        tree.set_margin(before);
-        margin_ = before;
-        BROADPHASE_RETHROW;
-    }
+    detail::undo_on_throw([&] { touch_all(); },
+                          [&] {
+                              tree.set_margin(before);
+                              margin_ = before;
+                          });
     refresh_pair_boxes();
     return true;
 }

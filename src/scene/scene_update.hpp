@@ -68,18 +68,16 @@ inline void BasicScene<T, D>::for_each_engine(F&& f) {
 template <class T, int D>
 Report BasicScene<T, D>::update() {
     State& st = *state_;
-    Report r;
-    BROADPHASE_TRY {
-        r = update_or_throw();
-    } BROADPHASE_CATCH(const std::bad_alloc&) {
+    Report r = detail::on_throw<std::bad_alloc>([&] { return update_or_throw(); }, [&] {
         // The engines may be half-way through a change: dropped, to be
         // filled again from the objects when next wanted.
         for_each_engine([](auto& engine) { engine.clear(); });  // (allocates nothing)
         st.statics.clear();
         st.sets_stale = true;  // made again from the objects by the next update
-        r = Report{};
-        r.status = Status::out_of_memory;
-    }
+        Report failed;
+        failed.status = Status::out_of_memory;
+        return failed;
+    });
     if (!r.ok()) begun_.clear(), ended_.clear();  // (a rebuild's finder reports its failure without throwing)
     return r;
 }
@@ -313,14 +311,15 @@ inline void BasicScene<T, D>::edit_partners() {
     State& st = *state_;
     if (begun_.empty() && ended_.empty()) return;
     for (const Pair& p : begun_) ++st.adds[p.a], ++st.adds[p.b];
-    BROADPHASE_TRY {
-        for (const Pair& p : begun_)
-            for (Id id : {p.a, p.b})
-                if (st.adds[id]) st.partners[id].reserve(st.partners[id].size() + st.adds[id]), st.adds[id] = 0;
-    } BROADPHASE_CATCH_ALL {
-        for (const Pair& p : begun_) st.adds[p.a] = st.adds[p.b] = 0;
-        BROADPHASE_RETHROW;
-    }
+    detail::undo_on_throw(
+        [&] {
+            for (const Pair& p : begun_)
+                for (Id id : {p.a, p.b})
+                    if (st.adds[id]) st.partners[id].reserve(st.partners[id].size() + st.adds[id]), st.adds[id] = 0;
+        },
+        [&] {
+            for (const Pair& p : begun_) st.adds[p.a] = st.adds[p.b] = 0;
+        });
     // Nothing below allocates.
     auto drop = [](std::vector<Id>& list, Id other) {
         const auto at = std::find(list.begin(), list.end(), other);  // (always there)
@@ -340,13 +339,12 @@ template <class T, int D>
 inline void BasicScene<T, D>::list_partners() {
     State& st = *state_;
     for (const Pair& p : current_) ++st.adds[p.a], ++st.adds[p.b];
-    BROADPHASE_TRY {
-        for (Id id = 0; id < st.partners.size(); ++id)
-            if (st.adds[id] > st.partners[id].capacity()) st.partners[id].reserve(st.adds[id]);
-    } BROADPHASE_CATCH_ALL {
-        std::fill(st.adds.begin(), st.adds.end(), 0u);
-        BROADPHASE_RETHROW;
-    }
+    detail::undo_on_throw(
+        [&] {
+            for (Id id = 0; id < st.partners.size(); ++id)
+                if (st.adds[id] > st.partners[id].capacity()) st.partners[id].reserve(st.adds[id]);
+        },
+        [&] { std::fill(st.adds.begin(), st.adds.end(), 0u); });
     for (Id id = 0; id < st.partners.size(); ++id) st.partners[id].clear(), st.adds[id] = 0;
     for (const Pair& p : current_) st.partners[p.a].push_back(p.b), st.partners[p.b].push_back(p.a);
     st.partners_valid = true;
@@ -569,7 +567,7 @@ inline void BasicScene<T, D>::static_pairs(Frame& frame) {
     o.sorted = false;
     o.max_pairs = no_budget;
     const Report r = st.static_finder.find_pairs(st.static_side, st.dynamic_side, st.cross, o);
-    if (r.status == Status::out_of_memory) BROADPHASE_THROW(std::bad_alloc());
+    if (r.status == Status::out_of_memory) detail::throw_or_abort(std::bad_alloc());
     if (st.parts.empty()) st.parts.resize(1);
     st.parts[0].clear();
     for (const Pair& p : st.cross) frame(0u, st.static_side_ids[p.a], st.dynamic_side_ids[p.b]);

@@ -98,7 +98,7 @@ public:
             e.id = id_of(i);
             position_[i] = at_entry;
         }
-        if (!wide_.build(wide_boxes_).ok()) BROADPHASE_THROW(std::bad_alloc());  // (its only failure)
+        if (!wide_.build(wide_boxes_).ok()) detail::throw_or_abort(std::bad_alloc());  // (its only failure)
         home_.clear(), home_.shrink_to_fit();
     }
 
@@ -320,7 +320,7 @@ private:
     void build_delta() {
         boxes_.resize(entries_.size() - built_);
         for (std::size_t i = built_; i < entries_.size(); ++i) boxes_.set(i - built_, entries_[i].box);
-        if (!delta_.build(boxes_).ok()) BROADPHASE_THROW(std::bad_alloc());  // (its only failure)
+        if (!delta_.build(boxes_).ok()) detail::throw_or_abort(std::bad_alloc());  // (its only failure)
     }
     /// Every live entry into the base, in place; an empty delta.
     void rebuild_base() {

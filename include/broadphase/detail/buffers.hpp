@@ -19,7 +19,11 @@ namespace detail {
 /// algorithms' front (algorithm_base.hpp) turns it into Status::too_many_boxes.
 struct TooManyIndices {};
 
-inline namespace BROADPHASE_EXCEPTIONS_NAMESPACE {  // (see exceptions.hpp)
+#if BROADPHASE_EXCEPTIONS  // (see exceptions.hpp)
+inline namespace with_exceptions {
+#else
+inline namespace without_exceptions {
+#endif
 
 /// Throws TooManyIndices unless n items fit 32-bit indices (fits_indices),
 /// else returns true. Without exceptions it returns false instead and flags
@@ -45,18 +49,22 @@ inline bool require_indices(std::uint64_t n) {
 /// here. O(1) beside body().
 template <class Body>
 bool guarded(Report& r, Body&& body) {
-    BROADPHASE_TRY {
+#if BROADPHASE_EXCEPTIONS
+    try {
         body();
-    } BROADPHASE_CATCH(const std::bad_alloc&) {
+    } catch (const std::bad_alloc&) {
         r.status = Status::out_of_memory;
         return false;
-    } BROADPHASE_CATCH(const std::length_error&) {
+    } catch (const std::length_error&) {
         r.status = Status::out_of_memory;
         return false;
-    } BROADPHASE_CATCH(const TooManyIndices&) {
+    } catch (const TooManyIndices&) {
         r.status = Status::too_many_boxes;
         return false;
     }
+#else
+    body();
+#endif
     if (take_index_overflow()) {
         r.status = Status::too_many_boxes;
         return false;
@@ -64,7 +72,7 @@ bool guarded(Report& r, Body&& body) {
     return true;
 }
 
-}  // inline namespace BROADPHASE_EXCEPTIONS_NAMESPACE
+}  // inline namespace with_exceptions / without_exceptions
 
 /// v.resize(n), reserving a quarter more when it has to reallocate, so the
 /// frames that follow, a few percent larger or smaller, allocate nothing.

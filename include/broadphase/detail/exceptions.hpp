@@ -2,8 +2,8 @@
 // compile). The library reports its errors as Status values either way;
 // internally it uses exceptions to carry an allocation failure or an index
 // overflow out of deep code, and across worker threads. Those try/catch/throw
-// sites are written with the macros below, which without exceptions become
-// plain blocks whose handlers are never compiled into anything that runs.
+// sites are the four functions below (throw_or_abort, undo_on_throw, on_throw,
+// caught), which without exceptions become plain calls.
 //
 // Without exceptions:
 // - what the library detects itself still comes back as a Status: too many
@@ -19,6 +19,8 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <exception>
+#include <utility>
 
 /// 1 when the library is compiled with C++ exceptions, 0 without
 /// (-fno-exceptions). Detected from __cpp_exceptions, __EXCEPTIONS (GCC,
@@ -38,41 +40,87 @@
 #endif
 #endif
 
-#if BROADPHASE_EXCEPTIONS
-/// `try`; without exceptions a block that always runs (internal).
-#define BROADPHASE_TRY try
-/// `catch (decl)`; without exceptions a block that never runs, whose
-/// declaration is dropped: its body must not name the exception (internal).
-#define BROADPHASE_CATCH(...) catch (__VA_ARGS__)
-/// `catch (...)`; without exceptions a block that never runs (internal).
-#define BROADPHASE_CATCH_ALL catch (...)
-/// `throw;` in a handler; without exceptions nothing (the handler never
-/// runs) (internal).
-#define BROADPHASE_RETHROW throw
-/// `throw expr`; without exceptions std::abort(), for what cannot be
-/// reported otherwise (internal).
-#define BROADPHASE_THROW(...) throw __VA_ARGS__
-#else
-#define BROADPHASE_TRY if (true)
-#define BROADPHASE_CATCH(...) else if (false)
-#define BROADPHASE_CATCH_ALL else if (false)
-#define BROADPHASE_RETHROW static_cast<void>(0)
-#define BROADPHASE_THROW(...) ::std::abort()
-#endif
-
 // What differs between the two builds lives in an inline namespace named
 // after the build, so that its symbols differ: a -fno-exceptions program
 // may link the compiled library (built with exceptions), and the linker must
-// not take one build's require_indices for both.
-#if BROADPHASE_EXCEPTIONS
-#define BROADPHASE_EXCEPTIONS_NAMESPACE with_exceptions
-#else
-#define BROADPHASE_EXCEPTIONS_NAMESPACE without_exceptions
-#endif
-
+// not take one build's require_indices (or an instantiation of the helpers
+// below) for both. Each file that has such code opens the namespace with
+// the same five lines.
 namespace broadphase {
 namespace detail {
-inline namespace BROADPHASE_EXCEPTIONS_NAMESPACE {
+#if BROADPHASE_EXCEPTIONS
+inline namespace with_exceptions {
+#else
+inline namespace without_exceptions {
+#endif
+
+// The library's try/catch/throw sites, written once each here: the rest of
+// the library calls these, and without exceptions they compile to the plain
+// call (a handler never runs, a throw ends the program).
+
+/// `throw e`; without exceptions std::abort(): for what cannot be reported
+/// otherwise (an allocation that the caller turns into a Status where it can).
+template <class E>
+[[noreturn]] void throw_or_abort(E&& e) {
+#if BROADPHASE_EXCEPTIONS
+    throw std::forward<E>(e);
+#else
+    static_cast<void>(e);
+    std::abort();
+#endif
+}
+
+/// `try { return body(); } catch (...) { undo(); throw; }`: undo() puts
+/// back what body() left half done (or lets go of memory), and the exception
+/// goes on. Without exceptions body(). O(1) beside body().
+template <class Body, class Undo>
+decltype(auto) undo_on_throw(Body&& body, Undo&& undo) {
+#if BROADPHASE_EXCEPTIONS
+    try {
+        return body();
+    } catch (...) {
+        undo();
+        throw;
+    }
+#else
+    static_cast<void>(undo);
+    return body();
+#endif
+}
+
+/// `try { return body(); } catch (const E&) { return handler(); }`, the two
+/// returning the same type. Without exceptions body(). O(1) beside body().
+template <class E, class Body, class Handler>
+decltype(auto) on_throw(Body&& body, Handler&& handler) {
+#if BROADPHASE_EXCEPTIONS
+    try {
+        return body();
+    } catch (const E&) {
+        return handler();
+    }
+#else
+    static_cast<void>(handler);
+    return body();
+#endif
+}
+
+/// Runs body() and returns what it threw (null when nothing), for a worker
+/// thread to hand its error to the thread that waits for it. Without
+/// exceptions body() and null. O(1) beside body().
+template <class Body>
+std::exception_ptr caught(Body&& body) {
+#if BROADPHASE_EXCEPTIONS
+    try {
+        body();
+    } catch (...) {
+        return std::current_exception();
+    }
+#else
+    body();
+#endif
+    return nullptr;
+}
+
 
 #if BROADPHASE_EXCEPTIONS
 /// With exceptions an index overflow is thrown (TooManyIndices), never
@@ -95,6 +143,6 @@ inline bool take_index_overflow() {
 }
 #endif
 
-}  // inline namespace BROADPHASE_EXCEPTIONS_NAMESPACE
+}  // inline namespace with_exceptions / without_exceptions
 }  // namespace detail
 }  // namespace broadphase

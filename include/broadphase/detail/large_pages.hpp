@@ -59,11 +59,11 @@ inline void* large_allocate(std::size_t bytes, std::size_t align = new_alignment
 #if BROADPHASE_LARGE_PAGES_MAPPED
     if (large_mapped(bytes)) {
         const std::size_t len = large_round(bytes);
-        if (len < bytes || len > std::numeric_limits<std::size_t>::max() - large_page) BROADPHASE_THROW(std::bad_alloc());
+        if (len < bytes || len > std::numeric_limits<std::size_t>::max() - large_page) detail::throw_or_abort(std::bad_alloc());
         // Map a huge page more than asked, then give back the ends that
         // are not 2 MB-aligned.
         void* m = mmap(nullptr, len + large_page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (m == MAP_FAILED) BROADPHASE_THROW(std::bad_alloc());
+        if (m == MAP_FAILED) detail::throw_or_abort(std::bad_alloc());
         const std::uintptr_t at = reinterpret_cast<std::uintptr_t>(m);
         const std::uintptr_t b = (at + large_page - 1) & ~(large_page - 1);
         if (b > at) munmap(m, b - at);
@@ -74,9 +74,9 @@ inline void* large_allocate(std::size_t bytes, std::size_t align = new_alignment
 #endif
     // (Past PTRDIFF_MAX no allocator can succeed; some, under sanitizers,
     // return null instead of throwing.)
-    if (bytes > static_cast<std::size_t>(std::numeric_limits<std::ptrdiff_t>::max())) BROADPHASE_THROW(std::bad_alloc());
+    if (bytes > static_cast<std::size_t>(std::numeric_limits<std::ptrdiff_t>::max())) detail::throw_or_abort(std::bad_alloc());
     void* p = align > new_alignment ? ::operator new(bytes, std::align_val_t(align)) : ::operator new(bytes);
-    if (!p) BROADPHASE_THROW(std::bad_alloc());
+    if (!p) detail::throw_or_abort(std::bad_alloc());
     return p;
 }
 
@@ -106,7 +106,7 @@ inline void* large_reallocate(void* p, std::size_t old_bytes, std::size_t new_by
         const std::size_t from = large_round(old_bytes), to = large_round(new_bytes);
         if (from == to) return p;
         void* m = mremap(p, from, to, MREMAP_MAYMOVE);
-        if (m == MAP_FAILED) BROADPHASE_THROW(std::bad_alloc());
+        if (m == MAP_FAILED) detail::throw_or_abort(std::bad_alloc());
         if (to > from) advise_large_pages(m, to);
         return m;
     }
@@ -127,7 +127,7 @@ struct LargePageAllocator {
     template <class U>
     LargePageAllocator(const LargePageAllocator<U>&) noexcept {}
     T* allocate(std::size_t n) {
-        if (n > std::numeric_limits<std::size_t>::max() / sizeof(T)) BROADPHASE_THROW(std::bad_alloc());
+        if (n > std::numeric_limits<std::size_t>::max() / sizeof(T)) detail::throw_or_abort(std::bad_alloc());
         return static_cast<T*>(large_allocate(n * sizeof(T), alignof(T)));
     }
     void deallocate(T* p, std::size_t n) noexcept { large_free(p, n * sizeof(T), alignof(T)); }

@@ -95,11 +95,9 @@ void run_tasks(unsigned threads, std::size_t tasks, F&& f) {
             const auto me = static_cast<unsigned>(omp_get_thread_num());
 #pragma omp for schedule(dynamic, 1)
             for (std::ptrdiff_t t = 0; t < n; ++t) {
-                BROADPHASE_TRY {
-                    f(static_cast<std::size_t>(t), me);
-                } BROADPHASE_CATCH_ALL {
+                if (std::exception_ptr e = caught([&] { f(static_cast<std::size_t>(t), me); })) {
 #pragma omp critical(broadphase_task_error)
-                    if (!error) error = std::current_exception();
+                    if (!error) error = e;
                 }
             }
         }
@@ -160,20 +158,21 @@ public:
         if (buffers_.size() < tasks) buffers_.resize(tasks);
         over_.assign(tasks, 0);
         const std::uint64_t budget = sink.budget_left();
-        BROADPHASE_TRY {
-            run_tasks(threads, tasks, [&](std::size_t t, unsigned thread) {
-                buffers_[t].clear();
-                PairSink s(buffers_[t], budget);
-                emit(t, s, thread);
-                over_[t] = s.stopped() ? 1 : 0;
+        undo_on_throw(
+            [&] {
+                run_tasks(threads, tasks, [&](std::size_t t, unsigned thread) {
+                    buffers_[t].clear();
+                    PairSink s(buffers_[t], budget);
+                    emit(t, s, thread);
+                    over_[t] = s.stopped() ? 1 : 0;
+                });
+                deliver(threads, tasks, sink);
+            },
+            [&] {
+                // An allocation failed: let go of the pairs held so far (they
+                // may be most of the memory), so that the next call has it.
+                for (std::vector<Pair>& b : buffers_) std::vector<Pair>().swap(b);
             });
-            deliver(threads, tasks, sink);
-        } BROADPHASE_CATCH_ALL {
-            // An allocation failed: let go of the pairs held so far (they may
-            // be most of the memory), so that the next call has it.
-            for (std::vector<Pair>& b : buffers_) std::vector<Pair>().swap(b);
-            BROADPHASE_RETHROW;
-        }
         // Headroom for the next frame, whose tasks find a few more or fewer
         // pairs (moving boxes): then it allocates nothing.
         // (Grown to a quarter more when less than an eighth is left.)
@@ -203,19 +202,18 @@ private:
         for (std::size_t t = 0; t < tasks; ++t) offsets_[t + 1] = offsets_[t] + buffers_[t].size();
         std::size_t granted = 0;
         Pair* out = sink.extend(offsets_[tasks], granted);
-        BROADPHASE_TRY {
-            run_tasks(threads, tasks, [&](std::size_t t, unsigned) {
-                const std::size_t from = offsets_[t];
-                if (from >= granted) return;
-                const std::size_t m = std::min(buffers_[t].size(), granted - from);
-                std::copy(buffers_[t].begin(), buffers_[t].begin() + static_cast<std::ptrdiff_t>(m), out + from);
-            });
-        } BROADPHASE_CATCH_ALL {
+        undo_on_throw(
+            [&] {
+                run_tasks(threads, tasks, [&](std::size_t t, unsigned) {
+                    const std::size_t from = offsets_[t];
+                    if (from >= granted) return;
+                    const std::size_t m = std::min(buffers_[t].size(), granted - from);
+                    std::copy(buffers_[t].begin(), buffers_[t].begin() + static_cast<std::ptrdiff_t>(m), out + from);
+                });
+            },
             // A thread could not start: some blocks were never copied, and
             // their slots hold zeros, which are not pairs found.
-            sink.retract(granted);
-            BROADPHASE_RETHROW;
-        }
+            [&] { sink.retract(granted); });
     }
 
     std::vector<std::vector<Pair>> buffers_;

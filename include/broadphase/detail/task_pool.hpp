@@ -140,11 +140,15 @@ private:
     void post(const std::shared_ptr<Job>& job, std::size_t helpers) {
         std::lock_guard<std::mutex> lock(m_);
         while (started_ < helpers) {
-            BROADPHASE_TRY {
-                std::thread([this] { serve(); }).detach();
-            } BROADPHASE_CATCH(const std::system_error&) {
-                break;  // no room for another thread (its stack): the caller and the helpers there are run every task
-            }
+            // No room for another thread (its stack): the caller and the
+            // helpers there are run every task.
+            const bool started = on_throw<std::system_error>(
+                [this] {
+                    std::thread([this] { serve(); }).detach();
+                    return true;
+                },
+                [] { return false; });
+            if (!started) break;
             ++started_;
         }
         // A helper holds at most one job (briefly, after it ends), so with
@@ -187,12 +191,7 @@ private:
         for (;;) {
             const std::size_t t = job.next.fetch_add(1, std::memory_order_relaxed);
             if (t >= job.tasks) return;
-            std::exception_ptr error;
-            BROADPHASE_TRY {
-                job.call(job.ctx, t, slot);
-            } BROADPHASE_CATCH_ALL {
-                error = std::current_exception();
-            }
+            const std::exception_ptr error = caught([&] { job.call(job.ctx, t, slot); });
             // The mutex orders the task's writes before the caller's wake-up.
             std::lock_guard<std::mutex> lock(job.m);
             if (error && !job.error) job.error = error;

@@ -95,16 +95,17 @@ public:
         const Id id = scene_.add(box_of(aabbMin, aabbMax));
         if (id == SceneType::null) return nullptr;
         Proxy* p = nullptr;
-        BROADPHASE_TRY {
-            if (proxies_.size() <= id) proxies_.resize(std::size_t(id) + 1, nullptr);
-            p = new (slot(id)) Proxy(aabbMin, aabbMax, userPtr, collisionFilterGroup, collisionFilterMask);
-            p->id = id;
-            sync_filter(*p);
-        } BROADPHASE_CATCH_ALL {  // (std::bad_alloc: nothing was added)
-            if (p) p->~Proxy();
-            scene_.remove(id);
-            BROADPHASE_RETHROW;
-        }
+        detail::undo_on_throw(
+            [&] {
+                if (proxies_.size() <= id) proxies_.resize(std::size_t(id) + 1, nullptr);
+                p = new (slot(id)) Proxy(aabbMin, aabbMax, userPtr, collisionFilterGroup, collisionFilterMask);
+                p->id = id;
+                sync_filter(*p);
+            },
+            [&] {  // (std::bad_alloc: nothing was added)
+                if (p) p->~Proxy();
+                scene_.remove(id);
+            });
         p->m_uniqueId = ++next_uid_;
         proxies_[id] = p;
         ++live_;
