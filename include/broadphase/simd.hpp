@@ -1,6 +1,6 @@
 // Which instruction set the box-test kernels run on, chosen at run time.
 //
-// Every algorithm spends most of its time in a few kernels (src/simd/simd_dispatch.hpp)
+// Every algorithm spends most of its time in a few kernels (src/simd/dispatch.hpp)
 // that test one box against a run of boxes several at a time. On x86 with
 // GCC or Clang each kernel is compiled three times, for AVX-512 (16 boxes
 // an instruction), AVX2 (8) and SSE2 (4), and the first kernel call picks
@@ -23,26 +23,14 @@
 #include <cstdlib>
 #include <cstring>
 
-// Which kernel variants this compiler builds (see src/simd/simd_dispatch.hpp):
-//   BROADPHASE_SIMD_RUNTIME   all three, chosen by cpuid at run time
-//   BROADPHASE_SIMD_HAS_xxx   that variant is compiled
-//   BROADPHASE_NO_SIMD        none: the scalar loops only
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__)) && defined(__SSE2__)
-#define BROADPHASE_SIMD_RUNTIME 1
-#define BROADPHASE_SIMD_HAS_SSE2 1
-#define BROADPHASE_SIMD_HAS_AVX2 1
-#define BROADPHASE_SIMD_HAS_AVX512 1
-#elif defined(_MSC_VER) && (defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2))
-// Without __builtin_cpu_supports (MSVC, clang-cl) only what /arch allows.
-#define BROADPHASE_SIMD_HAS_SSE2 1
-#if defined(__AVX2__)
-#define BROADPHASE_SIMD_HAS_AVX2 1
-#endif
-#if defined(__AVX512F__) && defined(__AVX512VL__) && defined(__AVX512BW__) && defined(__AVX512DQ__)
-#define BROADPHASE_SIMD_HAS_AVX512 1
-#endif
-#else
-#define BROADPHASE_NO_SIMD 1
+// BROADPHASE_SIMD_X86: the x86 kernel copies are compiled (src/simd/, one
+// folder per instruction set). With GCC or Clang all three, SSE2, AVX2 and
+// AVX-512, chosen by cpuid at run time; with MSVC (and clang-cl: no
+// __builtin_cpu_supports) SSE2 and those its /arch allows (__AVX2__,
+// __AVX512F__ ...). Undefined: the portable scalar loops only.
+#if (defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__)) && defined(__SSE2__)) || \
+    (defined(_MSC_VER) && (defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)))
+#define BROADPHASE_SIMD_X86 1
 #endif
 
 namespace broadphase {
@@ -56,7 +44,7 @@ namespace simd_select {
 
 /// The level the compiler flags already require of the CPU: the floor.
 constexpr SimdLevel compiled_level() {
-#if defined(BROADPHASE_NO_SIMD)
+#if !defined(BROADPHASE_SIMD_X86)
     return SimdLevel::scalar;
 #elif defined(__AVX512F__) && defined(__AVX512VL__) && defined(__AVX512BW__) && defined(__AVX512DQ__)
     return SimdLevel::avx512;
@@ -72,7 +60,7 @@ constexpr SimdLevel compiled_level() {
 /// The widest level both this CPU (cpuid) and this build can run.
 inline SimdLevel detect() noexcept {
     SimdLevel cpu = compiled_level();
-#if defined(BROADPHASE_SIMD_RUNTIME)
+#if defined(BROADPHASE_SIMD_X86) && defined(__GNUC__)
     __builtin_cpu_init();  // needed when called before the runtime's own constructors
     SimdLevel found = SimdLevel::scalar;
     if (__builtin_cpu_supports("sse2")) found = SimdLevel::sse2;

@@ -16,8 +16,9 @@
 //    floor(f_i - f_j + R_a)]; a pair whose ranges hold the nearest image
 //    alone is taken from the loop, the others' candidates are enumerated
 //    (scalar) in lexicographic order.
-// The loops are plain C++: each copy differs only in its target attribute,
-// so every copy computes the same bits (no fused multiply-add in any: the
+// The loops are plain C++: each copy differs only in its target (each runs
+// through the run() of a SIMD copy, src/simd/<set>/kernels.hpp), so every
+// copy computes the same bits (no fused multiply-add in any: the
 // file is built with contraction off). A Sink receives the rows: put()
 // each entry through a Writer (pointers and a count in registers), with
 // room made before (reserve) and the count taken back after (commit).
@@ -30,7 +31,7 @@
 
 #include <broadphase/simd.hpp>
 #include "ase/ase_rules.hpp"
-#include "simd/simd_dispatch.hpp"
+#include "simd/dispatch.hpp"
 
 namespace broadphase {
 namespace detail {
@@ -56,7 +57,7 @@ struct SmallRow {
 };
 
 /// Row i's per-pair cutoffs into C (per-atom radii, pairs of elements).
-BROADPHASE_SIMD_INLINE void small_cuts(const SmallIn& in, std::size_t i, double* C) {
+[[gnu::always_inline]] inline void small_cuts(const SmallIn& in, std::size_t i, double* C) {
     const std::uint32_t gi = in.glob[i];
     for (std::size_t j = 0; j < in.n; ++j) C[j] = in.cut->cut(gi, in.glob[j]);
 }
@@ -64,7 +65,7 @@ BROADPHASE_SIMD_INLINE void small_cuts(const SmallIn& in, std::size_t i, double*
 /// The bits of 64 mask bytes (each 0, 1 or 2) from M: bit k set for byte k
 /// not 0. The rows are read off these words, one branch miss a word at
 /// most rather than one every 8 bytes.
-BROADPHASE_SIMD_INLINE std::uint64_t mask_bits(const std::uint8_t* M) {
+[[gnu::always_inline]] inline std::uint64_t mask_bits(const std::uint8_t* M) {
     std::uint64_t bits = 0;
     for (int k = 0; k < 8; ++k) {
         std::uint64_t w;
@@ -81,7 +82,7 @@ BROADPHASE_SIMD_INLINE std::uint64_t mask_bits(const std::uint8_t* M) {
 /// after). With Full, S and D for every j too. One loop the compiler
 /// vectorises (restrict parameters: GCC does not vectorise it otherwise).
 template <bool Diag, bool Full, bool Varying>
-BROADPHASE_SIMD_INLINE void single_pass(std::size_t n, const double* __restrict X, const double* __restrict Y,
+[[gnu::always_inline]] inline void single_pass(std::size_t n, const double* __restrict X, const double* __restrict Y,
                                        const double* __restrict Z, const double* __restrict F0,
                                        const double* __restrict F1, const double* __restrict F2,
                                        double* __restrict S0, double* __restrict S1, double* __restrict S2,
@@ -119,7 +120,7 @@ BROADPHASE_SIMD_INLINE void single_pass(std::size_t n, const double* __restrict 
 /// Every R_a < 1/2: one candidate a pair; each row computed for all j by
 /// single_pass, then the kept j read off the mask in order.
 template <bool Diag, bool Varying, class Sink>
-BROADPHASE_SIMD_INLINE void small_single(const SmallIn& in, const SmallRow& b, Sink& sink) {
+[[gnu::always_inline]] inline void small_single(const SmallIn& in, const SmallRow& b, Sink& sink) {
     const std::size_t n = in.n, n64 = (n + 63) & ~std::size_t(63);
     const double c = Varying ? 0.0 : in.cut->c;
     const double c2 = c * c * (1 + 1e-12);  // within(): d^2 above this is out
@@ -158,7 +159,7 @@ BROADPHASE_SIMD_INLINE void small_single(const SmallIn& in, const SmallRow& b, S
 /// nearest image is the only candidate and may be within the cutoff, 2
 /// where a range holds more (enumerated one by one after), 0 where none.
 template <bool Diag, bool Full, bool Varying>
-BROADPHASE_SIMD_INLINE void range_pass(std::size_t n, const double* __restrict X, const double* __restrict Y,
+[[gnu::always_inline]] inline void range_pass(std::size_t n, const double* __restrict X, const double* __restrict Y,
                                       const double* __restrict Z, const double* __restrict F0,
                                       const double* __restrict F1, const double* __restrict F2,
                                       double* __restrict S0, double* __restrict S1, double* __restrict S2,
@@ -203,7 +204,7 @@ BROADPHASE_SIMD_INLINE void range_pass(std::size_t n, const double* __restrict X
 /// where it is the only candidate, else every S of the ranges in
 /// lexicographic order (scalar).
 template <bool Diag, bool Varying, class Sink>
-BROADPHASE_SIMD_INLINE void small_multi(const SmallIn& in, const SmallRow& b, Sink& sink) {
+[[gnu::always_inline]] inline void small_multi(const SmallIn& in, const SmallRow& b, Sink& sink) {
     const std::size_t n = in.n, n64 = (n + 63) & ~std::size_t(63);
     const double *S0 = b.S0, *S1 = b.S1, *S2 = b.S2, *D0 = b.D0, *D1 = b.D1, *D2 = b.D2;
     const double *L0 = b.L[0], *L1 = b.L[1], *L2 = b.L[2], *H0 = b.H[0], *H1 = b.H[1], *H2 = b.H[2];
@@ -269,29 +270,21 @@ BROADPHASE_SIMD_INLINE void small_multi(const SmallIn& in, const SmallRow& b, Si
 }
 
 template <bool Diag, bool Varying, bool Single, class Sink>
-BROADPHASE_SIMD_INLINE void small_rows(const SmallIn& in, const SmallRow& b, Sink& sink) {
+[[gnu::always_inline]] inline void small_rows(const SmallIn& in, const SmallRow& b, Sink& sink) {
     if (Single) small_single<Diag, Varying>(in, b, sink);
     else small_multi<Diag, Varying>(in, b, sink);
 }
 
-// The rows compiled for each instruction set (the target strings of
-// src/simd/simd_dispatch.hpp's copies); no fused multiply-add in any
-// (ASE's rounding).
+/// small_rows as a function object, always inlined: the SIMD copies'
+/// run() (src/simd/<set>/kernels.hpp) inline it, and with it the rows,
+/// into code compiled for their set.
 template <bool Diag, bool Varying, bool Single, class Sink>
-void small_rows_base(const SmallIn& in, const SmallRow& b, Sink& sink) {
-    small_rows<Diag, Varying, Single>(in, b, sink);
-}
-#if defined(BROADPHASE_SIMD_RUNTIME)
-template <bool Diag, bool Varying, bool Single, class Sink>
-__attribute__((target("avx2,bmi,popcnt"))) void small_rows_avx2(const SmallIn& in, const SmallRow& b, Sink& sink) {
-    small_rows<Diag, Varying, Single>(in, b, sink);
-}
-template <bool Diag, bool Varying, bool Single, class Sink>
-__attribute__((target("avx2,bmi,popcnt,avx512f,avx512vl,avx512bw,avx512dq"))) void small_rows_avx512(
-    const SmallIn& in, const SmallRow& b, Sink& sink) {
-    small_rows<Diag, Varying, Single>(in, b, sink);
-}
-#endif
+struct SmallRows {
+    const SmallIn& in;
+    const SmallRow& b;
+    Sink& sink;
+    [[gnu::always_inline]] void operator()() const { small_rows<Diag, Varying, Single>(in, b, sink); }
+};
 
 /// The rows of one system on the copy for simd_level() (AVX-512, AVX2, or
 /// the build's baseline for SSE2 and scalar), the flags (diagonal cell,
@@ -299,14 +292,9 @@ __attribute__((target("avx2,bmi,popcnt,avx512f,avx512vl,avx512bw,avx512dq"))) vo
 template <class Sink, bool... B>
 void small_pick(const SmallIn& in, const SmallRow& b, Sink& sink, const bool (&flags)[3]) {
     if constexpr (sizeof...(B) == 3) {
-#if defined(BROADPHASE_SIMD_RUNTIME)
-        switch (simd_level()) {
-            case SimdLevel::avx512: small_rows_avx512<B...>(in, b, sink); return;
-            case SimdLevel::avx2: small_rows_avx2<B...>(in, b, sink); return;
-            default: break;
-        }
-#endif
-        small_rows_base<B...>(in, b, sink);
+        // SSE2 and scalar run one copy, the baseline's (the loops are plain C++).
+        const SimdLevel level = simd_level() >= SimdLevel::avx2 ? simd_level() : SimdLevel::scalar;
+        on_level(level, [&](auto isa) { run(isa, SmallRows<B..., Sink>{in, b, sink}); });
     } else {
         if (flags[sizeof...(B)]) small_pick<Sink, B..., true>(in, b, sink, flags);
         else small_pick<Sink, B..., false>(in, b, sink, flags);

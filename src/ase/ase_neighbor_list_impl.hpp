@@ -39,7 +39,7 @@
 #include <broadphase/periodic.hpp>
 #include <broadphase/simd.hpp>
 #include <broadphase/spheres.hpp>
-#include "simd/simd_dispatch.hpp"  // before the pragmas below: the box kernels keep the caller's options
+#include "simd/dispatch.hpp"  // before the pragmas below: the box kernels keep the caller's options
 
 #if defined(BROADPHASE_ASE_COMPILED)
 #define BROADPHASE_ASE_API

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include <broadphase/ase_neighbor_list.hpp>
-#include "simd/simd_dispatch.hpp"  // BROADPHASE_SIMD_INLINE, count_trailing_zeros
+#include "simd/dispatch.hpp"  // count_trailing_zeros
 
 namespace broadphase {
 namespace detail {
@@ -150,7 +150,7 @@ inline double ase_length(const double* D) { return std::sqrt((D[0] * D[0] + D[1]
 
 /// ASE's rule for one entry: d < cut, with d = sqrt(d2) as numpy rounds
 /// it; the square root only when d2 is within 1e-12 of cut^2.
-BROADPHASE_SIMD_INLINE bool within(double d2, double cut) {
+[[gnu::always_inline]] inline bool within(double d2, double cut) {
     const double c2 = cut * cut;
     if (d2 < c2 * (1 - 1e-12)) return true;
     if (d2 > c2 * (1 + 1e-12)) return false;

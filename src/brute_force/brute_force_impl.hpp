@@ -10,7 +10,7 @@
 #include <broadphase/boxes.hpp>
 #include "core/algorithm_base.hpp"
 #include "core/algorithm_front_impl.hpp"
-#include "simd/simd_dispatch.hpp"
+#include "simd/dispatch.hpp"
 
 namespace broadphase {
 namespace detail {

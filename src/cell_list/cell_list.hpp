@@ -42,9 +42,7 @@
 // run), order included.
 //
 // This file holds the class: its members' contracts, the small ones'
-// bodies, the per-instruction-set entry points of the traversal (defined
-// where declared, so that their target and flatten attributes sit on their
-// one declaration), and its state. The bodies of the rest are in two
+// bodies, and its state. The bodies of the rest are in two
 // siblings, included at the end (each of them includes this file, so either
 // may be included alone): cell_list_build.hpp (wrap, bin and sort) and
 // cell_list_traversal.hpp (the stencil and the traversals).
@@ -67,18 +65,12 @@
 #include <broadphase/detail/parallel.hpp>
 #include <broadphase/detail/prefetch.hpp>
 #include "core/radix_sort.hpp"
+#include "simd/dispatch.hpp"
+#include "simd/sse2/cell_kernels.hpp"
+#include "simd/avx2/cell_kernels.hpp"
+#include "simd/avx512/cell_kernels.hpp"
 #include "spheres/sphere_rule.hpp"
 
-// The scans are inlined into the traversal, which is compiled once per
-// instruction set (its AVX2 copy under a target attribute; `flatten` inlines
-// the whole call tree into each copy), so that a particle's constants stay
-// in registers across its runs: a call per run cost a fifth of the time on
-// sparse spheres.
-#if defined(__GNUC__)
-#define BROADPHASE_CELL_FLATTEN __attribute__((flatten))
-#else
-#define BROADPHASE_CELL_FLATTEN
-#endif
 
 namespace broadphase {
 namespace detail {
@@ -303,17 +295,17 @@ private:
     /// particles of a bin against each run at once.
     template <bool One>
     void cluster_args(ClusterArgs& a, std::size_t g, int n) const;
-    template <int L, bool One>
+    template <class Isa, bool One>
     void cluster_scan(ClusterArgs& a, int n, std::size_t e, bool half, const std::vector<Run>& runs,
                       std::uint32_t** rows, std::uint32_t** codes) const;
-    template <int L, bool One, class F>
+    template <class Isa, bool One, class F>
     void for_each_cluster(std::size_t t, Scratch& sc, bool half, F&& f);
-    template <int L, bool One>
+    template <class Isa, bool One>
     void cluster_rows(std::size_t t, Scratch& sc, bool half, bool images, std::uint64_t budget);
-    template <int L, bool One>
+    template <class Isa, bool One>
     void cluster_pairs(std::size_t t, Scratch& sc, PairDest& dest, std::uint64_t budget);
 
-    template <int L, bool One>
+    template <class Isa, bool One>
     void task_pairs(std::size_t t, Scratch& sc, PairDest& dest, std::uint64_t budget);
 
     std::size_t traverse_pairs(PairOutput& res, std::uint64_t max_pairs, bool& exceeded);
@@ -324,44 +316,8 @@ public:
     const std::vector<std::size_t>& cuts() const { return cut_; }
 
 private:
-    template <int L, bool One>
+    template <class Isa, bool One>
     void task_rows(std::size_t t, Scratch& sc, bool half, bool images, std::uint64_t budget);
-
-    /// The traversals' copies per instruction set.
-    template <int L>
-    BROADPHASE_CELL_FLATTEN void pairs_at(std::size_t t, Scratch& sc, PairDest& dest, std::uint64_t budget) {
-        if (one_) task_pairs<L, true>(t, sc, dest, budget);
-        else task_pairs<L, false>(t, sc, dest, budget);
-    }
-    template <int L>
-    BROADPHASE_CELL_FLATTEN void rows_at(std::size_t t, Scratch& sc, bool half, bool images, std::uint64_t budget) {
-        if (one_) task_rows<L, true>(t, sc, half, images, budget);
-        else task_rows<L, false>(t, sc, half, images, budget);
-    }
-#if defined(BROADPHASE_SIMD_HAS_AVX512)
-    BROADPHASE_CELL_AVX512 BROADPHASE_CELL_FLATTEN void pairs_avx512(std::size_t t, Scratch& sc, PairDest& dest,
-                                                                      std::uint64_t budget) {
-        if (one_) task_pairs<3, true>(t, sc, dest, budget);
-        else task_pairs<3, false>(t, sc, dest, budget);
-    }
-    BROADPHASE_CELL_AVX512 BROADPHASE_CELL_FLATTEN void rows_avx512(std::size_t t, Scratch& sc, bool half, bool images,
-                                                                     std::uint64_t budget) {
-        if (one_) task_rows<3, true>(t, sc, half, images, budget);
-        else task_rows<3, false>(t, sc, half, images, budget);
-    }
-#endif
-#if defined(BROADPHASE_SIMD_HAS_AVX2)
-    BROADPHASE_CELL_AVX2 BROADPHASE_CELL_FLATTEN void pairs_avx2(std::size_t t, Scratch& sc, PairDest& dest,
-                                                                  std::uint64_t budget) {
-        if (one_) task_pairs<2, true>(t, sc, dest, budget);
-        else task_pairs<2, false>(t, sc, dest, budget);
-    }
-    BROADPHASE_CELL_AVX2 BROADPHASE_CELL_FLATTEN void rows_avx2(std::size_t t, Scratch& sc, bool half, bool images,
-                                                                 std::uint64_t budget) {
-        if (one_) task_rows<2, true>(t, sc, half, images, budget);
-        else task_rows<2, false>(t, sc, half, images, budget);
-    }
-#endif
 
     static constexpr std::uint32_t not_sorted = ~std::uint32_t(0);
 

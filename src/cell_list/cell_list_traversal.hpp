@@ -153,10 +153,10 @@ inline void CellList::PairDest::grow(std::size_t need) {
     cap = c;
 }
 
-template <int L, bool One>
+template <class Isa, bool One>
 inline void CellList::task_pairs(std::size_t t, Scratch& sc, PairDest& dest, std::uint64_t budget) {
-    if constexpr (L >= 2) {
-        if (clusters) return cluster_pairs<L, One>(t, sc, dest, budget);
+    if constexpr (Isa::level >= SimdLevel::avx2) {
+        if (clusters) return cluster_pairs<Isa, One>(t, sc, dest, budget);
     }
     dest.size = 0;
     for (std::size_t s = cut_[t]; s < cut_[t + 1];) {
@@ -172,10 +172,10 @@ inline void CellList::task_pairs(std::size_t t, Scratch& sc, PairDest& dest, std
             std::uint32_t* w = sc.cols.data();
             a.shifted = false;
             a.sh[0] = a.sh[1] = a.sh[2] = 0;
-            w += cell_scan::run<L, One>(a, i + 1, e, w);
+            w += cell_scan::run<Isa, One>(a, i + 1, e, w);
             for (const Run& run : sc.runs) {
                 set_run(a, run);
-                w += cell_scan::run<L, One>(a, run.b, run.e, w);
+                w += cell_scan::run<Isa, One>(a, run.b, run.e, w);
             }
             const std::size_t got = static_cast<std::size_t>(w - sc.cols.data());
             Pair* p = dest.room(got);
@@ -190,10 +190,10 @@ inline void CellList::task_pairs(std::size_t t, Scratch& sc, PairDest& dest, std
     }
 }
 
-template <int L, bool One>
+template <class Isa, bool One>
 inline void CellList::task_rows(std::size_t t, Scratch& sc, bool half, bool images, std::uint64_t budget) {
-    if constexpr (L >= 2) {
-        if (clusters) return cluster_rows<L, One>(t, sc, half, images, budget);
+    if constexpr (Isa::level >= SimdLevel::avx2) {
+        if (clusters) return cluster_rows<Isa, One>(t, sc, half, images, budget);
     }
     Out& o = outs_[t];
     o.size = 0;
@@ -217,13 +217,13 @@ inline void CellList::task_rows(std::size_t t, Scratch& sc, bool half, bool imag
             std::uint32_t* w = first;
             if (half) {
                 a.shifted = false;
-                w += cell_scan::run<L, One>(a, i + 1, e, w);
+                w += cell_scan::run<Isa, One>(a, i + 1, e, w);
                 if (images) std::fill(o.codes.data() + o.size, o.codes.data() + o.size + (w - first), own_code);
             }
             for (const Run& run : sc.runs) {
                 set_run(a, run);
                 if (!half) a.skip = run.shifted ? ~std::size_t(0) : i;  // not i itself through image 0
-                const std::size_t got = cell_scan::run<L, One>(a, run.b, run.e, w);
+                const std::size_t got = cell_scan::run<Isa, One>(a, run.b, run.e, w);
                 if (images) {
                     std::uint32_t* c = o.codes.data() + (w - o.cols.data());
                     std::fill(c, c + got, run.code);
@@ -266,12 +266,12 @@ inline void CellList::cluster_args(ClusterArgs& a, std::size_t g, int n) const {
 /// own bin, then the runs in order, candidates in sorted order), so the
 /// rows are the scans' rows. rows[q] has room for `room` entries; codes
 /// (null without images) gets each entry's packed image.
-template <int L, bool One>
+template <class Isa, bool One>
 inline void CellList::cluster_scan(ClusterArgs& a, int n, std::size_t e, bool half, const std::vector<Run>& runs,
                                    std::uint32_t** rows, std::uint32_t** codes) const {
     std::uint32_t* w[4] = {rows[0], rows[1], rows[2], rows[3]};
     if (half) {
-        cell_cluster::run<L, One, cell_cluster::after>(a, n, false, a.pos[0] + 1, e, w);
+        cell_cluster::run<Isa, One, cell_cluster::after>(a, n, false, a.pos[0] + 1, e, w);
         if (codes) {
             const std::uint32_t own = pack_image(zero_image);
             for (int q = 0; q < n; ++q) std::fill(codes[q], codes[q] + (w[q] - rows[q]), own);
@@ -280,8 +280,8 @@ inline void CellList::cluster_scan(ClusterArgs& a, int n, std::size_t e, bool ha
     for (const Run& run : runs) {
         std::uint32_t* before[4] = {w[0], w[1], w[2], w[3]};
         a.sh[0] = run.sh[0], a.sh[1] = run.sh[1], a.sh[2] = run.sh[2];
-        if (!half && !run.shifted) cell_cluster::run<L, One, cell_cluster::not_self>(a, n, false, run.b, run.e, w);
-        else cell_cluster::run<L, One, cell_cluster::all>(a, n, run.shifted, run.b, run.e, w);
+        if (!half && !run.shifted) cell_cluster::run<Isa, One, cell_cluster::not_self>(a, n, false, run.b, run.e, w);
+        else cell_cluster::run<Isa, One, cell_cluster::all>(a, n, run.shifted, run.b, run.e, w);
         if (codes)
             for (int q = 0; q < n; ++q)
                 std::fill(codes[q] + (before[q] - rows[q]), codes[q] + (w[q] - rows[q]), run.code);
@@ -296,7 +296,7 @@ inline void CellList::cluster_scan(ClusterArgs& a, int n, std::size_t e, bool ha
 /// stop. (Clusters across the bins of an x row on sparse input, each
 /// particle masked to its own stencil row, were tried: more lanes masked
 /// than calls saved; measured: docs/measured-in-code.md#cell-list-and-neighbour-lists.)
-template <int L, bool One, class F>
+template <class Isa, bool One, class F>
 inline void CellList::for_each_cluster(std::size_t t, Scratch& sc, bool half, F&& f) {
     const std::size_t end = cut_[t + 1];
     ClusterArgs a;
@@ -310,7 +310,7 @@ inline void CellList::for_each_cluster(std::size_t t, Scratch& sc, bool half, F&
             const int n = static_cast<int>(std::min<std::size_t>(4, e - g));
             cluster_args<One>(a, g, n);
             if (!f(g, n, room, [&](std::uint32_t** rows, std::uint32_t** codes) {
-                    cluster_scan<L, One>(a, n, e, half, sc.runs, rows, codes);
+                    cluster_scan<Isa, One>(a, n, e, half, sc.runs, rows, codes);
                 }))
                 return;
         }
@@ -324,11 +324,11 @@ inline void copy_row(std::uint32_t* to, const std::uint32_t* from, std::size_t n
     for (std::size_t k = 0; k < n; k += 8) std::memcpy(to + k, from + k, 8 * sizeof(std::uint32_t));
 }
 
-template <int L, bool One>
+template <class Isa, bool One>
 inline void CellList::cluster_rows(std::size_t t, Scratch& sc, bool half, bool images, std::uint64_t budget) {
     Out& o = outs_[t];
     o.size = 0;
-    for_each_cluster<L, One>(t, sc, half, [&](std::size_t g, int n, std::size_t room, auto&& scan) {
+    for_each_cluster<Isa, One>(t, sc, half, [&](std::size_t g, int n, std::size_t room, auto&& scan) {
         if (sc.cols.size() < 3 * room) sc.cols.resize(3 * room);
         if (images && sc.codes.size() < 3 * room) sc.codes.resize(3 * room);
         // The first particle's row straight into the task's output, the
@@ -368,10 +368,10 @@ inline void CellList::cluster_rows(std::size_t t, Scratch& sc, bool half, bool i
     });
 }
 
-template <int L, bool One>
+template <class Isa, bool One>
 inline void CellList::cluster_pairs(std::size_t t, Scratch& sc, PairDest& dest, std::uint64_t budget) {
     dest.size = 0;
-    for_each_cluster<L, One>(t, sc, true, [&](std::size_t g, int n, std::size_t room, auto&& scan) {
+    for_each_cluster<Isa, One>(t, sc, true, [&](std::size_t g, int n, std::size_t room, auto&& scan) {
         if (sc.cols.size() < 4 * room) sc.cols.resize(4 * room);
         std::uint32_t* rows[4];
         for (int q = 0; q < 4; ++q) rows[q] = sc.cols.data() + q * room;
@@ -414,18 +414,17 @@ inline std::size_t CellList::traverse_pairs(PairOutput& res, std::uint64_t max_p
         }
     }
     run_tasks(threads_, tasks_, [&](std::size_t t, unsigned th) {
-        const SimdLevel level = simd_level();
-#if defined(BROADPHASE_SIMD_HAS_AVX512)
-        if (level >= SimdLevel::avx512) return pairs_avx512(t, scratch_[th], dests_[t], max_pairs);
-#endif
-#if defined(BROADPHASE_SIMD_HAS_AVX2)
-        if (level >= SimdLevel::avx2) return pairs_avx2(t, scratch_[th], dests_[t], max_pairs);
-#endif
-#if defined(BROADPHASE_SIMD_HAS_SSE2)
-        if (level >= SimdLevel::sse2) return pairs_at<1>(t, scratch_[th], dests_[t], max_pairs);
-#endif
-        (void)level;
-        pairs_at<0>(t, scratch_[th], dests_[t], max_pairs);
+        // The traversal compiled for the level's set and flattened (every
+        // call beneath it inlined), so that a particle's constants stay in
+        // registers across its runs: a call per run cost a fifth of the
+        // time on sparse spheres.
+        on_level(simd_level(), [&](auto isa) {
+            using Isa = decltype(isa);
+            run_flat(isa, [&] {
+                if (one_) task_pairs<Isa, true>(t, scratch_[th], dests_[t], max_pairs);
+                else task_pairs<Isa, false>(t, scratch_[th], dests_[t], max_pairs);
+            });
+        });
     });
     at_.resize(tasks_ + 1);
     at_[0] = 0;
@@ -454,18 +453,13 @@ inline void CellList::rows(bool half, bool images, std::uint64_t max_entries, bo
     make_tasks();
     count_.resize(sum_.gridded);
     run_tasks(threads_, tasks_, [&](std::size_t t, unsigned th) {
-        const SimdLevel level = simd_level();
-#if defined(BROADPHASE_SIMD_HAS_AVX512)
-        if (level >= SimdLevel::avx512) return rows_avx512(t, scratch_[th], half, images, max_entries);
-#endif
-#if defined(BROADPHASE_SIMD_HAS_AVX2)
-        if (level >= SimdLevel::avx2) return rows_avx2(t, scratch_[th], half, images, max_entries);
-#endif
-#if defined(BROADPHASE_SIMD_HAS_SSE2)
-        if (level >= SimdLevel::sse2) return rows_at<1>(t, scratch_[th], half, images, max_entries);
-#endif
-        (void)level;
-        rows_at<0>(t, scratch_[th], half, images, max_entries);
+        on_level(simd_level(), [&](auto isa) {  // as traverse_pairs
+            using Isa = decltype(isa);
+            run_flat(isa, [&] {
+                if (one_) task_rows<Isa, true>(t, scratch_[th], half, images, max_entries);
+                else task_rows<Isa, false>(t, scratch_[th], half, images, max_entries);
+            });
+        });
     });
     std::uint64_t total = 0;
     for (std::size_t t = 0; t < tasks_; ++t) total += outs_[t].size;

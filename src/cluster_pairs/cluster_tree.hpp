@@ -10,7 +10,7 @@
 //
 // Pairs within one set: a list of pairs of groups whose bounding boxes
 // overlap, level by level from the root down. At level l each listed pair
-// of groups goes through the M x M kernel (cluster_pair_hits, src/simd/simd_dispatch.hpp)
+// of groups goes through the M x M kernel (cluster_pair_hits, src/simd/dispatch.hpp)
 // and every overlapping pair of entries it finds is a pair of groups of
 // level l - 1 for the next list (a group with itself too: an entry always
 // meets itself). At level 0 the kernel's hits are the pairs of boxes. Every
@@ -37,7 +37,7 @@
 #include <broadphase/detail/buffers.hpp>
 #include <broadphase/detail/parallel.hpp>
 #include "core/radix_sort.hpp"
-#include "simd/simd_dispatch.hpp"
+#include "simd/dispatch.hpp"
 #include "core/stats.hpp"
 
 namespace broadphase {

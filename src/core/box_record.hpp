@@ -8,7 +8,7 @@
 
 #include <broadphase/boxes.hpp>
 #include <broadphase/detail/box_rules.hpp>
-#include "simd/simd_dispatch.hpp"
+#include "simd/dispatch.hpp"
 
 namespace broadphase {
 namespace detail {
@@ -69,17 +69,9 @@ struct RecordProbe {
     }
 };
 
-#if !defined(BROADPHASE_NO_SIMD)
-template <>
-struct RecordProbe<float> {
-    __m128 lo, hi;
-    explicit RecordProbe(const BoxRecord<float>& rec) : lo(_mm_load_ps(rec.lo)), hi(_mm_load_ps(rec.hi)) {}
-    bool overlaps(const BoxRecord<float>& b) const {
-        const __m128 m = _mm_and_ps(_mm_cmple_ps(_mm_load_ps(b.lo), hi), _mm_cmple_ps(lo, _mm_load_ps(b.hi)));
-        return (_mm_movemask_ps(m) & 7) == 7;
-    }
-};
-#endif
 
 }  // namespace detail
 }  // namespace broadphase
+
+// RecordProbe<float>: two SSE compares (src/simd/sse2/record_probe.hpp).
+#include "simd/sse2/record_probe.hpp"

@@ -11,7 +11,7 @@
 
 #include <broadphase/detail/buffers.hpp>
 #include "core/radix_sort.hpp"
-#include "simd/simd_dispatch.hpp"
+#include "simd/dispatch.hpp"
 
 namespace broadphase {
 namespace detail {

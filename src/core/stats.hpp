@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "simd/simd_dispatch.hpp"
+#include "simd/dispatch.hpp"
 
 namespace broadphase {
 namespace detail {

@@ -12,12 +12,12 @@
 #include <broadphase/boxes.hpp>
 #include <broadphase/pairs.hpp>
 #include <broadphase/detail/parallel.hpp>
-#include "simd/simd_dispatch.hpp"
+#include "simd/dispatch.hpp"
 
 namespace broadphase {
 namespace detail {
 
-// all_valid(): src/simd/simd_dispatch.hpp, a kernel picked at run time like the others.
+// all_valid(): src/simd/dispatch.hpp, a kernel picked at run time like the others.
 
 template <class T, int D>
 class WorkingSet {

@@ -60,7 +60,7 @@
 #include <broadphase/detail/box_rules.hpp>
 #include <broadphase/detail/parallel.hpp>
 #include "core/radix_sort.hpp"
-#include "simd/simd_dispatch.hpp"
+#include "simd/dispatch.hpp"
 
 namespace broadphase {
 namespace detail {

@@ -22,7 +22,7 @@
 #include <broadphase/pairs.hpp>
 #include <broadphase/detail/buffers.hpp>
 #include <broadphase/detail/parallel.hpp>
-#include "simd/simd_dispatch.hpp"
+#include "simd/dispatch.hpp"
 
 namespace broadphase {
 namespace detail {

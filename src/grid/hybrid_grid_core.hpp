@@ -42,7 +42,7 @@
 #include <broadphase/detail/large_pages.hpp>
 #include <broadphase/detail/parallel.hpp>
 #include "core/radix_sort.hpp"
-#include "simd/simd_dispatch.hpp"
+#include "simd/dispatch.hpp"
 #include "core/stats.hpp"
 
 namespace broadphase {

@@ -35,7 +35,7 @@
 #include "core/large_box_sweep.hpp"
 #include <broadphase/detail/parallel.hpp>
 #include "core/radix_sort.hpp"
-#include "simd/simd_dispatch.hpp"
+#include "simd/dispatch.hpp"
 #include "core/stats.hpp"
 
 namespace broadphase {

@@ -1,8 +1,8 @@
-// The cluster-pair kernel (src/simd/cluster_kernel_types.ipp says what it reports),
-// one copy per instruction set: included by simd_kernels.ipp inside each
-// copy's namespace, where Batch, Mask, load, splat, le, operator&, bits,
-// width, append_pairs and BROADPHASE_SIMD_TARGET are that set's. No include
-// guard, as there.
+// The cluster-pair kernel (src/simd/cluster_types.hpp says what it reports),
+// one copy per instruction set: included by kernels.ipp inside each copy's
+// namespace and target region, where Isa, Batch, Mask, load, splat, le,
+// operator&, bits, width and append_pairs are that set's. No include guard,
+// as there.
 //
 // A group is M consecutive entries of one level of a cluster tree (boxes, or
 // bounding boxes of the level below); for a pair of groups every entry of
@@ -17,9 +17,9 @@
 
 /// See detail::cluster_pair_hits.
 template <int M, int D, class Flush>
-BROADPHASE_SIMD_TARGET inline void cluster_pair_hits(const ClusterSide<float, D>& side_a,
-                                                     const ClusterSide<float, D>& side_b, const Pair* pairs,
-                                                     std::size_t count, int mode, Flush& flush) {
+inline void cluster_pair_hits(Isa, std::integral_constant<int, M>, const ClusterSide<float, D>& side_a,
+                              const ClusterSide<float, D>& side_b, const Pair* pairs, std::size_t count, int mode,
+                              Flush& flush) {
     static_assert(M >= 1 && M <= 16, "a group's lanes fit one append_pairs");
     constexpr int Q = (M + width - 1) / width;  // batches a group
     // Locals, so that the pointers stay in registers across flush calls.

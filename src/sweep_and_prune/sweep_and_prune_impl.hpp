@@ -12,7 +12,7 @@
 #include "core/algorithm_base.hpp"
 #include "core/algorithm_front_impl.hpp"
 #include "core/radix_sort.hpp"
-#include "simd/simd_dispatch.hpp"
+#include "simd/dispatch.hpp"
 #include "core/stats.hpp"
 
 namespace broadphase {

@@ -1030,7 +1030,7 @@ TEST(NeighborList, SimdLevelsAgainstTheOracle) {
 
 // ---- the cluster kernels --------------------------------------------------------
 
-// AVX2 and AVX-512 run the cluster kernels (src/cell_list/cell_cluster.hpp: up to
+// AVX2 and AVX-512 run the cluster kernels (src/simd/<set>/cell_kernels.hpp: up to
 // four particles of a bin against each run at once); SSE2 and the portable
 // loop run the per-particle scans. The
 // lists must be the same, order included, and the oracle's: each scene

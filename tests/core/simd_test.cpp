@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "simd/simd_dispatch.hpp"  // the kernels, tested directly
+#include "simd/dispatch.hpp"  // the kernels, tested directly
 #include <broadphase/simd.hpp>
 
 #include "differential.hpp"
@@ -131,31 +131,11 @@ Boxes sorted_by(const Boxes& b, int axis) {
 
 constexpr std::size_t kKernelN = 45;  // every begin/end alignment for 16 lanes, and tails
 
-// Calls `kernel(args)` in the namespace of `level` directly: the entry
-// points send short runs to the SSE2 copy at every level, so the wide
-// copies' short-run paths are tested this way.
-#if defined(BROADPHASE_SIMD_HAS_AVX512)
-#define BPTEST_CASE_AVX512(...) case SimdLevel::avx512: bd::simd_avx512::__VA_ARGS__; break;
-#else
-#define BPTEST_CASE_AVX512(...)
-#endif
-#if defined(BROADPHASE_SIMD_HAS_AVX2)
-#define BPTEST_CASE_AVX2(...) case SimdLevel::avx2: bd::simd_avx2::__VA_ARGS__; break;
-#else
-#define BPTEST_CASE_AVX2(...)
-#endif
-#if defined(BROADPHASE_SIMD_HAS_SSE2)
-#define BPTEST_CASE_SSE2(...) case SimdLevel::sse2: bd::simd_sse2::__VA_ARGS__; break;
-#else
-#define BPTEST_CASE_SSE2(...)
-#endif
-#define BPTEST_COPY(level, ...)                               \
-    switch (level) {                                          \
-        BPTEST_CASE_AVX512(__VA_ARGS__)                       \
-        BPTEST_CASE_AVX2(__VA_ARGS__)                         \
-        BPTEST_CASE_SSE2(__VA_ARGS__)                         \
-        default: bd::simd_scalar::__VA_ARGS__; break;         \
-    }
+// Calls `kernel(tag, args)` on the copy of `level` directly (the tag of
+// detail::on_level: the widest copy compiled at or below `level`, found by
+// argument-dependent lookup): the entry points send short runs to the SSE2
+// copy at every level, so the wide copies' short-run paths are tested this way.
+#define BPTEST_COPY(level, kernel, ...) bd::on_level(level, [&](auto isa) { return kernel(isa, __VA_ARGS__); })
 
 class Kernels : public AtLevel {};
 
@@ -172,8 +152,8 @@ TEST_P(Kernels, ScanEveryRange) {
                 bd::scan_overlaps_padded(s.view, begin, end, q, [&](std::size_t j) { got_padded.push_back(j); });
                 auto to_copy = [&](std::size_t j) { copy.push_back(j); };
                 auto to_copy_padded = [&](std::size_t j) { copy_padded.push_back(j); };
-                BPTEST_COPY(GetParam(), scan_overlaps(s.view, begin, end, q, to_copy))
-                BPTEST_COPY(GetParam(), scan_overlaps_padded(s.view, begin, end, q, to_copy_padded))
+                BPTEST_COPY(GetParam(), scan_overlaps, s.view, begin, end, q, to_copy);
+                BPTEST_COPY(GetParam(), scan_overlaps_padded, s.view, begin, end, q, to_copy_padded);
                 ASSERT_EQ(got, want) << "scan_overlaps [" << begin << ", " << end << ")";
                 ASSERT_EQ(got_padded, want) << "scan_overlaps_padded [" << begin << ", " << end << ")";
                 ASSERT_EQ(copy, want) << "this level's scan_overlaps [" << begin << ", " << end << ")";
@@ -197,7 +177,7 @@ TEST_P(Kernels, ScanRunsInOrder) {
         const int runs = static_cast<int>(b0.size());
         bd::scan_runs_padded(s.view, b0.data(), b1.data(), runs, q, [&](std::size_t j) { got.push_back(j); });
         auto to_copy = [&](std::size_t j) { copy.push_back(j); };
-        BPTEST_COPY(GetParam(), scan_runs_padded(s.view, b0.data(), b1.data(), runs, q, to_copy))
+        BPTEST_COPY(GetParam(), scan_runs_padded, s.view, b0.data(), b1.data(), runs, q, to_copy);
         ASSERT_EQ(got, want);
         ASSERT_EQ(copy, want) << "this level's scan_runs_padded";
     };
@@ -251,25 +231,8 @@ TEST_P(Kernels, ScanShortRunsInOrderOrDecline) {
             const bool done =
                 bd::scan_short_runs_padded(s.view, b0, b1, runs, q, [&](std::size_t j) { got.push_back(j); });
             auto to_copy = [&](std::size_t j) { copy.push_back(j); };
-            bool copy_done = false;
-            switch (GetParam()) {
-#if defined(BROADPHASE_SIMD_HAS_AVX512)
-                case SimdLevel::avx512:
-                    copy_done = bd::simd_avx512::scan_short_runs_padded(s.view, b0, b1, runs, q, to_copy);
-                    break;
-#endif
-#if defined(BROADPHASE_SIMD_HAS_AVX2)
-                case SimdLevel::avx2:
-                    copy_done = bd::simd_avx2::scan_short_runs_padded(s.view, b0, b1, runs, q, to_copy);
-                    break;
-#endif
-#if defined(BROADPHASE_SIMD_HAS_SSE2)
-                case SimdLevel::sse2:
-                    copy_done = bd::simd_sse2::scan_short_runs_padded(s.view, b0, b1, runs, q, to_copy);
-                    break;
-#endif
-                default: copy_done = bd::simd_scalar::scan_short_runs_padded(s.view, b0, b1, runs, q, to_copy); break;
-            }
+            const bool copy_done =
+                BPTEST_COPY(GetParam(), scan_short_runs_padded, s.view, b0, b1, runs, q, to_copy);
             if (done) ++taken;
             ASSERT_EQ(got, done ? want : std::vector<std::size_t>{});
             ASSERT_EQ(copy, copy_done ? want : std::vector<std::size_t>{}) << "this level's scan_short_runs_padded";
@@ -292,7 +255,7 @@ TEST_P(Kernels, SweepEveryRange) {
                         if (overlap(b[j], q)) want.push_back(j);
                     bd::sweep_overlaps(s.view, begin, end, axis, q, [&](std::size_t j) { got.push_back(j); });
                     auto to_copy = [&](std::size_t j) { copy.push_back(j); };
-                    BPTEST_COPY(GetParam(), sweep_overlaps(s.view, begin, end, axis, q, to_copy))
+                    BPTEST_COPY(GetParam(), sweep_overlaps, s.view, begin, end, axis, q, to_copy);
                     ASSERT_EQ(got, want) << "sweep_overlaps axis " << axis << " [" << begin << ", " << end << ")";
                     ASSERT_EQ(copy, want) << "this level's sweep_overlaps axis " << axis << " [" << begin << ", "
                                           << end << ")";
@@ -320,7 +283,7 @@ TEST_P(Kernels, SweepPairsEveryLengthAndStart) {
                 auto to_copy = [&](std::size_t i, std::size_t j) {
                     copy.push_back({static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(j)});
                 };
-                BPTEST_COPY(GetParam(), sweep_pairs(s.view, axis, std::min(first_end, n), to_copy))
+                BPTEST_COPY(GetParam(), sweep_pairs, s.view, axis, std::min(first_end, n), to_copy);
                 ASSERT_TRUE(same_pair_set(got, want))
                     << "sweep_pairs n=" << n << " axis=" << axis << " first_end=" << first_end;
                 ASSERT_TRUE(same_pair_set(copy, want))
@@ -346,7 +309,7 @@ TEST_P(Kernels, ScaleClampTruncBitExact) {
                 const std::size_t n = x.size() - begin;
                 std::vector<std::int32_t> got(n, -7), copy(n, -7);
                 bd::scale_clamp_trunc(x.data() + begin, n, origin, scale, lim, got.data());
-                BPTEST_COPY(GetParam(), scale_clamp_trunc(x.data() + begin, n, origin, scale, lim, copy.data()))
+                BPTEST_COPY(GetParam(), scale_clamp_trunc, x.data() + begin, n, origin, scale, lim, copy.data());
                 for (std::size_t i = 0; i < n; ++i) {
                     const std::int32_t want = bd::scale_clamp_trunc(x[begin + i], origin, scale, lim);
                     ASSERT_EQ(got[i], want) << "x=" << x[begin + i] << " origin=" << origin << " scale=" << scale;
@@ -373,7 +336,7 @@ TEST_P(Kernels, AllValidFindsEachInvalidBox) {
                 b.set(bad, x);
                 const Soa s(b);
                 bool copy = true;
-                BPTEST_COPY(GetParam(), all_valid(s.view, 0, n) ? void() : void(copy = false))
+                if (!BPTEST_COPY(GetParam(), all_valid, s.view, 0, n)) copy = false;
                 ASSERT_FALSE(copy) << "this level's all_valid, n=" << n << " bad=" << bad;
                 ASSERT_FALSE(bd::all_valid(s.view, 0, n)) << "n=" << n << " bad=" << bad << " variant=" << variant;
                 ASSERT_TRUE(bd::all_valid(s.view, bad + 1, n)) << "after the bad box";
@@ -459,7 +422,8 @@ void check_cluster_pair_hits(SimdLevel level, std::size_t na, std::size_t nb, st
                 copy.insert(copy.end(), p, p + k);
             };
             bd::cluster_pair_hits<M>(sa, sb, groups.data(), groups.size(), mode, to_got);
-            BPTEST_COPY(level, cluster_pair_hits<M>(sa, sb, groups.data(), groups.size(), mode, to_copy))
+            BPTEST_COPY(level, cluster_pair_hits, std::integral_constant<int, M>{}, sa, sb, groups.data(), groups.size(),
+                        mode, to_copy);
             const std::string what = "M=" + std::to_string(M) + " na=" + std::to_string(na) + " nb=" +
                                      std::to_string(nb) + " mode=" + std::to_string(mode) +
                                      (with_ids ? " ids" : " positions");
@@ -619,7 +583,7 @@ TEST(SimdApi, BestLevelAndClamping) {
     std::printf("best SIMD level here: %s (the build's floor: %s)\n", level_name(best).c_str(),
                 level_name(bd::simd_select::compiled_level()).c_str());
     EXPECT_GE(best, bd::simd_select::compiled_level());
-#if defined(BROADPHASE_NO_SIMD)
+#if !defined(BROADPHASE_SIMD_X86)
     EXPECT_EQ(best, SimdLevel::scalar);
 #elif defined(__x86_64__) || defined(_M_X64)
     EXPECT_GE(best, SimdLevel::sse2);  // part of x86-64

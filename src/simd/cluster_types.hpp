@@ -1,8 +1,8 @@
 // The cluster-pair kernel's types, its output and its portable scalar loops
 // (Algorithm::cluster_pairs, src/cluster_pairs/cluster_tree.hpp). Included by
-// src/simd/simd_dispatch.hpp (include that) once SoaView and box_at exist, before the per-set copies
+// src/simd/dispatch.hpp (include that) once SoaView and box_at exist, before the per-set copies
 // (src/simd/cluster_kernel.ipp), which use what is declared here; the entry
-// point, cluster_pair_hits, is in src/simd/simd_dispatch.hpp with the others.
+// point, cluster_pair_hits, is in src/simd/dispatch.hpp with the others.
 //
 // What the kernel does, for each listed pair of groups (g of side_a, h of
 // side_b; group g holds entries [g*M, g*M + M) that are below entries.n):
@@ -69,39 +69,5 @@ inline void append_pairs(std::uint32_t m, std::uint32_t a, const std::uint32_t* 
     }
 }
 
-namespace simd_scalar {
-
-/// See the top of this file: every entry against every entry, no pruning
-/// but each row against the other group's box.
-template <int M, class T, int D, class Flush>
-inline void cluster_pair_hits(const ClusterSide<T, D>& side_a, const ClusterSide<T, D>& side_b, const Pair* pairs,
-                              std::size_t count, int mode, Flush& flush) {
-    const SoaView<T, D> ea = side_a.entries, eb = side_b.entries;
-    const bool ordered = mode != cluster_two_sets;
-    Pair buf[cluster_block + 32];
-    std::size_t held = 0;
-    for (std::size_t t = 0; t < count; ++t) {
-        const std::size_t g = pairs[t].a, h = pairs[t].b;
-        const std::size_t a0 = g * M, b0 = h * M;
-        const std::size_t na = std::min<std::size_t>(M, ea.n - a0), nb = std::min<std::size_t>(M, eb.n - b0);
-        const bool triangle = mode != cluster_two_sets && g == h;
-        const BasicBox<T, D> box_b = box_at(side_b.groups, h);
-        const std::uint32_t* b_ids = side_b.ids ? side_b.ids + b0 : nullptr;
-        for (std::size_t r = 0; r < na; ++r) {
-            const std::size_t i = a0 + r;
-            if (!triangle && !ea.overlaps(i, box_b)) continue;
-            const BasicBox<T, D> a = box_at(ea, i);
-            std::uint32_t m = 0;
-            for (std::size_t l = triangle ? (mode == cluster_diagonal ? r : r + 1) : 0; l < nb; ++l)
-                if (eb.overlaps(b0 + l, a)) m |= 1u << l;
-            const auto id = static_cast<std::uint32_t>(side_a.ids ? side_a.ids[i] : i);
-            append_pairs(m, id, b_ids, static_cast<std::uint32_t>(b0), ordered, buf, held);
-            if (held >= cluster_block) flush(static_cast<const Pair*>(buf), held), held = 0;
-        }
-    }
-    if (held) flush(static_cast<const Pair*>(buf), held);
-}
-
-}  // namespace simd_scalar
 }  // namespace detail
 }  // namespace broadphase

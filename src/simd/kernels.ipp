@@ -1,18 +1,23 @@
 // The float kernels, written once and compiled once per instruction set.
 //
-// src/simd/simd_dispatch.hpp includes this file several times, each time inside its own
-// namespace (detail::simd_sse2, simd_avx2, simd_avx512) after defining there
-// that set's inlined_copy, Batch, Mask, load, splat, le, operator&, bits and
-// scale_clamp_trunc_batch (and, for AVX-512, has_compress and append_hits;
-// the others find detail's), with BROADPHASE_SIMD_TARGET naming the set for
-// the compiler (a GCC/Clang target attribute, or nothing),
-// BROADPHASE_SIMD_OP (defined once in simd.hpp) adding always-inline to it,
-// and BROADPHASE_SIMD_SCAN for the scans (always inlined in the SSE2 copy,
-// which callers inline). Hence no include guard; the file undefines the
-// last two at its end, for the next copy. Callers' emit callbacks have no
-// target of their own, so the compiler inlines them into each copy (a
-// narrower set into a wider one is allowed), and the loops stay as tight as
-// one compiled for that set alone.
+// Each set's header (src/simd/sse2/kernels.hpp, avx2/, avx512/) includes this
+// file inside its own namespace (detail::simd_sse2, simd_avx2, simd_avx512)
+// and, for AVX2 and AVX-512, inside its target region (a GCC or Clang pragma
+// that gives every function defined in it that set's target), after
+// defining there that set's inlined_copy, Batch, Mask, load, splat, le,
+// operator&, bits and scale_clamp_trunc_batch (and, for AVX-512,
+// has_compress and append_hits; the others find detail's), and
+// BROADPHASE_SIMD_SCAN, how the scans are declared: always inlined in the
+// SSE2 copy, which callers inline with their callback; plain inline in the
+// wide ones, which callers call (a function with a wider target cannot be
+// inlined into them, and an always-inline one would be an error there).
+// Hence no include guard; the file undefines BROADPHASE_SIMD_SCAN at its
+// end, for the next copy. Every kernel takes the copy's tag (Isa,
+// src/simd/common.hpp) first: the entry points (src/simd/dispatch.hpp)
+// reach a copy through it. Callers' emit callbacks have no target of their
+// own, so the compiler inlines them into each copy (a narrower set into a
+// wider one is allowed), and the loops stay as tight as one compiled for
+// that set alone.
 //
 // Every kernel here tests boxes with comparisons only, so each copy gives
 // exactly the same answers as the scalar loops, in the same order.
@@ -23,7 +28,7 @@ constexpr int width = static_cast<int>(sizeof(Batch) / sizeof(float));
 /// Bit l set for every l in [0, width) whose box j + l overlaps q. Reads
 /// boxes [j, j + width): within the arrays or their padding.
 template <int D>
-BROADPHASE_SIMD_OP std::uint32_t overlap_bits(const SoaView<float, D>& v, std::size_t j, const BasicBox<float, D>& q) {
+[[gnu::always_inline]] inline std::uint32_t overlap_bits(const SoaView<float, D>& v, std::size_t j, const BasicBox<float, D>& q) {
     Mask m = le(load(v.lo[0] + j), splat(q.max[0])) & le(splat(q.min[0]), load(v.hi[0] + j));
     for (int k = 1; k < D; ++k)
         m = m & le(load(v.lo[k] + j), splat(q.max[k])) & le(splat(q.min[k]), load(v.hi[k] + j));
@@ -49,7 +54,7 @@ struct Probe {
 };
 
 template <int D>
-BROADPHASE_SIMD_OP Probe<D> probe_of(const SoaView<float, D>& v, const BasicBox<float, D>& q) {
+[[gnu::always_inline]] inline Probe<D> probe_of(const SoaView<float, D>& v, const BasicBox<float, D>& q) {
     Probe<D> p;
     for (int k = 0; k < D; ++k) {
         p.lo[k] = v.lo[k];
@@ -63,7 +68,7 @@ BROADPHASE_SIMD_OP Probe<D> probe_of(const SoaView<float, D>& v, const BasicBox<
 }
 
 template <int D>
-BROADPHASE_SIMD_OP std::uint32_t overlap_bits(const Probe<D>& p, std::size_t j) {
+[[gnu::always_inline]] inline std::uint32_t overlap_bits(const Probe<D>& p, std::size_t j) {
     Mask m = le(load(p.lo[0] + j), p.qhi[0]) & le(p.qlo[0], load(p.hi[0] + j));
     for (int k = 1; k < D; ++k) m = m & le(load(p.lo[k] + j), p.qhi[k]) & le(p.qlo[k], load(p.hi[k] + j));
     return bits(m);
@@ -77,13 +82,13 @@ struct Direct {
 };
 
 template <int D>
-BROADPHASE_SIMD_OP std::uint32_t overlap_bits(const Direct<D>& d, std::size_t j) {
+[[gnu::always_inline]] inline std::uint32_t overlap_bits(const Direct<D>& d, std::size_t j) {
     return overlap_bits(d.view, j, d.box);
 }
 
 /// The scans' loops, over either a Probe or Direct (`src`).
 template <int D, class Source, class Emit>
-BROADPHASE_SIMD_OP void scan_loop(const SoaView<float, D>& v, std::size_t begin, std::size_t end,
+[[gnu::always_inline]] inline void scan_loop(const SoaView<float, D>& v, std::size_t begin, std::size_t end,
                                   const BasicBox<float, D>& q, const Source& src, Emit& emit) {
     std::size_t j = begin;
     for (; j + width <= end; j += width) emit_bits(overlap_bits(src, j), j, emit);
@@ -92,7 +97,7 @@ BROADPHASE_SIMD_OP void scan_loop(const SoaView<float, D>& v, std::size_t begin,
 }
 
 template <int D, class Source, class Emit>
-BROADPHASE_SIMD_OP void padded_loop(std::size_t begin, std::size_t end, const Source& src, Emit& emit) {
+[[gnu::always_inline]] inline void padded_loop(std::size_t begin, std::size_t end, const Source& src, Emit& emit) {
     for (std::size_t j = begin; j < end; j += width) {
         std::uint32_t m = overlap_bits(src, j);
         if (end - j < static_cast<std::size_t>(width)) m &= (1u << (end - j)) - 1u;
@@ -101,7 +106,7 @@ BROADPHASE_SIMD_OP void padded_loop(std::size_t begin, std::size_t end, const So
 }
 
 template <int D, class Source, class Emit>
-BROADPHASE_SIMD_OP void sweep_loop(const SoaView<float, D>& v, std::size_t begin, std::size_t end, int axis,
+[[gnu::always_inline]] inline void sweep_loop(const SoaView<float, D>& v, std::size_t begin, std::size_t end, int axis,
                                    const BasicBox<float, D>& q, const Source& src, Emit& emit) {
     const float limit = q.max[axis];
     const float* sweep_lo = v.lo[axis];
@@ -116,7 +121,7 @@ BROADPHASE_SIMD_OP void sweep_loop(const SoaView<float, D>& v, std::size_t begin
 
 /// See detail::scan_overlaps.
 template <int D, class Emit>
-BROADPHASE_SIMD_SCAN void scan_overlaps(const SoaView<float, D>& v, std::size_t begin, std::size_t end,
+BROADPHASE_SIMD_SCAN void scan_overlaps(Isa, const SoaView<float, D>& v, std::size_t begin, std::size_t end,
                                         const BasicBox<float, D>& q, Emit& emit) {
     if constexpr (inlined_copy) {
         scan_loop(v, begin, end, q, Direct<D>{v, q}, emit);
@@ -128,7 +133,7 @@ BROADPHASE_SIMD_SCAN void scan_overlaps(const SoaView<float, D>& v, std::size_t 
 
 /// See detail::scan_overlaps_padded.
 template <int D, class Emit>
-BROADPHASE_SIMD_SCAN void scan_overlaps_padded(const SoaView<float, D>& v, std::size_t begin, std::size_t end,
+BROADPHASE_SIMD_SCAN void scan_overlaps_padded(Isa, const SoaView<float, D>& v, std::size_t begin, std::size_t end,
                                                const BasicBox<float, D>& q, Emit& emit) {
     if constexpr (inlined_copy) {
         padded_loop<D>(begin, end, Direct<D>{v, q}, emit);
@@ -140,7 +145,7 @@ BROADPHASE_SIMD_SCAN void scan_overlaps_padded(const SoaView<float, D>& v, std::
 
 /// See detail::scan_runs_padded.
 template <int D, class Emit>
-BROADPHASE_SIMD_SCAN void scan_runs_padded(const SoaView<float, D>& v, const std::size_t* begin,
+BROADPHASE_SIMD_SCAN void scan_runs_padded(Isa, const SoaView<float, D>& v, const std::size_t* begin,
                                            const std::size_t* end, int runs, const BasicBox<float, D>& q,
                                            Emit& emit) {
     if constexpr (inlined_copy) {
@@ -176,7 +181,7 @@ BROADPHASE_SIMD_SCAN void scan_runs_padded(const SoaView<float, D>& v, const std
 /// See detail::scan_short_runs_padded: one batch per run, whatever its
 /// length, and the hits of all runs emitted from one mask.
 template <int D, class Emit>
-BROADPHASE_SIMD_SCAN bool scan_short_runs_padded(const SoaView<float, D>& v, const std::size_t* begin,
+BROADPHASE_SIMD_SCAN bool scan_short_runs_padded(Isa, const SoaView<float, D>& v, const std::size_t* begin,
                                                  const std::size_t* end, int runs, const BasicBox<float, D>& q,
                                                  Emit& emit) {
     constexpr std::size_t W = static_cast<std::size_t>(width);
@@ -199,7 +204,7 @@ BROADPHASE_SIMD_SCAN bool scan_short_runs_padded(const SoaView<float, D>& v, con
 
 /// See detail::sweep_overlaps.
 template <int D, class Emit>
-BROADPHASE_SIMD_SCAN void sweep_overlaps(const SoaView<float, D>& v, std::size_t begin, std::size_t end, int axis,
+BROADPHASE_SIMD_SCAN void sweep_overlaps(Isa, const SoaView<float, D>& v, std::size_t begin, std::size_t end, int axis,
                                          const BasicBox<float, D>& q, Emit& emit) {
     if constexpr (inlined_copy) {
         sweep_loop(v, begin, end, axis, q, Direct<D>{v, q}, emit);
@@ -212,7 +217,7 @@ BROADPHASE_SIMD_SCAN void sweep_overlaps(const SoaView<float, D>& v, std::size_t
 /// See detail::sweep_pairs: lane l of step d tests box i+l against box
 /// i+l+d while windows are short, then a per-box sweep for longer ones.
 template <int D, class Emit>
-BROADPHASE_SIMD_TARGET inline void sweep_pairs(const SoaView<float, D>& view, int axis, std::size_t first_end,
+inline void sweep_pairs(Isa, const SoaView<float, D>& view, int axis, std::size_t first_end,
                                                Emit& emit) {
     constexpr std::size_t W = static_cast<std::size_t>(width);
     const SoaView<float, D> v = view;  // a local: stays in registers across emit calls
@@ -250,7 +255,7 @@ BROADPHASE_SIMD_TARGET inline void sweep_pairs(const SoaView<float, D>& view, in
                 const std::size_t l = static_cast<std::size_t>(count_trailing_zeros(active));
                 const std::size_t a = i + l;
                 auto emit_a = [&](std::size_t b) { emit(a, b); };
-                sweep_overlaps<D>(v, j + l, n, axis, box_at(v, a), emit_a);
+                sweep_overlaps<D>(Isa{}, v, j + l, n, axis, box_at(v, a), emit_a);
                 active &= active - 1;
             }
         }
@@ -258,7 +263,7 @@ BROADPHASE_SIMD_TARGET inline void sweep_pairs(const SoaView<float, D>& view, in
 }
 
 /// See detail::scale_clamp_trunc (arrays).
-BROADPHASE_SIMD_TARGET inline void scale_clamp_trunc(const float* x, std::size_t n, float o, float s, float lim,
+inline void scale_clamp_trunc(Isa, const float* x, std::size_t n, float o, float s, float lim,
                                                      std::int32_t* out) {
     std::size_t i = 0;
     for (; i + width <= n; i += width) scale_clamp_trunc_batch(x + i, o, s, lim, out + i);
@@ -267,7 +272,7 @@ BROADPHASE_SIMD_TARGET inline void scale_clamp_trunc(const float* x, std::size_t
 
 /// See detail::all_valid.
 template <int D>
-BROADPHASE_SIMD_TARGET inline bool all_valid(const SoaView<float, D>& v, std::size_t begin, std::size_t end) {
+inline bool all_valid(Isa, const SoaView<float, D>& v, std::size_t begin, std::size_t end) {
     constexpr std::uint32_t full = (width >= 32) ? ~0u : ((1u << width) - 1u);
     std::size_t i = begin;
     for (; i + width <= end; i += width) {
@@ -284,4 +289,3 @@ BROADPHASE_SIMD_TARGET inline bool all_valid(const SoaView<float, D>& v, std::si
 #include "simd/cluster_kernel.ipp"
 
 #undef BROADPHASE_SIMD_SCAN
-#undef BROADPHASE_SIMD_TARGET
