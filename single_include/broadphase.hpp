@@ -709,64 +709,6 @@ BasicBoxes<T, 3> boxes_from_objects(const Range& objects) {
 
 }  // namespace broadphase
 
-// ---- include/broadphase/detail/thread_count.hpp ----
-// How many threads: whether this build runs more than one, and the count
-// a request of 0 stands for. Apart from parallel.hpp (the layer that runs
-// tasks, with the task pool) so that the front door's default_threads()
-// takes only this. Threads are on when BROADPHASE_THREADS is defined and
-// BROADPHASE_NO_THREADS is not (see parallel.hpp).
-
-#include <algorithm>
-#include <cstdlib>
-
-#if defined(BROADPHASE_THREADS) && !defined(BROADPHASE_NO_THREADS)
-#define BROADPHASE_DETAIL_THREADS 1
-#include <thread>
-#endif
-
-namespace broadphase {
-namespace detail {
-
-/// A thread count from the environment variable `name` (its first
-/// comma-separated number, as OMP_NUM_THREADS takes it); 0 when unset or
-/// not a positive number.
-inline unsigned threads_from_env(const char* name) {
-    const char* e = std::getenv(name);
-    if (!e) return 0;
-    char* end = nullptr;
-    const long v = std::strtol(e, &end, 10);
-    return end != e && v > 0 && v < 65536 ? static_cast<unsigned>(v) : 0u;
-}
-
-/// Threads a request of 0 means: BROADPHASE_NUM_THREADS, else
-/// OMP_NUM_THREADS (still honoured), else the hardware threads; read once.
-/// 1 without threads.
-inline unsigned default_threads() {
-#ifdef BROADPHASE_DETAIL_THREADS
-    static const unsigned t = [] {
-        unsigned n = threads_from_env("BROADPHASE_NUM_THREADS");
-        if (!n) n = threads_from_env("OMP_NUM_THREADS");
-        if (!n) n = std::thread::hardware_concurrency();
-        return std::max(n, 1u);
-    }();
-    return t;
-#else
-    return 1u;
-#endif
-}
-
-/// True when this build can run more than one thread.
-inline bool threads_enabled() {
-#ifdef BROADPHASE_DETAIL_THREADS
-    return true;
-#else
-    return false;
-#endif
-}
-
-}  // namespace detail
-}  // namespace broadphase
-
 // ---- include/broadphase/options.hpp ----
 // Options shared by every query: which algorithm, output order, pair
 // budget, threads.
@@ -1231,6 +1173,127 @@ private:
 
 }  // namespace broadphase
 
+// ---- include/broadphase/threads.hpp ----
+// How many threads: the one place the library decides it.
+//
+// The rule. A thread is given at least Options::min_boxes_per_thread
+// boxes' worth of work (4,096 by default), where one box's worth is what
+// a box costs in a search: binned or sorted, then tested against its
+// neighbours. Every pass that may run on threads states its work as a
+// count of items and what one item costs in boxes (Work, below), and gets
+//
+//   threads = min(requested, items x cost / min_boxes_per_thread), at least 1
+//
+// (requested: Options::threads, 0 for default_threads()). Under that,
+// starting and waking threads costs more than the work they take over.
+// The costs, with the default minimum (docs/threading.md#how-many-threads):
+//
+//   Work::four_boxes  a changed Scene object (moved in its engine,    1,024 a thread
+//                     its neighbours queried, its partners compared)
+//   Work::box         a box in a search or a build (binning and the    4,096
+//                     passes of the search included); a batch query
+//   Work::half        a particle's neighbour-list row; a particle       8,192
+//                     stepped (the demo)
+//   Work::quarter     an item of a radix sort (three passes of counts  16,384
+//                     and scatters); a box quantised (adaptive grid)
+//   Work::eighth      an item of a pass that touches it once: a copy,  32,768
+//                     a gather, keys, a validity scan, a sphere's box,
+//                     a candidate pair's exact test; a sphere of the
+//                     sphere finder's cell list
+//
+// How a thread's work is then cut into tasks (about 16 a thread, so that
+// dynamic claiming evens out uneven tasks) is each algorithm's own
+// (detail/parallel.hpp: task_count); the pairs and their order never depend
+// on either count.
+//
+// Threads are on when BROADPHASE_THREADS is defined (CMake's
+// broadphase::broadphase target defines it and links the platform's
+// threads) and BROADPHASE_NO_THREADS is not; otherwise every count here is
+// 1 and no header needs more than the C++17 standard library.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdlib>
+
+#if defined(BROADPHASE_THREADS) && !defined(BROADPHASE_NO_THREADS)
+#include <thread>
+#endif
+
+namespace broadphase {
+
+/// What one item of a pass costs, in sixteenths of a box in a search: the
+/// unit threads are planned in (see the rule above).
+enum class Work : std::size_t {
+    eighth = 2,      ///< a pass touching each item once: copy, gather, keys, validity
+    quarter = 4,     ///< an item of a radix sort; a box quantised to cells
+    half = 8,        ///< a particle's neighbour-list row; a particle stepped (the demo)
+    box = 16,        ///< a box in a search or a build; a batch query
+    four_boxes = 64  ///< a changed Scene object
+};
+
+/// Boxes' worth of work a thread gets at least, when Options does not say:
+/// Options::min_boxes_per_thread's default.
+constexpr std::size_t default_min_boxes_per_thread = 4096;
+
+/// True when this build can run more than one thread.
+constexpr bool threads_enabled() {
+#if defined(BROADPHASE_THREADS) && !defined(BROADPHASE_NO_THREADS)
+    return true;
+#else
+    return false;
+#endif
+}
+
+namespace detail {
+
+/// A thread count from the environment variable `name` (its first
+/// comma-separated number, as OMP_NUM_THREADS takes it); 0 when unset or
+/// not a positive number.
+inline unsigned threads_from_env(const char* name) {
+    const char* e = std::getenv(name);
+    if (!e) return 0;
+    char* end = nullptr;
+    const long v = std::strtol(e, &end, 10);
+    return end != e && v > 0 && v < 65536 ? static_cast<unsigned>(v) : 0u;
+}
+
+}  // namespace detail
+
+/// The thread count Options::threads = 0 stands for: BROADPHASE_NUM_THREADS,
+/// else OMP_NUM_THREADS, else all hardware threads (read once); 1 in a
+/// build without threads (BROADPHASE_THREADS undefined).
+inline unsigned default_threads() {
+#if defined(BROADPHASE_THREADS) && !defined(BROADPHASE_NO_THREADS)
+    static const unsigned t = [] {
+        unsigned n = detail::threads_from_env("BROADPHASE_NUM_THREADS");
+        if (!n) n = detail::threads_from_env("OMP_NUM_THREADS");
+        if (!n) n = std::thread::hardware_concurrency();
+        return std::max(n, 1u);
+    }();
+    return t;
+#else
+    return 1u;
+#endif
+}
+
+/// The threads for `items` items costing `cost` each: `requested` (0 = the
+/// default_threads()), but no more than one per `min_boxes_per_thread`
+/// boxes' worth of work (0 counts as 1), at least 1, and 1 without threads.
+/// The library's only rule for it (above). O(1).
+inline unsigned plan_threads(unsigned requested, std::size_t items, Work cost,
+                            std::size_t min_boxes_per_thread = default_min_boxes_per_thread) {
+    if (!threads_enabled()) return 1;
+    unsigned t = requested ? requested : default_threads();
+    // floor(items x cost / 16 / min), the two divisions apart: no overflow.
+    const std::size_t boxes = items / 16 * static_cast<std::size_t>(cost) +
+                              items % 16 * static_cast<std::size_t>(cost) / 16;
+    const std::size_t cap = std::max<std::size_t>(boxes / std::max<std::size_t>(min_boxes_per_thread, 1), 1);
+    if (t > cap) t = static_cast<unsigned>(cap);
+    return std::max(t, 1u);
+}
+
+}  // namespace broadphase
+
 
 namespace broadphase {
 
@@ -1294,10 +1357,12 @@ struct Options {
     /// build (detail/parallel.hpp), always 1.
     /// The pairs, and their order, are the same for every thread count.
     unsigned threads = 0;
-    /// Fewer threads are used when each would get fewer boxes than this:
-    /// below it, starting threads costs more than it saves. 1 uses every
-    /// requested thread whatever the size (tests do).
-    std::size_t min_boxes_per_thread = 4096;
+    /// The threads rule's minimum (threads.hpp): fewer threads are used
+    /// when each would get less than this many boxes' worth of work (a box
+    /// in a search; other passes weigh their items, Work). Below it,
+    /// starting threads costs more than it saves. 1 uses every requested
+    /// thread for all but the smallest passes (tests do).
+    std::size_t min_boxes_per_thread = default_min_boxes_per_thread;
 };
 
 }  // namespace broadphase
@@ -1407,11 +1472,6 @@ template <class T, int D>
 Algorithm choose_algorithm(const BasicBoxes<T, D>& boxes) {
     return choose_algorithm(boxes.view());
 }
-
-/// The thread count Options::threads = 0 stands for: BROADPHASE_NUM_THREADS,
-/// else OMP_NUM_THREADS, else all hardware threads; 1 in a build without
-/// threads (BROADPHASE_THREADS undefined).
-inline unsigned default_threads() { return detail::default_threads(); }
 
 /// Picks the algorithm for a two-set query: brute force when either set is
 /// tiny, the uniform grid (binning one set, querying with the other: the
@@ -3784,7 +3844,8 @@ private:
 // its row. update() without a rebuild is one pass
 // over the positions. A kept list allocates nothing once it has built a
 // list of the largest size. Threads: NeighborListOptions::threads (0: the
-// default, as Options::threads), one per 8,192 particles at most.
+// default, as Options::threads), planned by the library's rule (threads.hpp):
+// a particle's row is Work::half, one thread per 8,192 particles at most.
 
 #include <cmath>
 #include <cstddef>
@@ -4251,9 +4312,9 @@ Report find_pairs(const BasicBoxes<T, D>& boxes, const BasicPeriodicDomain<T, D>
 // grid: cell by cell; on the box path: the broad phase's order);
 // Options::sorted sorts by (a, b). Options::max_pairs stops at that many
 // pairs with Status::pair_budget_exceeded (on the box path it bounds the box
-// pairs, before the exact test). Threads: Options::threads, as find_pairs;
-// the cell list uses one per 8 x Options::min_boxes_per_thread spheres
-// (32,768 by default).
+// pairs, before the exact test). Threads: Options::threads, as find_pairs,
+// planned by the library's rule (threads.hpp): a sphere of the cell list is
+// Work::eighth, one thread per 32,768 spheres by default.
 //
 // Periodic domains (periodic.hpp): find_pairs(spheres, domain, pairs) with
 // a BasicPeriodicDomain<T, 3> whose period[k] = L > 0 makes axis k wrap.
@@ -4693,10 +4754,6 @@ private:
     /// False when the stencil would be too large (a reach over ~60 cells).
     bool build_now(const SphereView<T>& v);
 
-    /// Particles a thread at least: a dense liquid has hundreds of
-    /// candidates a particle, so threads pay from a few thousand.
-    static constexpr std::size_t min_per_thread = 8192;
-
     NeighborListOptions options_;
     PeriodicCell cell_;
     detail::CellFrame frame_;
@@ -4718,6 +4775,550 @@ using NeighborListF = BasicNeighborList<float>;
 // and double.
 // The members are named one by one, not the class: the inline ones (the
 // argument checks above) stay in the caller's translation unit.
+
+}  // namespace broadphase
+
+// ---- include/broadphase/parallel_for.hpp ----
+// parallel_for: a loop of the caller's on the library's threads, planned
+// by the library's rule (threads.hpp). For front ends with passes of their
+// own over large arrays: the Python module's copies, the demo's particle
+// steps. The library's algorithms use detail/parallel.hpp directly.
+
+#include <cstddef>
+
+// ---- include/broadphase/detail/parallel.hpp ----
+// Threads, kept behind three small functions so algorithms never see the
+// threading layer: run tasks on threads, cut a range into parts, and collect
+// the pairs tasks find in an order that does not depend on the thread count.
+// How many threads a pass gets is decided in one place, by one rule:
+// plan_threads (../threads.hpp).
+//
+// The layer is the library's task pool (task_pool.hpp: std::thread helpers
+// kept for the process; the caller runs tasks too and never waits for a
+// helper that has not started). It replaced OpenMP, whose parallel regions
+// end in a barrier that waits for every team thread: with another program
+// busy on the other core, two threads took longer than one (measured:
+// docs/measured-in-code.md#threads, docs/threading.md). Threads are on when
+// BROADPHASE_THREADS is defined (CMake's broadphase::broadphase target
+// defines it and links the platform's threads); BROADPHASE_NO_THREADS
+// forces them off. Otherwise everything here runs on the calling thread,
+// and no header needs more than the C++17 standard library.
+//
+// Determinism: each algorithm cuts its work into tasks whose pairs, in task
+// order, are exactly the pairs one thread finds, in the same order. Tasks
+// write into their own buffers (no locks, no atomics on the hot path) and
+// the buffers are concatenated in task order. So the output is identical
+// for every thread count, and the task cut may depend on the thread count.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <exception>
+#include <type_traits>
+#include <vector>
+
+#if defined(BROADPHASE_THREADS) && !defined(BROADPHASE_NO_THREADS)
+#include <thread>
+
+// ---- include/broadphase/detail/task_pool.hpp ----
+// A pool of helper threads kept for the process, on which a call runs its
+// tasks without ever waiting for a helper that has not started.
+//
+// Why not an OpenMP parallel region: a region ends in a barrier that waits
+// for every thread of the team. On a machine whose other cores are busy
+// (the user's other work, a second process), a team thread may wait a
+// scheduler time slice, milliseconds, for a core, at every phase; two
+// threads then take longer than one. Here the caller claims tasks from a
+// shared counter like every helper, so when no helper gets a core the
+// caller runs every task itself and waits only for tasks a helper has
+// already claimed (measured: docs/measured-in-code.md#threads,
+// docs/threading.md).
+//
+// Costs: the first call that asks for k threads starts the k - 1 helpers
+// missing (a thread start each, once a process); after that a call posts its job under one
+// mutex and wakes the helpers (a futex wake each), and allocates nothing
+// once a few calls have run (jobs are recycled). Helpers sleep on a
+// condition variable between jobs: nothing spins.
+//
+// Several callers (threads of the user's program) may run jobs at once;
+// helpers serve the most recently posted job and each caller finishes its
+// own, so every call completes whatever the helpers do.
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <system_error>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+
+namespace broadphase {
+namespace detail {
+
+class TaskPool {
+public:
+    /// Runs f(task, slot) for every task in [0, tasks) on up to `threads`
+    /// threads, the caller's included; `slot` in [0, threads) names the
+    /// thread for per-thread scratch (the caller is slot 0; each slot is
+    /// used by one thread at a time). Returns when every task has run. The
+    /// first exception a task throws is rethrown once all have ended.
+    template <class F>
+    static void run(unsigned threads, std::size_t tasks, F&& f) {
+        if (threads <= 1 || tasks <= 1) {
+            for (std::size_t t = 0; t < tasks; ++t) f(t, 0u);
+            return;
+        }
+        using Fn = std::remove_reference_t<F>;
+        run_erased(threads, tasks, [](void* ctx, std::size_t t, unsigned slot) { (*static_cast<Fn*>(ctx))(t, slot); },
+                   const_cast<void*>(static_cast<const void*>(&f)));
+    }
+
+    /// Helper threads started so far (tests).
+    static std::size_t helpers_started() {
+        TaskPool& pool = instance();
+        std::lock_guard<std::mutex> lock(pool.m_);
+        return pool.started_;
+    }
+
+private:
+    /// run() on more than one thread, with f erased: one copy of the job's
+    /// setup and wait for every caller, not one per task type.
+    static void run_erased(unsigned threads, std::size_t tasks, void (*call)(void*, std::size_t, unsigned), void* ctx) {
+        const unsigned team = static_cast<unsigned>(std::min<std::size_t>(threads, tasks));
+        TaskPool& pool = instance();
+        std::shared_ptr<Job> job = pool.take_job();
+        job->call = call;
+        job->ctx = ctx;
+        job->tasks = tasks;
+        job->team = team;
+        job->next.store(0, std::memory_order_relaxed);
+        job->joined.store(1, std::memory_order_relaxed);  // slot 0: the caller
+        job->done = 0;
+        job->error = nullptr;
+        pool.post(job, team - 1);
+        work(*job, 0);
+        {
+            std::unique_lock<std::mutex> lock(job->m);
+            job->all_done.wait(lock, [&] { return job->done == job->tasks; });
+        }
+        std::exception_ptr error = job->error;
+        pool.give_back(std::move(job));
+        if (error) std::rethrow_exception(error);
+    }
+
+    struct Job {
+        void (*call)(void*, std::size_t, unsigned) = nullptr;
+        void* ctx = nullptr;  // the caller's f: valid while the caller waits, called only for claimed tasks
+        std::size_t tasks = 0;
+        unsigned team = 1;
+        std::atomic<std::size_t> next{0};   // the next task to claim
+        std::atomic<unsigned> joined{0};    // slots handed out
+        std::size_t done = 0;               // under m
+        std::exception_ptr error;           // under m
+        std::mutex m;
+        std::condition_variable all_done;
+    };
+
+    static TaskPool& instance() {
+        static TaskPool* pool = new TaskPool;  // never destroyed: helpers may outlive static destruction
+        return *pool;
+    }
+
+    /// A job nobody else holds (recycled), or a new one (jobs_made_ counts
+    /// them: the free list's capacity stays above it, so give_back never
+    /// allocates).
+    std::shared_ptr<Job> take_job() {
+        {
+            std::lock_guard<std::mutex> lock(m_);
+            for (std::size_t i = 0; i < free_.size(); ++i) {
+                // Held only by the free list: no helper can still reach it
+                // (job_ no longer points to it, see give_back).
+                if (free_[i].use_count() == 1) {
+                    std::shared_ptr<Job> job = std::move(free_[i]);
+                    free_.erase(free_.begin() + static_cast<std::ptrdiff_t>(i));
+                    return job;
+                }
+            }
+        }
+        std::lock_guard<std::mutex> lock(m_);
+        ++jobs_made_;
+        return std::make_shared<Job>();
+    }
+
+    void give_back(std::shared_ptr<Job> job) {
+        std::lock_guard<std::mutex> lock(m_);
+        if (job_ == job) job_.reset();
+        free_.push_back(std::move(job));
+    }
+
+    /// Hands the job to the helpers, starting any missing up to `helpers`.
+    void post(const std::shared_ptr<Job>& job, std::size_t helpers) {
+        std::lock_guard<std::mutex> lock(m_);
+        while (started_ < helpers) {
+            // No room for another thread (its stack): the caller and the
+            // helpers there are run every task.
+            const bool started = on_throw<std::system_error>(
+                [this] {
+                    std::thread([this] { serve(); }).detach();
+                    return true;
+                },
+                [] { return false; });
+            if (!started) break;
+            ++started_;
+        }
+        // A helper holds at most one job (briefly, after it ends), so with
+        // one job more than helpers a caller always finds a free one: after
+        // the first call with this many threads, none allocates (unless
+        // several callers run at once: then one job more each, once).
+        while (jobs_made_ < started_ + 1) {
+            free_.push_back(std::make_shared<Job>());
+            ++jobs_made_;
+        }
+        if (free_.capacity() < jobs_made_) free_.reserve(2 * jobs_made_);
+        job_ = job;
+        ++generation_;
+        wake_.notify_all();
+    }
+
+    /// A helper: waits for a new job, works on it, again.
+    void serve() {
+        std::uint64_t seen = 0;
+        for (;;) {
+            std::shared_ptr<Job> job;
+            {
+                std::unique_lock<std::mutex> lock(m_);
+                wake_.wait(lock, [&] { return generation_ != seen; });
+                seen = generation_;
+                job = job_;
+            }
+            if (!job) continue;
+            const unsigned slot = job->joined.fetch_add(1, std::memory_order_relaxed);
+            if (slot < job->team) work(*job, slot);
+            // Let go under the mutex: take_job reads use_count() under it,
+            // so whoever reuses the job sees all of this helper's accesses.
+            std::lock_guard<std::mutex> lock(m_);
+            job.reset();
+        }
+    }
+
+    /// Claims and runs tasks until none is left.
+    static void work(Job& job, unsigned slot) {
+        for (;;) {
+            const std::size_t t = job.next.fetch_add(1, std::memory_order_relaxed);
+            if (t >= job.tasks) return;
+            const std::exception_ptr error = caught([&] { job.call(job.ctx, t, slot); });
+            // The mutex orders the task's writes before the caller's wake-up.
+            std::lock_guard<std::mutex> lock(job.m);
+            if (error && !job.error) job.error = error;
+            if (++job.done == job.tasks) job.all_done.notify_all();
+        }
+    }
+
+    std::mutex m_;
+    std::condition_variable wake_;
+    std::shared_ptr<Job> job_;                // the job helpers join; under m_
+    std::vector<std::shared_ptr<Job>> free_;  // finished jobs to reuse; under m_
+    std::uint64_t generation_ = 0;
+    std::size_t started_ = 0;
+    std::size_t jobs_made_ = 0;
+};
+
+}  // namespace detail
+}  // namespace broadphase
+
+// Measurement only (bench/threads_bench.cpp): with BROADPHASE_OPENMP_LAYER
+// defined and OpenMP on, use_pool_layer() = false runs tasks through OpenMP
+// as before, so both layers can be timed in one process.
+#if defined(BROADPHASE_OPENMP_LAYER) && defined(_OPENMP)
+#include <omp.h>
+#endif
+#endif
+
+// ---- include/broadphase/detail/buffers.hpp ----
+// Growing reused buffers without reallocating every time a frame is a
+// little larger than the last (moving boxes change the number of grid
+// entries from frame to frame).
+
+#include <cstddef>
+#include <cstdint>
+#include <new>
+#include <stdexcept>
+
+
+namespace broadphase {
+namespace detail {
+
+/// Thrown when a structure would index more items than 32-bit indices allow
+/// (the grids' cell entries: boxes times the cells each touches); the
+/// algorithms' front (algorithm_base.hpp) turns it into Status::too_many_boxes.
+struct TooManyIndices {};
+
+#if BROADPHASE_EXCEPTIONS  // (see exceptions.hpp)
+inline namespace with_exceptions {
+#else
+inline namespace without_exceptions {
+#endif
+
+/// Throws TooManyIndices unless n items fit 32-bit indices (fits_indices),
+/// else returns true. Without exceptions it returns false instead and flags
+/// the overflow (take_index_overflow): the caller then leaves its structure
+/// empty and returns. O(1).
+inline bool require_indices(std::uint64_t n) {
+    if (fits_indices(n)) return true;
+#if BROADPHASE_EXCEPTIONS
+    throw TooManyIndices{};
+#else
+    index_overflow_flag() = true;
+    return false;
+#endif
+}
+
+/// The status boundary, written once: runs body() and turns what escapes
+/// it into r.status, std::bad_alloc (and std::length_error: a vector asked
+/// for more than max_size) into Status::out_of_memory and an index
+/// overflow (TooManyIndices; without exceptions, the flag require_indices
+/// sets) into Status::too_many_boxes. True when body ran to its end with
+/// neither. The public calls that run an algorithm (algorithm_base.hpp),
+/// the sphere finder, the periodic finder and the neighbour list go through
+/// here. O(1) beside body().
+template <class Body>
+bool guarded(Report& r, Body&& body) {
+#if BROADPHASE_EXCEPTIONS
+    try {
+        body();
+    } catch (const std::bad_alloc&) {
+        r.status = Status::out_of_memory;
+        return false;
+    } catch (const std::length_error&) {
+        r.status = Status::out_of_memory;
+        return false;
+    } catch (const TooManyIndices&) {
+        r.status = Status::too_many_boxes;
+        return false;
+    }
+#else
+    body();
+#endif
+    if (take_index_overflow()) {
+        r.status = Status::too_many_boxes;
+        return false;
+    }
+    return true;
+}
+
+}  // inline namespace with_exceptions / without_exceptions
+
+/// v.resize(n), reserving a quarter more when it has to reallocate, so the
+/// frames that follow, a few percent larger or smaller, allocate nothing.
+template <class Vector>
+inline void resize_buffer(Vector& v, std::size_t n) {
+    if (n > v.capacity()) v.reserve(n + n / 4 + 16);
+    v.resize(n);
+}
+
+}  // namespace detail
+}  // namespace broadphase
+
+
+namespace broadphase {
+namespace detail {
+
+/// Measurement only: whether run_tasks uses the pool (true, the default)
+/// or OpenMP, in builds with BROADPHASE_OPENMP_LAYER (see above).
+inline bool& use_pool_layer() {
+    static bool pool = true;
+    return pool;
+}
+
+/// Runs f(task, thread) for every task in [0, tasks) on up to `threads`
+/// threads, the caller's included, tasks claimed one at a time from a
+/// shared counter; `thread` in [0, threads) names a slot for per-thread
+/// scratch, used by one thread at a time. With one thread, or one task,
+/// runs in order on the calling thread and starts none. The first
+/// exception a task throws is rethrown here once all tasks have ended.
+/// Costs a mutex and a wake-up per helper on top of the tasks (the first
+/// call with k threads also starts the helpers missing).
+template <class F>
+void run_tasks(unsigned threads, std::size_t tasks, F&& f) {
+    if (threads <= 1 || tasks <= 1) {
+        for (std::size_t t = 0; t < tasks; ++t) f(t, 0u);
+        return;
+    }
+#if defined(BROADPHASE_THREADS) && !defined(BROADPHASE_NO_THREADS) && defined(BROADPHASE_OPENMP_LAYER) && \
+    defined(_OPENMP)
+    if (!use_pool_layer()) {
+        std::exception_ptr error;
+        const auto n = static_cast<std::ptrdiff_t>(tasks);
+        const int nt = static_cast<int>(std::min<std::size_t>(threads, tasks));
+#pragma omp parallel num_threads(nt)
+        {
+            const auto me = static_cast<unsigned>(omp_get_thread_num());
+#pragma omp for schedule(dynamic, 1)
+            for (std::ptrdiff_t t = 0; t < n; ++t) {
+                if (std::exception_ptr e = caught([&] { f(static_cast<std::size_t>(t), me); })) {
+#pragma omp critical(broadphase_task_error)
+                    if (!error) error = e;
+                }
+            }
+        }
+        if (error) std::rethrow_exception(error);
+        return;
+    }
+#endif
+#if defined(BROADPHASE_THREADS) && !defined(BROADPHASE_NO_THREADS)
+    TaskPool::run(threads, tasks, f);
+#else
+    for (std::size_t t = 0; t < tasks; ++t) f(t, 0u);
+#endif
+}
+
+/// Parts run_parts cuts n items into for `threads` threads.
+inline std::size_t part_count(unsigned threads, std::size_t n) {
+    return std::max<std::size_t>(1, std::min<std::size_t>(threads, n));
+}
+
+/// Splits [0, n) into `parts` contiguous ranges of equal size: range p is
+/// [bound(p), bound(p + 1)).
+inline std::size_t even_bound(std::size_t n, std::size_t parts, std::size_t p) {
+    return static_cast<std::size_t>(static_cast<std::uint64_t>(n) * p / parts);  // n < 2^33, parts < 2^20
+}
+
+/// Runs f(part, begin, end) over at most `threads` contiguous, equal parts
+/// of [0, n), one task each. For passes whose cost is the same per item,
+/// such as binning boxes; per-part results go in slots indexed by part.
+template <class F>
+void run_parts(unsigned threads, std::size_t n, F&& f) {
+    const std::size_t parts = part_count(threads, n);
+    run_tasks(static_cast<unsigned>(parts), parts,
+              [&](std::size_t p, unsigned) { f(p, even_bound(n, parts, p), even_bound(n, parts, p + 1)); });
+}
+
+/// How many tasks to cut work into for `threads` threads: enough that
+/// dynamic scheduling evens out tasks of uneven cost (clusters, one dense
+/// region), few enough that each is worth handing out.
+inline std::size_t task_count(unsigned threads, std::size_t items, std::size_t min_items_per_task = 256) {
+    if (threads <= 1) return 1;
+    const std::size_t most = std::max<std::size_t>(items / std::max<std::size_t>(min_items_per_task, 1), 1);
+    return std::min<std::size_t>(std::size_t(threads) * 16, most);
+}
+
+/// Per-task pair buffers, kept between calls so frames after the first
+/// allocate nothing. Tasks fill their buffers in parallel; deliver() then
+/// hands the pairs to the caller's sink in task order.
+class TaskPairs {
+public:
+    /// Runs emit(task, PairSink&, thread) for each task on `threads`
+    /// threads, then passes every pair, in task order, to `sink` (a PairSink,
+    /// or an adapter over one with its budget_left() and exceed()). Each
+    /// task's buffer is capped at the sink's remaining budget, so a scene
+    /// with too many pairs stops as the single-threaded search would, with
+    /// the same first pairs.
+    template <class Sink, class Emit>
+    void run(unsigned threads, std::size_t tasks, Sink& sink, Emit&& emit) {
+        if (buffers_.size() < tasks) buffers_.resize(tasks);
+        over_.assign(tasks, 0);
+        const std::uint64_t budget = sink.budget_left();
+        undo_on_throw(
+            [&] {
+                run_tasks(threads, tasks, [&](std::size_t t, unsigned thread) {
+                    buffers_[t].clear();
+                    PairSink s(buffers_[t], budget);
+                    emit(t, s, thread);
+                    over_[t] = s.stopped() ? 1 : 0;
+                });
+                deliver(threads, tasks, sink);
+            },
+            [&] {
+                // An allocation failed: let go of the pairs held so far (they
+                // may be most of the memory), so that the next call has it.
+                for (std::vector<Pair>& b : buffers_) std::vector<Pair>().swap(b);
+            });
+        // Headroom for the next frame, whose tasks find a few more or fewer
+        // pairs (moving boxes): then it allocates nothing.
+        // (Grown to a quarter more when less than an eighth is left.)
+        for (std::size_t t = 0; t < tasks; ++t) {
+            std::vector<Pair>& b = buffers_[t];
+            if (b.capacity() < b.size() + b.size() / 8 + 64) b.reserve(b.size() + b.size() / 4 + 256);
+        }
+        // A task that hit the budget had more pairs than it kept: the whole
+        // search has more than the budget, even if the kept ones fit.
+        if (std::find(over_.begin(), over_.end(), 1) != over_.end()) sink.exceed();
+    }
+
+private:
+    template <class Sink>
+    void deliver(unsigned threads, std::size_t tasks, Sink& sink) {
+        if constexpr (std::is_same_v<Sink, PairSink>) {
+            if (!sink.streams()) return copy_into(threads, tasks, sink);
+        }
+        for (std::size_t t = 0; t < tasks && !sink.stopped(); ++t)
+            for (const Pair& p : buffers_[t]) sink(p.a, p.b);
+    }
+
+    void copy_into(unsigned threads, std::size_t tasks, PairSink& sink) {
+        // Straight into the output vector, every task's block copied in parallel.
+        offsets_.resize(tasks + 1);
+        offsets_[0] = 0;
+        for (std::size_t t = 0; t < tasks; ++t) offsets_[t + 1] = offsets_[t] + buffers_[t].size();
+        std::size_t granted = 0;
+        Pair* out = sink.extend(offsets_[tasks], granted);
+        undo_on_throw(
+            [&] {
+                run_tasks(threads, tasks, [&](std::size_t t, unsigned) {
+                    const std::size_t from = offsets_[t];
+                    if (from >= granted) return;
+                    const std::size_t m = std::min(buffers_[t].size(), granted - from);
+                    std::copy(buffers_[t].begin(), buffers_[t].begin() + static_cast<std::ptrdiff_t>(m), out + from);
+                });
+            },
+            // A thread could not start: some blocks were never copied, and
+            // their slots hold zeros, which are not pairs found.
+            [&] { sink.retract(granted); });
+    }
+
+    std::vector<std::vector<Pair>> buffers_;
+    std::vector<char> over_;  // per task: stopped by the budget
+    std::vector<std::size_t> offsets_;
+};
+
+/// Per-thread scratch of any kind, grown to the thread count on demand.
+template <class Scratch>
+class PerThread {
+public:
+    void ensure(unsigned threads) {
+        if (items_.size() < threads) items_.resize(threads);
+    }
+    Scratch& operator[](unsigned thread) { return items_[thread]; }
+
+private:
+    std::vector<Scratch> items_;
+};
+
+}  // namespace detail
+}  // namespace broadphase
+
+
+namespace broadphase {
+
+/// Calls f(begin, end) on contiguous, equal parts of [0, n) that together
+/// cover it once, on up to `threads` threads (0: default_threads()), the
+/// caller's included: as many as plan_threads(threads, n, cost) gives, so
+/// small loops stay on the calling thread and start none. The parts run in
+/// no set order; f must not care. The first exception f throws is
+/// rethrown once every part has ended. O(n) calls' worth of f, plus a
+/// wake-up per helper thread.
+template <class F>
+void parallel_for(std::size_t n, unsigned threads, Work cost, F&& f) {
+    detail::run_parts(plan_threads(threads, n, cost), n,
+                      [&](std::size_t, std::size_t begin, std::size_t end) { f(begin, end); });
+}
 
 }  // namespace broadphase
 
@@ -9137,543 +9738,13 @@ BROADPHASE_ASE_API void AseNeighborList::release() {
 // The public calls take a BasicBoxesView (BasicBoxes converts to it); the
 // SoaView the *_impl functions get is the caller's arrays when they are
 // struct of arrays and all valid, else the working set's compact copy.
-// threads_for(items) tells an algorithm how many threads the current call
-// may use (see detail/parallel.hpp); the pairs must not depend on it.
+// threads_for(items, cost) tells an algorithm how many threads the current
+// call may use (the rule: broadphase/threads.hpp); the pairs must not depend
+// on it.
 
 #include <new>
 #include <utility>
 #include <vector>
-
-// ---- include/broadphase/detail/buffers.hpp ----
-// Growing reused buffers without reallocating every time a frame is a
-// little larger than the last (moving boxes change the number of grid
-// entries from frame to frame).
-
-#include <cstddef>
-#include <cstdint>
-#include <new>
-#include <stdexcept>
-
-
-namespace broadphase {
-namespace detail {
-
-/// Thrown when a structure would index more items than 32-bit indices allow
-/// (the grids' cell entries: boxes times the cells each touches); the
-/// algorithms' front (algorithm_base.hpp) turns it into Status::too_many_boxes.
-struct TooManyIndices {};
-
-#if BROADPHASE_EXCEPTIONS  // (see exceptions.hpp)
-inline namespace with_exceptions {
-#else
-inline namespace without_exceptions {
-#endif
-
-/// Throws TooManyIndices unless n items fit 32-bit indices (fits_indices),
-/// else returns true. Without exceptions it returns false instead and flags
-/// the overflow (take_index_overflow): the caller then leaves its structure
-/// empty and returns. O(1).
-inline bool require_indices(std::uint64_t n) {
-    if (fits_indices(n)) return true;
-#if BROADPHASE_EXCEPTIONS
-    throw TooManyIndices{};
-#else
-    index_overflow_flag() = true;
-    return false;
-#endif
-}
-
-/// The status boundary, written once: runs body() and turns what escapes
-/// it into r.status, std::bad_alloc (and std::length_error: a vector asked
-/// for more than max_size) into Status::out_of_memory and an index
-/// overflow (TooManyIndices; without exceptions, the flag require_indices
-/// sets) into Status::too_many_boxes. True when body ran to its end with
-/// neither. The public calls that run an algorithm (algorithm_base.hpp),
-/// the sphere finder, the periodic finder and the neighbour list go through
-/// here. O(1) beside body().
-template <class Body>
-bool guarded(Report& r, Body&& body) {
-#if BROADPHASE_EXCEPTIONS
-    try {
-        body();
-    } catch (const std::bad_alloc&) {
-        r.status = Status::out_of_memory;
-        return false;
-    } catch (const std::length_error&) {
-        r.status = Status::out_of_memory;
-        return false;
-    } catch (const TooManyIndices&) {
-        r.status = Status::too_many_boxes;
-        return false;
-    }
-#else
-    body();
-#endif
-    if (take_index_overflow()) {
-        r.status = Status::too_many_boxes;
-        return false;
-    }
-    return true;
-}
-
-}  // inline namespace with_exceptions / without_exceptions
-
-/// v.resize(n), reserving a quarter more when it has to reallocate, so the
-/// frames that follow, a few percent larger or smaller, allocate nothing.
-template <class Vector>
-inline void resize_buffer(Vector& v, std::size_t n) {
-    if (n > v.capacity()) v.reserve(n + n / 4 + 16);
-    v.resize(n);
-}
-
-}  // namespace detail
-}  // namespace broadphase
-
-// ---- include/broadphase/detail/parallel.hpp ----
-// Threads, kept behind three small functions so algorithms never see the
-// threading layer: how many threads to use, run tasks on them, and collect
-// the pairs tasks find in an order that does not depend on the thread count.
-//
-// The layer is the library's task pool (task_pool.hpp: std::thread helpers
-// kept for the process; the caller runs tasks too and never waits for a
-// helper that has not started). It replaced OpenMP, whose parallel regions
-// end in a barrier that waits for every team thread: with another program
-// busy on the other core, two threads took longer than one (measured:
-// docs/measured-in-code.md#threads, docs/threading.md). Threads are on when
-// BROADPHASE_THREADS is defined (CMake's broadphase::broadphase target
-// defines it and links the platform's threads); BROADPHASE_NO_THREADS
-// forces them off. Otherwise everything here
-// runs on the calling thread, and no header needs more than the C++17
-// standard library.
-//
-// Determinism: each algorithm cuts its work into tasks whose pairs, in task
-// order, are exactly the pairs one thread finds, in the same order. Tasks
-// write into their own buffers (no locks, no atomics on the hot path) and
-// the buffers are concatenated in task order. So the output is identical
-// for every thread count, and the task cut may depend on the thread count.
-
-#include <algorithm>
-#include <cstddef>
-#include <cstdint>
-#include <cstdlib>
-#include <exception>
-#include <type_traits>
-#include <vector>
-
-#ifdef BROADPHASE_DETAIL_THREADS
-#include <thread>
-
-// ---- include/broadphase/detail/task_pool.hpp ----
-// A pool of helper threads kept for the process, on which a call runs its
-// tasks without ever waiting for a helper that has not started.
-//
-// Why not an OpenMP parallel region: a region ends in a barrier that waits
-// for every thread of the team. On a machine whose other cores are busy
-// (the user's other work, a second process), a team thread may wait a
-// scheduler time slice, milliseconds, for a core, at every phase; two
-// threads then take longer than one. Here the caller claims tasks from a
-// shared counter like every helper, so when no helper gets a core the
-// caller runs every task itself and waits only for tasks a helper has
-// already claimed (measured: docs/measured-in-code.md#threads,
-// docs/threading.md).
-//
-// Costs: the first call that asks for k threads starts the k - 1 helpers
-// missing (a thread start each, once a process); after that a call posts its job under one
-// mutex and wakes the helpers (a futex wake each), and allocates nothing
-// once a few calls have run (jobs are recycled). Helpers sleep on a
-// condition variable between jobs: nothing spins.
-//
-// Several callers (threads of the user's program) may run jobs at once;
-// helpers serve the most recently posted job and each caller finishes its
-// own, so every call completes whatever the helpers do.
-
-#include <algorithm>
-#include <atomic>
-#include <condition_variable>
-#include <cstddef>
-#include <cstdint>
-#include <exception>
-#include <memory>
-#include <mutex>
-#include <system_error>
-#include <thread>
-#include <type_traits>
-#include <vector>
-
-
-namespace broadphase {
-namespace detail {
-
-class TaskPool {
-public:
-    /// Runs f(task, slot) for every task in [0, tasks) on up to `threads`
-    /// threads, the caller's included; `slot` in [0, threads) names the
-    /// thread for per-thread scratch (the caller is slot 0; each slot is
-    /// used by one thread at a time). Returns when every task has run. The
-    /// first exception a task throws is rethrown once all have ended.
-    template <class F>
-    static void run(unsigned threads, std::size_t tasks, F&& f) {
-        if (threads <= 1 || tasks <= 1) {
-            for (std::size_t t = 0; t < tasks; ++t) f(t, 0u);
-            return;
-        }
-        using Fn = std::remove_reference_t<F>;
-        run_erased(threads, tasks, [](void* ctx, std::size_t t, unsigned slot) { (*static_cast<Fn*>(ctx))(t, slot); },
-                   const_cast<void*>(static_cast<const void*>(&f)));
-    }
-
-    /// Helper threads started so far (tests).
-    static std::size_t helpers_started() {
-        TaskPool& pool = instance();
-        std::lock_guard<std::mutex> lock(pool.m_);
-        return pool.started_;
-    }
-
-private:
-    /// run() on more than one thread, with f erased: one copy of the job's
-    /// setup and wait for every caller, not one per task type.
-    static void run_erased(unsigned threads, std::size_t tasks, void (*call)(void*, std::size_t, unsigned), void* ctx) {
-        const unsigned team = static_cast<unsigned>(std::min<std::size_t>(threads, tasks));
-        TaskPool& pool = instance();
-        std::shared_ptr<Job> job = pool.take_job();
-        job->call = call;
-        job->ctx = ctx;
-        job->tasks = tasks;
-        job->team = team;
-        job->next.store(0, std::memory_order_relaxed);
-        job->joined.store(1, std::memory_order_relaxed);  // slot 0: the caller
-        job->done = 0;
-        job->error = nullptr;
-        pool.post(job, team - 1);
-        work(*job, 0);
-        {
-            std::unique_lock<std::mutex> lock(job->m);
-            job->all_done.wait(lock, [&] { return job->done == job->tasks; });
-        }
-        std::exception_ptr error = job->error;
-        pool.give_back(std::move(job));
-        if (error) std::rethrow_exception(error);
-    }
-
-    struct Job {
-        void (*call)(void*, std::size_t, unsigned) = nullptr;
-        void* ctx = nullptr;  // the caller's f: valid while the caller waits, called only for claimed tasks
-        std::size_t tasks = 0;
-        unsigned team = 1;
-        std::atomic<std::size_t> next{0};   // the next task to claim
-        std::atomic<unsigned> joined{0};    // slots handed out
-        std::size_t done = 0;               // under m
-        std::exception_ptr error;           // under m
-        std::mutex m;
-        std::condition_variable all_done;
-    };
-
-    static TaskPool& instance() {
-        static TaskPool* pool = new TaskPool;  // never destroyed: helpers may outlive static destruction
-        return *pool;
-    }
-
-    /// A job nobody else holds (recycled), or a new one (jobs_made_ counts
-    /// them: the free list's capacity stays above it, so give_back never
-    /// allocates).
-    std::shared_ptr<Job> take_job() {
-        {
-            std::lock_guard<std::mutex> lock(m_);
-            for (std::size_t i = 0; i < free_.size(); ++i) {
-                // Held only by the free list: no helper can still reach it
-                // (job_ no longer points to it, see give_back).
-                if (free_[i].use_count() == 1) {
-                    std::shared_ptr<Job> job = std::move(free_[i]);
-                    free_.erase(free_.begin() + static_cast<std::ptrdiff_t>(i));
-                    return job;
-                }
-            }
-        }
-        std::lock_guard<std::mutex> lock(m_);
-        ++jobs_made_;
-        return std::make_shared<Job>();
-    }
-
-    void give_back(std::shared_ptr<Job> job) {
-        std::lock_guard<std::mutex> lock(m_);
-        if (job_ == job) job_.reset();
-        free_.push_back(std::move(job));
-    }
-
-    /// Hands the job to the helpers, starting any missing up to `helpers`.
-    void post(const std::shared_ptr<Job>& job, std::size_t helpers) {
-        std::lock_guard<std::mutex> lock(m_);
-        while (started_ < helpers) {
-            // No room for another thread (its stack): the caller and the
-            // helpers there are run every task.
-            const bool started = on_throw<std::system_error>(
-                [this] {
-                    std::thread([this] { serve(); }).detach();
-                    return true;
-                },
-                [] { return false; });
-            if (!started) break;
-            ++started_;
-        }
-        // A helper holds at most one job (briefly, after it ends), so with
-        // one job more than helpers a caller always finds a free one: after
-        // the first call with this many threads, none allocates (unless
-        // several callers run at once: then one job more each, once).
-        while (jobs_made_ < started_ + 1) {
-            free_.push_back(std::make_shared<Job>());
-            ++jobs_made_;
-        }
-        if (free_.capacity() < jobs_made_) free_.reserve(2 * jobs_made_);
-        job_ = job;
-        ++generation_;
-        wake_.notify_all();
-    }
-
-    /// A helper: waits for a new job, works on it, again.
-    void serve() {
-        std::uint64_t seen = 0;
-        for (;;) {
-            std::shared_ptr<Job> job;
-            {
-                std::unique_lock<std::mutex> lock(m_);
-                wake_.wait(lock, [&] { return generation_ != seen; });
-                seen = generation_;
-                job = job_;
-            }
-            if (!job) continue;
-            const unsigned slot = job->joined.fetch_add(1, std::memory_order_relaxed);
-            if (slot < job->team) work(*job, slot);
-            // Let go under the mutex: take_job reads use_count() under it,
-            // so whoever reuses the job sees all of this helper's accesses.
-            std::lock_guard<std::mutex> lock(m_);
-            job.reset();
-        }
-    }
-
-    /// Claims and runs tasks until none is left.
-    static void work(Job& job, unsigned slot) {
-        for (;;) {
-            const std::size_t t = job.next.fetch_add(1, std::memory_order_relaxed);
-            if (t >= job.tasks) return;
-            const std::exception_ptr error = caught([&] { job.call(job.ctx, t, slot); });
-            // The mutex orders the task's writes before the caller's wake-up.
-            std::lock_guard<std::mutex> lock(job.m);
-            if (error && !job.error) job.error = error;
-            if (++job.done == job.tasks) job.all_done.notify_all();
-        }
-    }
-
-    std::mutex m_;
-    std::condition_variable wake_;
-    std::shared_ptr<Job> job_;                // the job helpers join; under m_
-    std::vector<std::shared_ptr<Job>> free_;  // finished jobs to reuse; under m_
-    std::uint64_t generation_ = 0;
-    std::size_t started_ = 0;
-    std::size_t jobs_made_ = 0;
-};
-
-}  // namespace detail
-}  // namespace broadphase
-
-#endif
-
-// Measurement only (bench/threads_bench.cpp): with BROADPHASE_OPENMP_LAYER
-// defined and OpenMP on, use_pool_layer() = false runs tasks through OpenMP
-// as before, so both layers can be timed in one process.
-#if defined(BROADPHASE_DETAIL_THREADS) && defined(BROADPHASE_OPENMP_LAYER) && defined(_OPENMP)
-#define BROADPHASE_DETAIL_OPENMP_LAYER 1
-#include <omp.h>
-#endif
-
-
-namespace broadphase {
-namespace detail {
-
-/// The threads to use for `items` units of work: `requested` (0 = the
-/// default), but no more than one per `min_items_per_thread`, and 1
-/// without threads. Small inputs stay on the calling thread, where starting
-/// threads would cost more than it saves.
-inline unsigned plan_threads(unsigned requested, std::size_t items, std::size_t min_items_per_thread) {
-    if (!threads_enabled()) return 1;
-    unsigned t = requested ? requested : default_threads();
-    const std::size_t per = std::max<std::size_t>(min_items_per_thread, 1);
-    const std::size_t cap = std::max<std::size_t>(items / per, 1);
-    if (t > cap) t = static_cast<unsigned>(cap);
-    return std::max(t, 1u);
-}
-
-/// Measurement only: whether run_tasks uses the pool (true, the default)
-/// or OpenMP, in builds with BROADPHASE_OPENMP_LAYER (see above).
-inline bool& use_pool_layer() {
-    static bool pool = true;
-    return pool;
-}
-
-/// Runs f(task, thread) for every task in [0, tasks) on up to `threads`
-/// threads, the caller's included, tasks claimed one at a time from a
-/// shared counter; `thread` in [0, threads) names a slot for per-thread
-/// scratch, used by one thread at a time. With one thread, or one task,
-/// runs in order on the calling thread and starts none. The first
-/// exception a task throws is rethrown here once all tasks have ended.
-/// Costs a mutex and a wake-up per helper on top of the tasks (the first
-/// call with k threads also starts the helpers missing).
-template <class F>
-void run_tasks(unsigned threads, std::size_t tasks, F&& f) {
-    if (threads <= 1 || tasks <= 1) {
-        for (std::size_t t = 0; t < tasks; ++t) f(t, 0u);
-        return;
-    }
-#if defined(BROADPHASE_DETAIL_OPENMP_LAYER)
-    if (!use_pool_layer()) {
-        std::exception_ptr error;
-        const auto n = static_cast<std::ptrdiff_t>(tasks);
-        const int nt = static_cast<int>(std::min<std::size_t>(threads, tasks));
-#pragma omp parallel num_threads(nt)
-        {
-            const auto me = static_cast<unsigned>(omp_get_thread_num());
-#pragma omp for schedule(dynamic, 1)
-            for (std::ptrdiff_t t = 0; t < n; ++t) {
-                if (std::exception_ptr e = caught([&] { f(static_cast<std::size_t>(t), me); })) {
-#pragma omp critical(broadphase_task_error)
-                    if (!error) error = e;
-                }
-            }
-        }
-        if (error) std::rethrow_exception(error);
-        return;
-    }
-#endif
-#ifdef BROADPHASE_DETAIL_THREADS
-    TaskPool::run(threads, tasks, f);
-#else
-    for (std::size_t t = 0; t < tasks; ++t) f(t, 0u);
-#endif
-}
-
-/// Parts run_parts cuts n items into for `threads` threads.
-inline std::size_t part_count(unsigned threads, std::size_t n) {
-    return std::max<std::size_t>(1, std::min<std::size_t>(threads, n));
-}
-
-/// Splits [0, n) into `parts` contiguous ranges of equal size: range p is
-/// [bound(p), bound(p + 1)).
-inline std::size_t even_bound(std::size_t n, std::size_t parts, std::size_t p) {
-    return static_cast<std::size_t>(static_cast<std::uint64_t>(n) * p / parts);  // n < 2^33, parts < 2^20
-}
-
-/// Runs f(part, begin, end) over at most `threads` contiguous, equal parts
-/// of [0, n), one task each. For passes whose cost is the same per item,
-/// such as binning boxes; per-part results go in slots indexed by part.
-template <class F>
-void run_parts(unsigned threads, std::size_t n, F&& f) {
-    const std::size_t parts = part_count(threads, n);
-    run_tasks(static_cast<unsigned>(parts), parts,
-              [&](std::size_t p, unsigned) { f(p, even_bound(n, parts, p), even_bound(n, parts, p + 1)); });
-}
-
-/// How many tasks to cut work into for `threads` threads: enough that
-/// dynamic scheduling evens out tasks of uneven cost (clusters, one dense
-/// region), few enough that each is worth handing out.
-inline std::size_t task_count(unsigned threads, std::size_t items, std::size_t min_items_per_task = 256) {
-    if (threads <= 1) return 1;
-    const std::size_t most = std::max<std::size_t>(items / std::max<std::size_t>(min_items_per_task, 1), 1);
-    return std::min<std::size_t>(std::size_t(threads) * 16, most);
-}
-
-/// Per-task pair buffers, kept between calls so frames after the first
-/// allocate nothing. Tasks fill their buffers in parallel; deliver() then
-/// hands the pairs to the caller's sink in task order.
-class TaskPairs {
-public:
-    /// Runs emit(task, PairSink&, thread) for each task on `threads`
-    /// threads, then passes every pair, in task order, to `sink` (a PairSink,
-    /// or an adapter over one with its budget_left() and exceed()). Each
-    /// task's buffer is capped at the sink's remaining budget, so a scene
-    /// with too many pairs stops as the single-threaded search would, with
-    /// the same first pairs.
-    template <class Sink, class Emit>
-    void run(unsigned threads, std::size_t tasks, Sink& sink, Emit&& emit) {
-        if (buffers_.size() < tasks) buffers_.resize(tasks);
-        over_.assign(tasks, 0);
-        const std::uint64_t budget = sink.budget_left();
-        undo_on_throw(
-            [&] {
-                run_tasks(threads, tasks, [&](std::size_t t, unsigned thread) {
-                    buffers_[t].clear();
-                    PairSink s(buffers_[t], budget);
-                    emit(t, s, thread);
-                    over_[t] = s.stopped() ? 1 : 0;
-                });
-                deliver(threads, tasks, sink);
-            },
-            [&] {
-                // An allocation failed: let go of the pairs held so far (they
-                // may be most of the memory), so that the next call has it.
-                for (std::vector<Pair>& b : buffers_) std::vector<Pair>().swap(b);
-            });
-        // Headroom for the next frame, whose tasks find a few more or fewer
-        // pairs (moving boxes): then it allocates nothing.
-        // (Grown to a quarter more when less than an eighth is left.)
-        for (std::size_t t = 0; t < tasks; ++t) {
-            std::vector<Pair>& b = buffers_[t];
-            if (b.capacity() < b.size() + b.size() / 8 + 64) b.reserve(b.size() + b.size() / 4 + 256);
-        }
-        // A task that hit the budget had more pairs than it kept: the whole
-        // search has more than the budget, even if the kept ones fit.
-        if (std::find(over_.begin(), over_.end(), 1) != over_.end()) sink.exceed();
-    }
-
-private:
-    template <class Sink>
-    void deliver(unsigned threads, std::size_t tasks, Sink& sink) {
-        if constexpr (std::is_same_v<Sink, PairSink>) {
-            if (!sink.streams()) return copy_into(threads, tasks, sink);
-        }
-        for (std::size_t t = 0; t < tasks && !sink.stopped(); ++t)
-            for (const Pair& p : buffers_[t]) sink(p.a, p.b);
-    }
-
-    void copy_into(unsigned threads, std::size_t tasks, PairSink& sink) {
-        // Straight into the output vector, every task's block copied in parallel.
-        offsets_.resize(tasks + 1);
-        offsets_[0] = 0;
-        for (std::size_t t = 0; t < tasks; ++t) offsets_[t + 1] = offsets_[t] + buffers_[t].size();
-        std::size_t granted = 0;
-        Pair* out = sink.extend(offsets_[tasks], granted);
-        undo_on_throw(
-            [&] {
-                run_tasks(threads, tasks, [&](std::size_t t, unsigned) {
-                    const std::size_t from = offsets_[t];
-                    if (from >= granted) return;
-                    const std::size_t m = std::min(buffers_[t].size(), granted - from);
-                    std::copy(buffers_[t].begin(), buffers_[t].begin() + static_cast<std::ptrdiff_t>(m), out + from);
-                });
-            },
-            // A thread could not start: some blocks were never copied, and
-            // their slots hold zeros, which are not pairs found.
-            [&] { sink.retract(granted); });
-    }
-
-    std::vector<std::vector<Pair>> buffers_;
-    std::vector<char> over_;  // per task: stopped by the budget
-    std::vector<std::size_t> offsets_;
-};
-
-/// Per-thread scratch of any kind, grown to the thread count on demand.
-template <class Scratch>
-class PerThread {
-public:
-    void ensure(unsigned threads) {
-        if (items_.size() < threads) items_.resize(threads);
-    }
-    Scratch& operator[](unsigned thread) { return items_[thread]; }
-
-private:
-    std::vector<Scratch> items_;
-};
-
-}  // namespace detail
-}  // namespace broadphase
 
 // ---- src/core/working_set.hpp ----
 // The boxes an algorithm actually works on: the caller's arrays when all are
@@ -9794,10 +9865,14 @@ public:
     bool overlaps(const box_type& q, HitCallbackRef f) const;
 
 protected:
-    /// Threads the current find_pairs or build may use for `items` boxes.
-    unsigned threads_for(std::size_t items) const {
-        return plan_threads(threads_requested_, items, min_boxes_per_thread_);
+    /// Threads the current find_pairs or build may use for `items` items of
+    /// `cost` each (threads.hpp: the rule, with this call's Options).
+    unsigned threads_for(std::size_t items, Work cost = Work::box) const {
+        return plan_threads(threads_requested_, items, cost, min_boxes_per_thread_);
     }
+    /// The current call's Options::min_boxes_per_thread, for the passes of
+    /// its parts (sorts, copies) to plan by.
+    std::size_t min_boxes_per_thread() const { return min_boxes_per_thread_; }
 
     /// Default batch path: one query per box, in query order; with threads,
     /// contiguous runs of queries as tasks. Algorithms may do better.
@@ -9851,7 +9926,7 @@ private:
             return r;
         }
         guarded(r, [&] {
-            set_a_.prepare(boxes, threads_for(boxes.size()));
+            set_a_.prepare(boxes, threads_for(boxes.size(), Work::eighth));
             r.invalid_a = set_a_.invalid();
             const PairSink::Mapping mapping(sink, set_a_.identity() ? nullptr : &set_a_.map(),
                                             set_a_.identity() ? nullptr : &set_a_.map());
@@ -9869,8 +9944,8 @@ private:
             return r;
         }
         guarded(r, [&] {
-            set_a_.prepare(a, threads_for(a.size()));
-            set_b_.prepare(b, threads_for(b.size()));
+            set_a_.prepare(a, threads_for(a.size(), Work::eighth));
+            set_b_.prepare(b, threads_for(b.size(), Work::eighth));
             r.invalid_a = set_a_.invalid();
             r.invalid_b = set_b_.invalid();
             const PairSink::Mapping mapping(sink, set_a_.identity() ? nullptr : &set_a_.map(),
@@ -9906,7 +9981,7 @@ private:
     PairSortScratch sort_scratch_;
     bool built_ = false;
     unsigned threads_requested_ = 1;
-    std::size_t min_boxes_per_thread_ = 4096;
+    std::size_t min_boxes_per_thread_ = default_min_boxes_per_thread;
 };
 
 // The calls that store pairs, out of the class body, so not inline: the
@@ -9946,7 +10021,7 @@ Report AlgorithmBase<Derived, T, D>::build(view_type boxes, const Options& optio
         return r;
     }
     const bool done = guarded(r, [&] {
-        built_set_.prepare(boxes, threads_for(boxes.size()));
+        built_set_.prepare(boxes, threads_for(boxes.size(), Work::eighth));
         r.invalid_a = built_set_.invalid();
         derived().build_impl(built_set_.boxes());
     });
@@ -9967,7 +10042,7 @@ Report AlgorithmBase<Derived, T, D>::query_batch(view_type queries, std::vector<
                                                  const Options& options) const {
     out.clear();
     PairSink sink(out, options.max_pairs);
-    Report r = run_batch(queries, sink, plan_threads(options.threads, queries.size(), options.min_boxes_per_thread));
+    Report r = run_batch(queries, sink, plan_threads(options.threads, queries.size(), Work::box, options.min_boxes_per_thread));
     sink.flush();
     if (options.sorted) {  // const: may run on many threads at once, so scratch of its own
         PairSortScratch scratch;
@@ -10332,14 +10407,14 @@ using RadixScratch = BasicRadixScratch<>;
 /// the counts are laid out digit by digit and part by part, and each part
 /// scatters its stretch; stable, so the result is the same for any thread
 /// count. (One thread counts all passes' digits at once: totals do not
-/// depend on the order.)
+/// depend on the order.) Parts: plan_threads at Work::quarter an item.
 template <class V>
-void radix_sort(V& keys, V& values, BasicRadixScratch<V>& scratch, unsigned threads = 1) {
+void radix_sort(V& keys, V& values, BasicRadixScratch<V>& scratch, unsigned threads = 1,
+                std::size_t min_boxes_per_thread = default_min_boxes_per_thread) {
     const std::size_t n = keys.size();
     if (n < 2) return;
     constexpr int bits = 11, buckets = 1 << bits, passes = 3;
-    constexpr std::size_t per_part = 32768;  // below this a part costs more to start than it saves
-    const std::size_t parts = part_count(static_cast<unsigned>(std::min<std::size_t>(threads, n / per_part + 1)), n);
+    const std::size_t parts = part_count(plan_threads(threads, n, Work::quarter, min_boxes_per_thread), n);
     std::vector<std::uint32_t>& hist = scratch.hist;
     scratch.keys.resize(n);
     scratch.values.resize(n);
@@ -10416,17 +10491,18 @@ struct SortScratch {
 /// exact). No allocation once the buffers have grown.
 template <class T>
 void sort_by_value(const T* values, std::size_t n, std::vector<std::uint32_t>& order, SortScratch& s,
-                   unsigned threads = 1) {
+                   unsigned threads = 1, std::size_t min_boxes_per_thread = default_min_boxes_per_thread) {
     order.resize(n);
     if constexpr (std::is_same_v<T, float>) {
         s.keys.resize(n);
-        run_parts(n >= 65536 ? threads : 1u, n, [&](std::size_t, std::size_t first, std::size_t last) {
+        const unsigned key_threads = plan_threads(threads, n, Work::eighth, min_boxes_per_thread);
+        run_parts(key_threads, n, [&](std::size_t, std::size_t first, std::size_t last) {
             for (std::size_t i = first; i < last; ++i) {
                 s.keys[i] = float_key(values[i]);
                 order[i] = static_cast<std::uint32_t>(i);
             }
         });
-        radix_sort(s.keys, order, s.radix, threads);
+        radix_sort(s.keys, order, s.radix, threads, min_boxes_per_thread);
     } else {
         s.keyed.resize(n);
         for (std::size_t i = 0; i < n; ++i)
@@ -10620,9 +10696,12 @@ public:
 
     /// Builds over `v` (copied) with groups of m (8 or 16) boxes, at least
     /// `min_height` levels above the boxes. O(n) plus the sort, on up to
-    /// `threads` threads; no allocation once the buffers have grown.
-    void build(const SoaView<T, D>& v, int m, unsigned threads, StatsScratch& stats, int min_height = 1) {
+    /// `threads` threads (its passes planned with `min_boxes_per_thread`,
+    /// threads.hpp); no allocation once the buffers have grown.
+    void build(const SoaView<T, D>& v, int m, unsigned threads, std::size_t min_boxes_per_thread, StatsScratch& stats,
+               int min_height = 1) {
         m_ = m;
+        min_boxes_ = min_boxes_per_thread;
         const std::size_t n = v.n;
         sort_boxes(v, threads, stats);
         levels_used_ = 1;
@@ -10736,7 +10815,7 @@ private:
         const double scale = widest > 0 ? cells / (1.04 * widest) : 0.0;
         for (int k = 0; k < D; ++k) origin[k] = s.center_lo[k] - 0.02 * widest;
         const double top = cells - 1;
-        run_parts(n >= 65536 ? threads : 1u, n, [&](std::size_t, std::size_t first, std::size_t last) {
+        run_parts(plan_threads(threads, n, Work::eighth, min_boxes_), n, [&](std::size_t, std::size_t first, std::size_t last) {
             std::uint32_t* const keys = keys_.data();
             for (std::size_t i = first; i < last; ++i) {
                 keys[i] = 0;
@@ -10758,7 +10837,7 @@ private:
                 }
             }
         });
-        radix_sort(keys_, ids_, radix_, threads);
+        radix_sort(keys_, ids_, radix_, threads, min_boxes_);
     }
 
     /// Level 0: the boxes in sorted order, and level 1's group boxes.
@@ -10769,7 +10848,7 @@ private:
         // The ids, padded as the kernels read them (append_pairs: 16 at a time).
         resize_buffer(sorted_ids_, l0.lo[0].size() + 16);
         std::copy(ids_.begin(), ids_.end(), sorted_ids_.begin());
-        run_parts(n >= 65536 ? threads : 1u, n, [&](std::size_t, std::size_t first, std::size_t last) {
+        run_parts(plan_threads(threads, n, Work::eighth, min_boxes_), n, [&](std::size_t, std::size_t first, std::size_t last) {
             for (int k = 0; k < D; ++k) {
                 T* lo = l0.lo[k].data();
                 T* hi = l0.hi[k].data();
@@ -10814,6 +10893,7 @@ private:
     int m_ = 8;
     std::vector<Level> levels_;
     std::size_t levels_used_ = 0;
+    std::size_t min_boxes_ = default_min_boxes_per_thread;  // this build's, for its passes
     std::vector<std::uint32_t> keys_, ids_, sorted_ids_;
     RadixScratch radix_;
 };
@@ -10937,7 +11017,7 @@ private:
         cluster_pairs_ = 0;
         if (v.n < 2) return;
         const unsigned threads = this->threads_for(v.n);
-        a_.build(v, cluster_size(), threads, stats_);
+        a_.build(v, cluster_size(), threads, this->min_boxes_per_thread(), stats_);
         cluster_list(a_, a_, detail::cluster_diagonal);
         run_leaves(a_, a_, detail::cluster_after_only, threads, sink);
     }
@@ -10948,8 +11028,8 @@ private:
         if (va.n == 0 || vb.n == 0) return;
         const unsigned threads = this->threads_for(std::max(va.n, vb.n));
         const int m = cluster_size();
-        a_.build(va, m, threads, stats_);
-        b_.build(vb, m, threads, stats_);
+        a_.build(va, m, threads, this->min_boxes_per_thread(), stats_);
+        b_.build(vb, m, threads, this->min_boxes_per_thread(), stats_);
         const int height = std::max(a_.height(), b_.height());
         a_.grow_to(height);
         b_.grow_to(height);
@@ -10957,7 +11037,9 @@ private:
         run_leaves(a_, b_, detail::cluster_two_sets, threads, sink);
     }
 
-    void build_impl(const View& v) { built_.build(v, cluster_size(), this->threads_for(v.n), stats_); }
+    void build_impl(const View& v) {
+        built_.build(v, cluster_size(), this->threads_for(v.n), this->min_boxes_per_thread(), stats_);
+    }
 
     template <class Emit>
     void query_impl(const BasicBox<T, D>& q, Emit&& emit) const {
@@ -11145,9 +11227,11 @@ public:
     };
 
     /// Builds over v (the store copies what queries need). O(n * levels),
-    /// on up to `threads` threads. The tree, down to the order of its nodes
-    /// and instances, is the same for every thread count.
-    void build(const SoaView<T, D>& v, const Params& params, unsigned threads = 1);
+    /// on up to `threads` threads (its passes planned with
+    /// `min_boxes_per_thread`, threads.hpp). The tree, down to the order of
+    /// its nodes and instances, is the same for every thread count.
+    void build(const SoaView<T, D>& v, const Params& params, unsigned threads = 1,
+               std::size_t min_boxes_per_thread = default_min_boxes_per_thread);
 
     std::size_t size() const { return n_; }
     const std::vector<Node>& nodes() const { return nodes_; }
@@ -11231,8 +11315,8 @@ private:
 
     void quantize_all(const View& v);
 
-    /// Threads for a pass over n boxes: all of them only when each gets enough.
-    unsigned threads_for_boxes(std::size_t n) const { return n >= 16384 ? threads_ : 1u; }
+    /// Threads for a pass over n boxes costing `cost` each (threads.hpp).
+    unsigned threads_for_boxes(std::size_t n, Work cost) const { return plan_threads(threads_, n, cost, min_boxes_); }
 
     /// True when the boxes of instances [begin, end) share a quantised point.
     bool share_point(std::size_t begin, std::size_t end) const;
@@ -11399,6 +11483,7 @@ private:
     std::vector<LevelNode> level_nodes_;
     std::vector<std::vector<std::uint32_t>> task_counts_;  // per task of a level: its inner nodes' children's counts
     unsigned threads_ = 1;
+    std::size_t min_boxes_ = default_min_boxes_per_thread;  // this build's (threads.hpp)
     std::vector<double> sample_;
     std::vector<double> part_bounds_;  // per part of the boxes: finite min and max per axis
 };
@@ -11516,11 +11601,13 @@ namespace detail {
 // ---- the build --------------------------------------------------------------
 
 template <class T, int D>
-inline void AdaptiveGridCore<T, D>::build(const SoaView<T, D>& v, const Params& params, unsigned threads) {
+inline void AdaptiveGridCore<T, D>::build(const SoaView<T, D>& v, const Params& params, unsigned threads,
+                                          std::size_t min_boxes_per_thread) {
     params_ = params;
     if (params_.leaf_capacity < 1) params_.leaf_capacity = 1;
     params_.resident_children = std::min<std::uint32_t>(params_.resident_children, 1u << (2 * D));
     threads_ = std::max(threads, 1u);
+    min_boxes_ = min_boxes_per_thread;
     n_ = v.n;
     nodes_.clear();
     store_size_ = 0;
@@ -11563,7 +11650,7 @@ template <class T, int D>
 inline void AdaptiveGridCore<T, D>::set_frame(const View& v) {
     // Finite bounds, parts of the boxes on separate threads (min and max
     // are exact: the same result for any split).
-    const unsigned threads = threads_for_boxes(v.n);
+    const unsigned threads = threads_for_boxes(v.n, Work::eighth);
     const std::size_t parts = part_count(threads, v.n);
     resize_buffer(part_bounds_, parts * 2 * D);
     run_parts(threads, v.n, [&](std::size_t p, std::size_t first, std::size_t last) {
@@ -11615,7 +11702,7 @@ inline void AdaptiveGridCore<T, D>::set_frame(const View& v) {
 template <class T, int D>
 inline void AdaptiveGridCore<T, D>::quantize_all(const View& v) {
     resize_buffer(boxq_, v.n);
-    run_parts(threads_for_boxes(v.n), v.n, [&](std::size_t, std::size_t first, std::size_t last) {
+    run_parts(threads_for_boxes(v.n, Work::quarter), v.n, [&](std::size_t, std::size_t first, std::size_t last) {
         for (std::size_t i = first; i < last; ++i) {
             Rec& r = boxq_[i];
             for (int k = 0; k < D; ++k) {
@@ -12248,7 +12335,7 @@ private:
     template <class Sink>
     void self_impl(const View& v, Sink& sink) {
         const unsigned threads = this->threads_for(v.n);
-        tree_.build(v, params_, threads);
+        tree_.build(v, params_, threads, this->min_boxes_per_thread());
         tree_.self_pairs(sink, threads);
     }
 
@@ -12259,7 +12346,7 @@ private:
         if (a.n == 0 || b.n == 0) return;
         const bool build_a = a.n >= b.n;
         const unsigned threads = this->threads_for(a.n + b.n);
-        tree_.build(build_a ? a : b, params_, threads);
+        tree_.build(build_a ? a : b, params_, threads, this->min_boxes_per_thread());
         if (build_a) {
             Swapped<Sink> swapped{sink};
             tree_.query_batch(b, swapped, threads, &cross_buffers_);
@@ -12278,7 +12365,9 @@ private:
         void exceed() { sink.exceed(); }
     };
 
-    void build_impl(const View& v) { built_.build(v, params_, this->threads_for(v.n)); }
+    void build_impl(const View& v) {
+        built_.build(v, params_, this->threads_for(v.n), this->min_boxes_per_thread());
+    }
 
     template <class Emit>
     void query_impl(const BasicBox<T, D>& q, Emit&& emit) const {
@@ -14194,10 +14283,11 @@ private:
     /// Sorts `in` by min on `axis` into `out`. O(n), no allocation once warm.
     void sort_into(const View& in, int axis, Sorted& out, unsigned threads = 1) {
         const std::size_t n = in.n;
-        detail::sort_by_value(in.lo[axis], n, out.ids, sort_, threads);
+        const std::size_t min_boxes = this->min_boxes_per_thread();
+        detail::sort_by_value(in.lo[axis], n, out.ids, sort_, threads, min_boxes);
         out.n = n;
         out.boxes.resize(n + detail::simd::width);
-        detail::run_parts(n >= 65536 ? threads : 1u, n, [&](std::size_t, std::size_t first, std::size_t last) {
+        detail::run_parts(plan_threads(threads, n, Work::eighth, min_boxes), n, [&](std::size_t, std::size_t first, std::size_t last) {
             for (int k = 0; k < D; ++k) {
                 T* lo = out.boxes.min(k);
                 T* hi = out.boxes.max(k);
@@ -15913,8 +16003,11 @@ public:
     /// clusters, far outliers: the memory cap of 8 bins a particle), where
     /// a caller with a better path for sparse scenes takes it.
     template <class V>
-    bool sort(const V& v, const CellFrame& frame, double extra, unsigned threads, std::size_t min_per_thread,
-              std::vector<std::uint32_t>& invalid,
+    /// threads: the request (0: the default), planned for the sort and the
+    /// pair search at `cost` a particle with `min_boxes_per_thread`
+    /// (threads.hpp).
+    bool sort(const V& v, const CellFrame& frame, double extra, unsigned threads, Work cost,
+              std::size_t min_boxes_per_thread, std::vector<std::uint32_t>& invalid,
               double max_coarsening = std::numeric_limits<double>::infinity());
 
     /// The largest reach any pair can have (2 rmax + extra). O(1).
@@ -16184,11 +16277,11 @@ namespace detail {
 // ---- wrap, bin and sort -----------------------------------------------------
 
 template <class V>
-inline bool CellList::sort(const V& v, const CellFrame& frame, double extra, unsigned threads,
-                           std::size_t min_per_thread, std::vector<std::uint32_t>& invalid,
+inline bool CellList::sort(const V& v, const CellFrame& frame, double extra, unsigned threads, Work cost,
+                           std::size_t min_boxes_per_thread, std::vector<std::uint32_t>& invalid,
                            double max_coarsening) {
     frame_ = frame;
-    threads_ = plan_threads(threads, v.n, std::max<std::size_t>(min_per_thread, 1));
+    threads_ = plan_threads(threads, v.n, cost, min_boxes_per_thread);
     one_ = v.radii == nullptr;
     survey(v, invalid);
     if (sum_.infinite_radius || !(sum_.rmax < std::numeric_limits<double>::infinity())) return false;
@@ -17043,15 +17136,16 @@ bool BasicNeighborList<T>::build_now(const SphereView<T>& v) {
     const std::size_t n = v.n;
     // Positions as of this build, for the skin test.
     work.held.resize(3 * n);
-    const unsigned threads = detail::plan_threads(options_.threads, n, min_per_thread);
-    detail::run_parts(threads, n, [&](std::size_t, std::size_t b, std::size_t e) {
+    const unsigned copy_threads = plan_threads(options_.threads, n, Work::eighth);
+    detail::run_parts(copy_threads, n, [&](std::size_t, std::size_t b, std::size_t e) {
         for (std::size_t i = b; i < e; ++i)
             for (int k = 0; k < 3; ++k) work.held[3 * i + k] = static_cast<double>(v.coord(i, k));
     });
     const double extra = options_.cutoff + options_.skin;
     // Infinite radii are invalid here (their list would be infinite).
     SphereView<T> use = v;
-    const bool checked = work.grid.sort(use, frame_, extra, options_.threads, min_per_thread, report_.invalid_a);
+    const bool checked = work.grid.sort(use, frame_, extra, options_.threads, Work::half, default_min_boxes_per_thread,
+                            report_.invalid_a);
     if (!checked) {
         // Infinite radius somewhere, or a reach over ~60 cells: the
         // particles with an infinite radius become invalid and the rest
@@ -17063,7 +17157,9 @@ bool BasicNeighborList<T>::build_now(const SphereView<T>& v) {
                 work.finite_radii[i] = std::isinf(r) ? std::numeric_limits<T>::quiet_NaN() : r;
             }
             use.radii = work.finite_radii.data();
-            if (!work.grid.sort(use, frame_, extra, options_.threads, min_per_thread, report_.invalid_a)) return false;
+            if (!work.grid.sort(use, frame_, extra, options_.threads, Work::half, default_min_boxes_per_thread,
+                                report_.invalid_a))
+                return false;
         } else {
             return false;
         }
@@ -17095,6 +17191,7 @@ bool BasicNeighborList<T>::build_now(const SphereView<T>& v) {
     offsets_.resize(n + 1);
     offsets_[0] = 0;
     work.from.resize(n);
+    const unsigned threads = plan_threads(options_.threads, n, Work::half);  // a row a particle, as the search
     detail::run_parts(threads, n, [&](std::size_t, std::size_t b, std::size_t e) {
         for (std::size_t i = b; i < e; ++i) {
             if (i + ahead < e && where[i + ahead] != none) detail::prefetch_read(&work.rows_at[where[i + ahead]]);
@@ -19799,8 +19896,9 @@ inline void BasicScene<T, D>::sync_engine(Engine& engine, bool wanted, bool sear
         if (o.alive && o.pair_box.valid() && o.type == ObjectType::dynamic_object) engine.set(id, o.pair_box);
         else engine.erase(id);
     }
-    // Threads: one per 1,024 changed objects at most.
-    const unsigned threads = search ? detail::plan_threads(options_.threads, dirty_.size(), 1024) : 1;
+    // Threads: a changed object is Work::four_boxes (1,024 a thread by default).
+    const unsigned threads =
+        search ? plan_threads(options_.threads, dirty_.size(), Work::four_boxes, options_.min_boxes_per_thread) : 1;
     if (st.parts.size() < threads) st.parts.resize(threads);
     for (unsigned t = 0; t < threads; ++t) st.parts[t].clear();
     engine.commit(frame, search, threads);
@@ -20119,7 +20217,7 @@ inline void BasicScene<T, D>::static_pairs(Frame& frame) {
     }
     if (st.statics.size() > 0 && !st.changed_dynamic.empty()) {
         const std::size_t m = st.changed_dynamic.size();
-        const unsigned threads = detail::plan_threads(options_.threads, m, 1024);
+        const unsigned threads = plan_threads(options_.threads, m, Work::four_boxes, options_.min_boxes_per_thread);
         if (st.parts.size() < threads) st.parts.resize(threads);
         for (unsigned t = 0; t < threads; ++t) st.parts[t].clear();
         constexpr std::size_t per_task = 256;
@@ -20255,8 +20353,9 @@ struct SphereWork final : SphereWorkBase {
     template <class T>
     bool on_grid(const SphereView<T>& spheres, const detail::CellFrame& frame, const Options& options,
                  detail::PairOutput& out, std::size_t& count, Report& rep, bool periodic) {
-        const std::size_t per_thread = 8 * std::max<std::size_t>(options.min_boxes_per_thread, 1);
-        if (!grid_.sort(spheres, frame, 0.0, options.threads, per_thread, rep.invalid_a, 2.0)) return false;
+        if (!grid_.sort(spheres, frame, 0.0, options.threads, Work::eighth, options.min_boxes_per_thread, rep.invalid_a,
+                        2.0))
+            return false;
         const auto& s = grid_.summary();
         if (!(s.rmax > 0) || s.rmax > kHugeRadius || s.rmax > 2 * (s.rsum / static_cast<double>(s.valid))) return false;
         if (periodic && !grid_.one_image()) return false;
@@ -20291,12 +20390,13 @@ struct SphereWork final : SphereWorkBase {
     /// an infinite centre coordinate the point box [c, c] on that axis (its
     /// pairs are then dropped by keep_touching).
     template <class T>
-    void fill_boxes(const SphereView<T>& v, unsigned threads) {
+    void fill_boxes(const SphereView<T>& v, unsigned threads, std::size_t min_boxes_per_thread) {
         const std::size_t n = v.n;
         boxes_.resize(n);
         float* lo[3] = {boxes_.min(0), boxes_.min(1), boxes_.min(2)};
         float* hi[3] = {boxes_.max(0), boxes_.max(1), boxes_.max(2)};
-        detail::run_parts(detail::plan_threads(threads, n, 1 << 16), n, [&](std::size_t, std::size_t b, std::size_t e) {
+        const unsigned t = plan_threads(threads, n, Work::eighth, min_boxes_per_thread);
+        detail::run_parts(t, n, [&](std::size_t, std::size_t b, std::size_t e) {
             for (std::size_t i = b; i < e; ++i) {
                 const T ri = v.r(i);
                 for (int k = 0; k < 3; ++k) {
@@ -20333,9 +20433,10 @@ struct SphereWork final : SphereWorkBase {
 
     /// Keeps the box pairs whose spheres touch, in place and in order.
     template <class T>
-    void keep_touching(const SphereView<T>& v, std::vector<Pair>& pairs, unsigned threads) {
+    void keep_touching(const SphereView<T>& v, std::vector<Pair>& pairs, unsigned threads,
+                       std::size_t min_boxes_per_thread) {
         const std::size_t k = pairs.size();
-        const unsigned t = detail::plan_threads(threads, k, 1 << 16);
+        const unsigned t = plan_threads(threads, k, Work::eighth, min_boxes_per_thread);
         const std::size_t parts = detail::part_count(t, k);
         kept_.assign(parts, 0);
         Pair* p = pairs.data();
@@ -20502,10 +20603,11 @@ Report SpherePairFinder::search(const SphereView<T>& spheres, const BasicPeriodi
         rep = Report{};
         last_ = SphereMethod::boxes;
         if (!periodic) {
-            w.fill_boxes(spheres, options.threads);
+            w.fill_boxes(spheres, options.threads, options.min_boxes_per_thread);
             rep = w.boxes_finder_.find_pairs(w.boxes_, pairs, options);
             // Over budget: the box pairs found so far, filtered the same way.
-            if (rep.ok() || rep.status == Status::pair_budget_exceeded) w.keep_touching(spheres, pairs, options.threads);
+            if (rep.ok() || rep.status == Status::pair_budget_exceeded)
+                w.keep_touching(spheres, pairs, options.threads, options.min_boxes_per_thread);
         } else if (detail::SphereWork::periods_are_floats(*domain)) {
             // float boxes: the broad phase at float speed, the same periods
             BasicPeriodicDomain<float, 3> fd;

@@ -20,9 +20,9 @@
 #include <vector>
 
 #include "boxes.hpp"
-#include "detail/thread_count.hpp"
 #include "options.hpp"
 #include "pairs.hpp"
+#include "threads.hpp"  // default_threads, plan_threads
 #include "version.hpp"
 
 // The declarations; the bodies (the algorithms behind them) are in
@@ -73,11 +73,6 @@ template <class T, int D>
 Algorithm choose_algorithm(const BasicBoxes<T, D>& boxes) {
     return choose_algorithm(boxes.view());
 }
-
-/// The thread count Options::threads = 0 stands for: BROADPHASE_NUM_THREADS,
-/// else OMP_NUM_THREADS, else all hardware threads; 1 in a build without
-/// threads (BROADPHASE_THREADS undefined).
-inline unsigned default_threads() { return detail::default_threads(); }
 
 /// Picks the algorithm for a two-set query: brute force when either set is
 /// tiny, the uniform grid (binning one set, querying with the other: the

@@ -74,7 +74,8 @@
 // its row. update() without a rebuild is one pass
 // over the positions. A kept list allocates nothing once it has built a
 // list of the largest size. Threads: NeighborListOptions::threads (0: the
-// default, as Options::threads), one per 8,192 particles at most.
+// default, as Options::threads), planned by the library's rule (threads.hpp):
+// a particle's row is Work::half, one thread per 8,192 particles at most.
 #pragma once
 
 #include <cmath>
@@ -238,10 +239,6 @@ private:
     void empty_list();
     /// False when the stencil would be too large (a reach over ~60 cells).
     bool build_now(const SphereView<T>& v);
-
-    /// Particles a thread at least: a dense liquid has hundreds of
-    /// candidates a particle, so threads pay from a few thousand.
-    static constexpr std::size_t min_per_thread = 8192;
 
     NeighborListOptions options_;
     PeriodicCell cell_;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "pairs.hpp"
+#include "threads.hpp"  // default_min_boxes_per_thread
 
 namespace broadphase {
 
@@ -70,10 +71,12 @@ struct Options {
     /// build (detail/parallel.hpp), always 1.
     /// The pairs, and their order, are the same for every thread count.
     unsigned threads = 0;
-    /// Fewer threads are used when each would get fewer boxes than this:
-    /// below it, starting threads costs more than it saves. 1 uses every
-    /// requested thread whatever the size (tests do).
-    std::size_t min_boxes_per_thread = 4096;
+    /// The threads rule's minimum (threads.hpp): fewer threads are used
+    /// when each would get less than this many boxes' worth of work (a box
+    /// in a search; other passes weigh their items, Work). Below it,
+    /// starting threads costs more than it saves. 1 uses every requested
+    /// thread for all but the smallest passes (tests do).
+    std::size_t min_boxes_per_thread = default_min_boxes_per_thread;
 };
 
 }  // namespace broadphase

@@ -39,9 +39,9 @@
 // grid: cell by cell; on the box path: the broad phase's order);
 // Options::sorted sorts by (a, b). Options::max_pairs stops at that many
 // pairs with Status::pair_budget_exceeded (on the box path it bounds the box
-// pairs, before the exact test). Threads: Options::threads, as find_pairs;
-// the cell list uses one per 8 x Options::min_boxes_per_thread spheres
-// (32,768 by default).
+// pairs, before the exact test). Threads: Options::threads, as find_pairs,
+// planned by the library's rule (threads.hpp): a sphere of the cell list is
+// Work::eighth, one thread per 32,768 spheres by default.
 //
 // Periodic domains (periodic.hpp): find_pairs(spheres, domain, pairs) with
 // a BasicPeriodicDomain<T, 3> whose period[k] = L > 0 makes axis k wrap.

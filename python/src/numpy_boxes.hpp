@@ -32,7 +32,7 @@
 
 #include <broadphase/broadphase.hpp>
 #include <broadphase/large_array.hpp>
-#include <broadphase/detail/parallel.hpp>  // plan_threads, run_parts
+#include <broadphase/parallel_for.hpp>
 
 namespace broadphase_python {
 
@@ -150,7 +150,7 @@ void fill_boxes(bp::BasicBoxes<T, D>& out, const T* rows, std::size_t n, unsigne
     T* lo[D];
     T* hi[D];
     for (int k = 0; k < D; ++k) lo[k] = out.min(k), hi[k] = out.max(k);
-    bp::detail::run_parts(bp::detail::plan_threads(threads, n, 1 << 16), n, [&](std::size_t, std::size_t b, std::size_t e) {
+    bp::parallel_for(n, threads, bp::Work::eighth, [&](std::size_t b, std::size_t e) {
         for (std::size_t i = b; i < e; ++i) {
             const T* r = rows + 2 * D * i;
             for (int k = 0; k < D; ++k) lo[k][i] = r[k], hi[k][i] = r[D + k];

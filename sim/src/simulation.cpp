@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include <broadphase/detail/parallel.hpp>
+#include <broadphase/parallel_for.hpp>
 #include <broadphase_fixtures/scenes.hpp>
 
 namespace particles {
@@ -44,11 +44,11 @@ double mean_cube(double a, double b) {
 }
 
 /// f(i) for every i in [0, n), split over the library's threads (the
-/// library's task pool; any order: per-particle work only).
+/// library's task pool; any order: per-particle work only). A particle's
+/// step is Work::half in the library's rule (broadphase/threads.hpp).
 template <class F>
 void for_each_particle(std::size_t n, unsigned threads, F&& f) {
-    const unsigned t = n >= 16384 ? (threads ? threads : broadphase::default_threads()) : 1u;
-    broadphase::detail::run_parts(t, n, [&](std::size_t, std::size_t b, std::size_t e) {
+    broadphase::parallel_for(n, threads, broadphase::Work::half, [&](std::size_t b, std::size_t e) {
         for (std::size_t i = b; i < e; ++i) f(i);
     });
 }

@@ -108,8 +108,11 @@ public:
     /// clusters, far outliers: the memory cap of 8 bins a particle), where
     /// a caller with a better path for sparse scenes takes it.
     template <class V>
-    bool sort(const V& v, const CellFrame& frame, double extra, unsigned threads, std::size_t min_per_thread,
-              std::vector<std::uint32_t>& invalid,
+    /// threads: the request (0: the default), planned for the sort and the
+    /// pair search at `cost` a particle with `min_boxes_per_thread`
+    /// (threads.hpp).
+    bool sort(const V& v, const CellFrame& frame, double extra, unsigned threads, Work cost,
+              std::size_t min_boxes_per_thread, std::vector<std::uint32_t>& invalid,
               double max_coarsening = std::numeric_limits<double>::infinity());
 
     /// The largest reach any pair can have (2 rmax + extra). O(1).

@@ -29,11 +29,11 @@ namespace detail {
 // ---- wrap, bin and sort -----------------------------------------------------
 
 template <class V>
-inline bool CellList::sort(const V& v, const CellFrame& frame, double extra, unsigned threads,
-                           std::size_t min_per_thread, std::vector<std::uint32_t>& invalid,
+inline bool CellList::sort(const V& v, const CellFrame& frame, double extra, unsigned threads, Work cost,
+                           std::size_t min_boxes_per_thread, std::vector<std::uint32_t>& invalid,
                            double max_coarsening) {
     frame_ = frame;
-    threads_ = plan_threads(threads, v.n, std::max<std::size_t>(min_per_thread, 1));
+    threads_ = plan_threads(threads, v.n, cost, min_boxes_per_thread);
     one_ = v.radii == nullptr;
     survey(v, invalid);
     if (sum_.infinite_radius || !(sum_.rmax < std::numeric_limits<double>::infinity())) return false;

@@ -130,7 +130,7 @@ private:
         cluster_pairs_ = 0;
         if (v.n < 2) return;
         const unsigned threads = this->threads_for(v.n);
-        a_.build(v, cluster_size(), threads, stats_);
+        a_.build(v, cluster_size(), threads, this->min_boxes_per_thread(), stats_);
         cluster_list(a_, a_, detail::cluster_diagonal);
         run_leaves(a_, a_, detail::cluster_after_only, threads, sink);
     }
@@ -141,8 +141,8 @@ private:
         if (va.n == 0 || vb.n == 0) return;
         const unsigned threads = this->threads_for(std::max(va.n, vb.n));
         const int m = cluster_size();
-        a_.build(va, m, threads, stats_);
-        b_.build(vb, m, threads, stats_);
+        a_.build(va, m, threads, this->min_boxes_per_thread(), stats_);
+        b_.build(vb, m, threads, this->min_boxes_per_thread(), stats_);
         const int height = std::max(a_.height(), b_.height());
         a_.grow_to(height);
         b_.grow_to(height);
@@ -150,7 +150,9 @@ private:
         run_leaves(a_, b_, detail::cluster_two_sets, threads, sink);
     }
 
-    void build_impl(const View& v) { built_.build(v, cluster_size(), this->threads_for(v.n), stats_); }
+    void build_impl(const View& v) {
+        built_.build(v, cluster_size(), this->threads_for(v.n), this->min_boxes_per_thread(), stats_);
+    }
 
     template <class Emit>
     void query_impl(const BasicBox<T, D>& q, Emit&& emit) const {

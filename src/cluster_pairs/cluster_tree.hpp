@@ -94,9 +94,12 @@ public:
 
     /// Builds over `v` (copied) with groups of m (8 or 16) boxes, at least
     /// `min_height` levels above the boxes. O(n) plus the sort, on up to
-    /// `threads` threads; no allocation once the buffers have grown.
-    void build(const SoaView<T, D>& v, int m, unsigned threads, StatsScratch& stats, int min_height = 1) {
+    /// `threads` threads (its passes planned with `min_boxes_per_thread`,
+    /// threads.hpp); no allocation once the buffers have grown.
+    void build(const SoaView<T, D>& v, int m, unsigned threads, std::size_t min_boxes_per_thread, StatsScratch& stats,
+               int min_height = 1) {
         m_ = m;
+        min_boxes_ = min_boxes_per_thread;
         const std::size_t n = v.n;
         sort_boxes(v, threads, stats);
         levels_used_ = 1;
@@ -210,7 +213,7 @@ private:
         const double scale = widest > 0 ? cells / (1.04 * widest) : 0.0;
         for (int k = 0; k < D; ++k) origin[k] = s.center_lo[k] - 0.02 * widest;
         const double top = cells - 1;
-        run_parts(n >= 65536 ? threads : 1u, n, [&](std::size_t, std::size_t first, std::size_t last) {
+        run_parts(plan_threads(threads, n, Work::eighth, min_boxes_), n, [&](std::size_t, std::size_t first, std::size_t last) {
             std::uint32_t* const keys = keys_.data();
             for (std::size_t i = first; i < last; ++i) {
                 keys[i] = 0;
@@ -232,7 +235,7 @@ private:
                 }
             }
         });
-        radix_sort(keys_, ids_, radix_, threads);
+        radix_sort(keys_, ids_, radix_, threads, min_boxes_);
     }
 
     /// Level 0: the boxes in sorted order, and level 1's group boxes.
@@ -243,7 +246,7 @@ private:
         // The ids, padded as the kernels read them (append_pairs: 16 at a time).
         resize_buffer(sorted_ids_, l0.lo[0].size() + 16);
         std::copy(ids_.begin(), ids_.end(), sorted_ids_.begin());
-        run_parts(n >= 65536 ? threads : 1u, n, [&](std::size_t, std::size_t first, std::size_t last) {
+        run_parts(plan_threads(threads, n, Work::eighth, min_boxes_), n, [&](std::size_t, std::size_t first, std::size_t last) {
             for (int k = 0; k < D; ++k) {
                 T* lo = l0.lo[k].data();
                 T* hi = l0.hi[k].data();
@@ -288,6 +291,7 @@ private:
     int m_ = 8;
     std::vector<Level> levels_;
     std::size_t levels_used_ = 0;
+    std::size_t min_boxes_ = default_min_boxes_per_thread;  // this build's, for its passes
     std::vector<std::uint32_t> keys_, ids_, sorted_ids_;
     RadixScratch radix_;
 };

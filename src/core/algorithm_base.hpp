@@ -15,8 +15,9 @@
 // The public calls take a BasicBoxesView (BasicBoxes converts to it); the
 // SoaView the *_impl functions get is the caller's arrays when they are
 // struct of arrays and all valid, else the working set's compact copy.
-// threads_for(items) tells an algorithm how many threads the current call
-// may use (see detail/parallel.hpp); the pairs must not depend on it.
+// threads_for(items, cost) tells an algorithm how many threads the current
+// call may use (the rule: broadphase/threads.hpp); the pairs must not depend
+// on it.
 #pragma once
 
 #include <new>
@@ -59,10 +60,14 @@ public:
     bool overlaps(const box_type& q, HitCallbackRef f) const;
 
 protected:
-    /// Threads the current find_pairs or build may use for `items` boxes.
-    unsigned threads_for(std::size_t items) const {
-        return plan_threads(threads_requested_, items, min_boxes_per_thread_);
+    /// Threads the current find_pairs or build may use for `items` items of
+    /// `cost` each (threads.hpp: the rule, with this call's Options).
+    unsigned threads_for(std::size_t items, Work cost = Work::box) const {
+        return plan_threads(threads_requested_, items, cost, min_boxes_per_thread_);
     }
+    /// The current call's Options::min_boxes_per_thread, for the passes of
+    /// its parts (sorts, copies) to plan by.
+    std::size_t min_boxes_per_thread() const { return min_boxes_per_thread_; }
 
     /// Default batch path: one query per box, in query order; with threads,
     /// contiguous runs of queries as tasks. Algorithms may do better.
@@ -116,7 +121,7 @@ private:
             return r;
         }
         guarded(r, [&] {
-            set_a_.prepare(boxes, threads_for(boxes.size()));
+            set_a_.prepare(boxes, threads_for(boxes.size(), Work::eighth));
             r.invalid_a = set_a_.invalid();
             const PairSink::Mapping mapping(sink, set_a_.identity() ? nullptr : &set_a_.map(),
                                             set_a_.identity() ? nullptr : &set_a_.map());
@@ -134,8 +139,8 @@ private:
             return r;
         }
         guarded(r, [&] {
-            set_a_.prepare(a, threads_for(a.size()));
-            set_b_.prepare(b, threads_for(b.size()));
+            set_a_.prepare(a, threads_for(a.size(), Work::eighth));
+            set_b_.prepare(b, threads_for(b.size(), Work::eighth));
             r.invalid_a = set_a_.invalid();
             r.invalid_b = set_b_.invalid();
             const PairSink::Mapping mapping(sink, set_a_.identity() ? nullptr : &set_a_.map(),
@@ -171,7 +176,7 @@ private:
     PairSortScratch sort_scratch_;
     bool built_ = false;
     unsigned threads_requested_ = 1;
-    std::size_t min_boxes_per_thread_ = 4096;
+    std::size_t min_boxes_per_thread_ = default_min_boxes_per_thread;
 };
 
 // The calls that store pairs, out of the class body, so not inline: the
@@ -211,7 +216,7 @@ Report AlgorithmBase<Derived, T, D>::build(view_type boxes, const Options& optio
         return r;
     }
     const bool done = guarded(r, [&] {
-        built_set_.prepare(boxes, threads_for(boxes.size()));
+        built_set_.prepare(boxes, threads_for(boxes.size(), Work::eighth));
         r.invalid_a = built_set_.invalid();
         derived().build_impl(built_set_.boxes());
     });
@@ -232,7 +237,7 @@ Report AlgorithmBase<Derived, T, D>::query_batch(view_type queries, std::vector<
                                                  const Options& options) const {
     out.clear();
     PairSink sink(out, options.max_pairs);
-    Report r = run_batch(queries, sink, plan_threads(options.threads, queries.size(), options.min_boxes_per_thread));
+    Report r = run_batch(queries, sink, plan_threads(options.threads, queries.size(), Work::box, options.min_boxes_per_thread));
     sink.flush();
     if (options.sorted) {  // const: may run on many threads at once, so scratch of its own
         PairSortScratch scratch;

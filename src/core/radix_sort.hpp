@@ -45,14 +45,14 @@ using RadixScratch = BasicRadixScratch<>;
 /// the counts are laid out digit by digit and part by part, and each part
 /// scatters its stretch; stable, so the result is the same for any thread
 /// count. (One thread counts all passes' digits at once: totals do not
-/// depend on the order.)
+/// depend on the order.) Parts: plan_threads at Work::quarter an item.
 template <class V>
-void radix_sort(V& keys, V& values, BasicRadixScratch<V>& scratch, unsigned threads = 1) {
+void radix_sort(V& keys, V& values, BasicRadixScratch<V>& scratch, unsigned threads = 1,
+                std::size_t min_boxes_per_thread = default_min_boxes_per_thread) {
     const std::size_t n = keys.size();
     if (n < 2) return;
     constexpr int bits = 11, buckets = 1 << bits, passes = 3;
-    constexpr std::size_t per_part = 32768;  // below this a part costs more to start than it saves
-    const std::size_t parts = part_count(static_cast<unsigned>(std::min<std::size_t>(threads, n / per_part + 1)), n);
+    const std::size_t parts = part_count(plan_threads(threads, n, Work::quarter, min_boxes_per_thread), n);
     std::vector<std::uint32_t>& hist = scratch.hist;
     scratch.keys.resize(n);
     scratch.values.resize(n);
@@ -129,17 +129,18 @@ struct SortScratch {
 /// exact). No allocation once the buffers have grown.
 template <class T>
 void sort_by_value(const T* values, std::size_t n, std::vector<std::uint32_t>& order, SortScratch& s,
-                   unsigned threads = 1) {
+                   unsigned threads = 1, std::size_t min_boxes_per_thread = default_min_boxes_per_thread) {
     order.resize(n);
     if constexpr (std::is_same_v<T, float>) {
         s.keys.resize(n);
-        run_parts(n >= 65536 ? threads : 1u, n, [&](std::size_t, std::size_t first, std::size_t last) {
+        const unsigned key_threads = plan_threads(threads, n, Work::eighth, min_boxes_per_thread);
+        run_parts(key_threads, n, [&](std::size_t, std::size_t first, std::size_t last) {
             for (std::size_t i = first; i < last; ++i) {
                 s.keys[i] = float_key(values[i]);
                 order[i] = static_cast<std::uint32_t>(i);
             }
         });
-        radix_sort(s.keys, order, s.radix, threads);
+        radix_sort(s.keys, order, s.radix, threads, min_boxes_per_thread);
     } else {
         s.keyed.resize(n);
         for (std::size_t i = 0; i < n; ++i)

@@ -114,9 +114,11 @@ public:
     };
 
     /// Builds over v (the store copies what queries need). O(n * levels),
-    /// on up to `threads` threads. The tree, down to the order of its nodes
-    /// and instances, is the same for every thread count.
-    void build(const SoaView<T, D>& v, const Params& params, unsigned threads = 1);
+    /// on up to `threads` threads (its passes planned with
+    /// `min_boxes_per_thread`, threads.hpp). The tree, down to the order of
+    /// its nodes and instances, is the same for every thread count.
+    void build(const SoaView<T, D>& v, const Params& params, unsigned threads = 1,
+               std::size_t min_boxes_per_thread = default_min_boxes_per_thread);
 
     std::size_t size() const { return n_; }
     const std::vector<Node>& nodes() const { return nodes_; }
@@ -200,8 +202,8 @@ private:
 
     void quantize_all(const View& v);
 
-    /// Threads for a pass over n boxes: all of them only when each gets enough.
-    unsigned threads_for_boxes(std::size_t n) const { return n >= 16384 ? threads_ : 1u; }
+    /// Threads for a pass over n boxes costing `cost` each (threads.hpp).
+    unsigned threads_for_boxes(std::size_t n, Work cost) const { return plan_threads(threads_, n, cost, min_boxes_); }
 
     /// True when the boxes of instances [begin, end) share a quantised point.
     bool share_point(std::size_t begin, std::size_t end) const;
@@ -368,6 +370,7 @@ private:
     std::vector<LevelNode> level_nodes_;
     std::vector<std::vector<std::uint32_t>> task_counts_;  // per task of a level: its inner nodes' children's counts
     unsigned threads_ = 1;
+    std::size_t min_boxes_ = default_min_boxes_per_thread;  // this build's (threads.hpp)
     std::vector<double> sample_;
     std::vector<double> part_bounds_;  // per part of the boxes: finite min and max per axis
 };

@@ -30,11 +30,13 @@ namespace detail {
 // ---- the build --------------------------------------------------------------
 
 template <class T, int D>
-inline void AdaptiveGridCore<T, D>::build(const SoaView<T, D>& v, const Params& params, unsigned threads) {
+inline void AdaptiveGridCore<T, D>::build(const SoaView<T, D>& v, const Params& params, unsigned threads,
+                                          std::size_t min_boxes_per_thread) {
     params_ = params;
     if (params_.leaf_capacity < 1) params_.leaf_capacity = 1;
     params_.resident_children = std::min<std::uint32_t>(params_.resident_children, 1u << (2 * D));
     threads_ = std::max(threads, 1u);
+    min_boxes_ = min_boxes_per_thread;
     n_ = v.n;
     nodes_.clear();
     store_size_ = 0;
@@ -77,7 +79,7 @@ template <class T, int D>
 inline void AdaptiveGridCore<T, D>::set_frame(const View& v) {
     // Finite bounds, parts of the boxes on separate threads (min and max
     // are exact: the same result for any split).
-    const unsigned threads = threads_for_boxes(v.n);
+    const unsigned threads = threads_for_boxes(v.n, Work::eighth);
     const std::size_t parts = part_count(threads, v.n);
     resize_buffer(part_bounds_, parts * 2 * D);
     run_parts(threads, v.n, [&](std::size_t p, std::size_t first, std::size_t last) {
@@ -129,7 +131,7 @@ inline void AdaptiveGridCore<T, D>::set_frame(const View& v) {
 template <class T, int D>
 inline void AdaptiveGridCore<T, D>::quantize_all(const View& v) {
     resize_buffer(boxq_, v.n);
-    run_parts(threads_for_boxes(v.n), v.n, [&](std::size_t, std::size_t first, std::size_t last) {
+    run_parts(threads_for_boxes(v.n, Work::quarter), v.n, [&](std::size_t, std::size_t first, std::size_t last) {
         for (std::size_t i = first; i < last; ++i) {
             Rec& r = boxq_[i];
             for (int k = 0; k < D; ++k) {

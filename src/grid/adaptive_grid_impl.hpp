@@ -38,7 +38,7 @@ private:
     template <class Sink>
     void self_impl(const View& v, Sink& sink) {
         const unsigned threads = this->threads_for(v.n);
-        tree_.build(v, params_, threads);
+        tree_.build(v, params_, threads, this->min_boxes_per_thread());
         tree_.self_pairs(sink, threads);
     }
 
@@ -49,7 +49,7 @@ private:
         if (a.n == 0 || b.n == 0) return;
         const bool build_a = a.n >= b.n;
         const unsigned threads = this->threads_for(a.n + b.n);
-        tree_.build(build_a ? a : b, params_, threads);
+        tree_.build(build_a ? a : b, params_, threads, this->min_boxes_per_thread());
         if (build_a) {
             Swapped<Sink> swapped{sink};
             tree_.query_batch(b, swapped, threads, &cross_buffers_);
@@ -68,7 +68,9 @@ private:
         void exceed() { sink.exceed(); }
     };
 
-    void build_impl(const View& v) { built_.build(v, params_, this->threads_for(v.n)); }
+    void build_impl(const View& v) {
+        built_.build(v, params_, this->threads_for(v.n), this->min_boxes_per_thread());
+    }
 
     template <class Emit>
     void query_impl(const BasicBox<T, D>& q, Emit&& emit) const {

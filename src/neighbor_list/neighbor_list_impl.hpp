@@ -185,15 +185,16 @@ bool BasicNeighborList<T>::build_now(const SphereView<T>& v) {
     const std::size_t n = v.n;
     // Positions as of this build, for the skin test.
     work.held.resize(3 * n);
-    const unsigned threads = detail::plan_threads(options_.threads, n, min_per_thread);
-    detail::run_parts(threads, n, [&](std::size_t, std::size_t b, std::size_t e) {
+    const unsigned copy_threads = plan_threads(options_.threads, n, Work::eighth);
+    detail::run_parts(copy_threads, n, [&](std::size_t, std::size_t b, std::size_t e) {
         for (std::size_t i = b; i < e; ++i)
             for (int k = 0; k < 3; ++k) work.held[3 * i + k] = static_cast<double>(v.coord(i, k));
     });
     const double extra = options_.cutoff + options_.skin;
     // Infinite radii are invalid here (their list would be infinite).
     SphereView<T> use = v;
-    const bool checked = work.grid.sort(use, frame_, extra, options_.threads, min_per_thread, report_.invalid_a);
+    const bool checked = work.grid.sort(use, frame_, extra, options_.threads, Work::half, default_min_boxes_per_thread,
+                            report_.invalid_a);
     if (!checked) {
         // Infinite radius somewhere, or a reach over ~60 cells: the
         // particles with an infinite radius become invalid and the rest
@@ -205,7 +206,9 @@ bool BasicNeighborList<T>::build_now(const SphereView<T>& v) {
                 work.finite_radii[i] = std::isinf(r) ? std::numeric_limits<T>::quiet_NaN() : r;
             }
             use.radii = work.finite_radii.data();
-            if (!work.grid.sort(use, frame_, extra, options_.threads, min_per_thread, report_.invalid_a)) return false;
+            if (!work.grid.sort(use, frame_, extra, options_.threads, Work::half, default_min_boxes_per_thread,
+                                report_.invalid_a))
+                return false;
         } else {
             return false;
         }
@@ -237,6 +240,7 @@ bool BasicNeighborList<T>::build_now(const SphereView<T>& v) {
     offsets_.resize(n + 1);
     offsets_[0] = 0;
     work.from.resize(n);
+    const unsigned threads = plan_threads(options_.threads, n, Work::half);  // a row a particle, as the search
     detail::run_parts(threads, n, [&](std::size_t, std::size_t b, std::size_t e) {
         for (std::size_t i = b; i < e; ++i) {
             if (i + ahead < e && where[i + ahead] != none) detail::prefetch_read(&work.rows_at[where[i + ahead]]);

@@ -223,8 +223,9 @@ inline void BasicScene<T, D>::sync_engine(Engine& engine, bool wanted, bool sear
         if (o.alive && o.pair_box.valid() && o.type == ObjectType::dynamic_object) engine.set(id, o.pair_box);
         else engine.erase(id);
     }
-    // Threads: one per 1,024 changed objects at most.
-    const unsigned threads = search ? detail::plan_threads(options_.threads, dirty_.size(), 1024) : 1;
+    // Threads: a changed object is Work::four_boxes (1,024 a thread by default).
+    const unsigned threads =
+        search ? plan_threads(options_.threads, dirty_.size(), Work::four_boxes, options_.min_boxes_per_thread) : 1;
     if (st.parts.size() < threads) st.parts.resize(threads);
     for (unsigned t = 0; t < threads; ++t) st.parts[t].clear();
     engine.commit(frame, search, threads);
@@ -543,7 +544,7 @@ inline void BasicScene<T, D>::static_pairs(Frame& frame) {
     }
     if (st.statics.size() > 0 && !st.changed_dynamic.empty()) {
         const std::size_t m = st.changed_dynamic.size();
-        const unsigned threads = detail::plan_threads(options_.threads, m, 1024);
+        const unsigned threads = plan_threads(options_.threads, m, Work::four_boxes, options_.min_boxes_per_thread);
         if (st.parts.size() < threads) st.parts.resize(threads);
         for (unsigned t = 0; t < threads; ++t) st.parts[t].clear();
         constexpr std::size_t per_task = 256;

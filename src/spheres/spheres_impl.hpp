@@ -43,8 +43,9 @@ struct SphereWork final : SphereWorkBase {
     template <class T>
     bool on_grid(const SphereView<T>& spheres, const detail::CellFrame& frame, const Options& options,
                  detail::PairOutput& out, std::size_t& count, Report& rep, bool periodic) {
-        const std::size_t per_thread = 8 * std::max<std::size_t>(options.min_boxes_per_thread, 1);
-        if (!grid_.sort(spheres, frame, 0.0, options.threads, per_thread, rep.invalid_a, 2.0)) return false;
+        if (!grid_.sort(spheres, frame, 0.0, options.threads, Work::eighth, options.min_boxes_per_thread, rep.invalid_a,
+                        2.0))
+            return false;
         const auto& s = grid_.summary();
         if (!(s.rmax > 0) || s.rmax > kHugeRadius || s.rmax > 2 * (s.rsum / static_cast<double>(s.valid))) return false;
         if (periodic && !grid_.one_image()) return false;
@@ -79,12 +80,13 @@ struct SphereWork final : SphereWorkBase {
     /// an infinite centre coordinate the point box [c, c] on that axis (its
     /// pairs are then dropped by keep_touching).
     template <class T>
-    void fill_boxes(const SphereView<T>& v, unsigned threads) {
+    void fill_boxes(const SphereView<T>& v, unsigned threads, std::size_t min_boxes_per_thread) {
         const std::size_t n = v.n;
         boxes_.resize(n);
         float* lo[3] = {boxes_.min(0), boxes_.min(1), boxes_.min(2)};
         float* hi[3] = {boxes_.max(0), boxes_.max(1), boxes_.max(2)};
-        detail::run_parts(detail::plan_threads(threads, n, 1 << 16), n, [&](std::size_t, std::size_t b, std::size_t e) {
+        const unsigned t = plan_threads(threads, n, Work::eighth, min_boxes_per_thread);
+        detail::run_parts(t, n, [&](std::size_t, std::size_t b, std::size_t e) {
             for (std::size_t i = b; i < e; ++i) {
                 const T ri = v.r(i);
                 for (int k = 0; k < 3; ++k) {
@@ -121,9 +123,10 @@ struct SphereWork final : SphereWorkBase {
 
     /// Keeps the box pairs whose spheres touch, in place and in order.
     template <class T>
-    void keep_touching(const SphereView<T>& v, std::vector<Pair>& pairs, unsigned threads) {
+    void keep_touching(const SphereView<T>& v, std::vector<Pair>& pairs, unsigned threads,
+                       std::size_t min_boxes_per_thread) {
         const std::size_t k = pairs.size();
-        const unsigned t = detail::plan_threads(threads, k, 1 << 16);
+        const unsigned t = plan_threads(threads, k, Work::eighth, min_boxes_per_thread);
         const std::size_t parts = detail::part_count(t, k);
         kept_.assign(parts, 0);
         Pair* p = pairs.data();
@@ -290,10 +293,11 @@ Report SpherePairFinder::search(const SphereView<T>& spheres, const BasicPeriodi
         rep = Report{};
         last_ = SphereMethod::boxes;
         if (!periodic) {
-            w.fill_boxes(spheres, options.threads);
+            w.fill_boxes(spheres, options.threads, options.min_boxes_per_thread);
             rep = w.boxes_finder_.find_pairs(w.boxes_, pairs, options);
             // Over budget: the box pairs found so far, filtered the same way.
-            if (rep.ok() || rep.status == Status::pair_budget_exceeded) w.keep_touching(spheres, pairs, options.threads);
+            if (rep.ok() || rep.status == Status::pair_budget_exceeded)
+                w.keep_touching(spheres, pairs, options.threads, options.min_boxes_per_thread);
         } else if (detail::SphereWork::periods_are_floats(*domain)) {
             // float boxes: the broad phase at float speed, the same periods
             BasicPeriodicDomain<float, 3> fd;

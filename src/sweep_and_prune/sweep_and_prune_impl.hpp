@@ -49,10 +49,11 @@ private:
     /// Sorts `in` by min on `axis` into `out`. O(n), no allocation once warm.
     void sort_into(const View& in, int axis, Sorted& out, unsigned threads = 1) {
         const std::size_t n = in.n;
-        detail::sort_by_value(in.lo[axis], n, out.ids, sort_, threads);
+        const std::size_t min_boxes = this->min_boxes_per_thread();
+        detail::sort_by_value(in.lo[axis], n, out.ids, sort_, threads, min_boxes);
         out.n = n;
         out.boxes.resize(n + detail::simd::width);
-        detail::run_parts(n >= 65536 ? threads : 1u, n, [&](std::size_t, std::size_t first, std::size_t last) {
+        detail::run_parts(plan_threads(threads, n, Work::eighth, min_boxes), n, [&](std::size_t, std::size_t first, std::size_t last) {
             for (int k = 0; k < D; ++k) {
                 T* lo = out.boxes.min(k);
                 T* hi = out.boxes.max(k);

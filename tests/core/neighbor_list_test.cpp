@@ -31,7 +31,7 @@
 #include <type_traits>
 #include <vector>
 
-#include <broadphase/detail/parallel.hpp>  // plan_threads, threads_enabled
+#include <broadphase/threads.hpp>  // plan_threads, threads_enabled
 #include <broadphase/neighbor_list.hpp>
 #include <broadphase/simd.hpp>
 
@@ -925,10 +925,10 @@ template <class T>
 void check_threads_and_simd(const Scene& s, std::vector<unsigned> threads_list, std::vector<bp::SimdLevel> levels,
                             bool properties, bool sorted_rows) {
     SCOPED_TRACE(s.name + " (" + type_name<T>() + ")");
-    // One thread per 8,192 particles at most (the top comment): 2 and 3
+    // One thread per 8,192 particles at most (a row is Work::half): 2 and 3
     // threads split the work, 8 becomes 4.
-    if (bp::detail::threads_enabled()) {
-        ASSERT_EQ(bp::detail::plan_threads(3, s.n(), 8192), 3u);
+    if (bp::threads_enabled()) {
+        ASSERT_EQ(bp::plan_threads(3, s.n(), bp::Work::half), 3u);
     }
     const Cloud<T> c = cloud_of<T>(s);
     // A few rows of the oracle (all of it is too slow at this size).

@@ -48,9 +48,9 @@ broadphase::Boxes mixed(std::size_t n) {
 }
 
 TEST(NoThreads, OneThreadWhateverIsAsked) {
-    EXPECT_FALSE(broadphase::detail::threads_enabled());
-    EXPECT_EQ(broadphase::detail::default_threads(), 1u);
-    EXPECT_EQ(broadphase::detail::plan_threads(8, 1000000, 1), 1u);
+    EXPECT_FALSE(broadphase::threads_enabled());
+    EXPECT_EQ(broadphase::default_threads(), 1u);
+    EXPECT_EQ(broadphase::plan_threads(8, 1000000, broadphase::Work::box, 1), 1u);
 }
 
 TEST(NoThreads, SamePairsAsBruteForce) {

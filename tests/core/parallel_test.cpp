@@ -15,9 +15,11 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <broadphase/broadphase.hpp>
+#include <broadphase/parallel_for.hpp>
 #include "grid/adaptive_grid_core_build.hpp"
 #include "grid/adaptive_grid_core_queries.hpp"
 #include "core/radix_sort.hpp"
@@ -242,7 +244,7 @@ TEST(ThreadsAdaptiveTree, SameTreeForEveryThreadCount) {
         for (unsigned t : {2u, 3u, 8u}) {
             SCOPED_TRACE(t);
             Tree many;
-            many.build(view, Tree::Params{}, t);
+            many.build(view, Tree::Params{}, t, 1);  // every pass on t threads
             ASSERT_EQ(many.nodes().size(), one.nodes().size());
             ASSERT_EQ(many.instances(), one.instances());
             for (std::size_t i = 0; i < one.nodes().size(); ++i) {
@@ -347,20 +349,57 @@ TEST(ThreadsConcurrentQueries, OneFinderPerThread) {
 }
 
 TEST(ThreadPlanning, CountsAndThresholds) {
-    using broadphase::detail::plan_threads;
+    using broadphase::plan_threads;
+    using broadphase::Work;
     const unsigned all = broadphase::default_threads();
     EXPECT_GE(all, 1u);
-    if (!broadphase::detail::threads_enabled()) {
-        EXPECT_EQ(plan_threads(8, 1u << 20, 1), 1u);
+    if (!broadphase::threads_enabled()) {
+        EXPECT_EQ(plan_threads(8, 1u << 20, Work::box, 1), 1u);
         return;
     }
-    EXPECT_EQ(plan_threads(0, 1u << 30, 1), all);   // 0 = all
-    EXPECT_EQ(plan_threads(1, 1u << 30, 1), 1u);    // 1 = the calling thread
-    EXPECT_EQ(plan_threads(8, 1u << 30, 1), 8u);    // more than the cores: as asked
-    EXPECT_EQ(plan_threads(8, 3, 1), 3u);           // never more than items
-    EXPECT_EQ(plan_threads(8, 10000, 4096), 2u);    // the threshold caps it
-    EXPECT_EQ(plan_threads(8, 100, 4096), 1u);
-    EXPECT_EQ(plan_threads(8, 0, 4096), 1u);
+    EXPECT_EQ(plan_threads(0, 1u << 30, Work::box, 1), all);  // 0 = all
+    EXPECT_EQ(plan_threads(1, 1u << 30, Work::box, 1), 1u);   // 1 = the calling thread
+    EXPECT_EQ(plan_threads(8, 1u << 30, Work::box, 1), 8u);   // more than the cores: as asked
+    EXPECT_EQ(plan_threads(8, 3, Work::box, 1), 3u);          // never more than items
+    EXPECT_EQ(plan_threads(8, 10000, Work::box), 2u);         // the default minimum, 4,096 boxes, caps it
+    EXPECT_EQ(plan_threads(8, 100, Work::box), 1u);
+    EXPECT_EQ(plan_threads(8, 0, Work::box), 1u);
+    EXPECT_EQ(plan_threads(8, 10000, Work::box, 0), 8u);      // 0 counts as 1
+}
+
+// The one rule: a thread gets at least min_boxes_per_thread boxes' worth
+// of work, each item weighted by its cost (threads.hpp's table).
+TEST(ThreadPlanning, OneRuleForEveryCost) {
+    using broadphase::plan_threads;
+    using broadphase::Work;
+    if (!broadphase::threads_enabled()) return;
+    const std::pair<Work, std::size_t> per_thread[] = {{Work::four_boxes, 1024}, {Work::box, 4096},
+                                                      {Work::half, 8192},        {Work::quarter, 16384},
+                                                      {Work::eighth, 32768}};
+    for (const auto& [cost, items] : per_thread) {
+        EXPECT_EQ(plan_threads(64, items - 1, cost), 1u);
+        EXPECT_EQ(plan_threads(64, items, cost), 1u);
+        EXPECT_EQ(plan_threads(64, 2 * items - 1, cost), 1u);
+        EXPECT_EQ(plan_threads(64, 2 * items, cost), 2u);
+        EXPECT_EQ(plan_threads(64, 5 * items + 3, cost), 5u);
+        // The minimum scales every cost alike.
+        EXPECT_EQ(plan_threads(64, items / 2, cost, 2048), 1u);
+        EXPECT_EQ(plan_threads(64, items, cost, 2048), 2u);
+    }
+    // Huge minimums and counts do not overflow.
+    EXPECT_EQ(plan_threads(8, std::size_t(1) << 40, Work::four_boxes, ~std::size_t(0)), 1u);
+    EXPECT_EQ(plan_threads(8, ~std::size_t(0) / 64, Work::four_boxes), 8u);
+}
+
+TEST(ThreadPlanning, ParallelForCoversTheRangeOnce) {
+    for (unsigned threads : {0u, 1u, 2u, 8u})
+        for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(1000), std::size_t(100000)}) {
+            std::vector<int> hits(n, 0);
+            broadphase::parallel_for(n, threads, broadphase::Work::eighth, [&](std::size_t b, std::size_t e) {
+                for (std::size_t i = b; i < e; ++i) ++hits[i];
+            });
+            EXPECT_EQ(std::count(hits.begin(), hits.end(), 1), static_cast<std::ptrdiff_t>(n));
+        }
 }
 
 TEST(ThreadPlanning, TaskExceptionsReachTheCaller) {

@@ -1,6 +1,8 @@
 // Threads, kept behind three small functions so algorithms never see the
-// threading layer: how many threads to use, run tasks on them, and collect
+// threading layer: run tasks on threads, cut a range into parts, and collect
 // the pairs tasks find in an order that does not depend on the thread count.
+// How many threads a pass gets is decided in one place, by one rule:
+// plan_threads (../threads.hpp).
 //
 // The layer is the library's task pool (task_pool.hpp: std::thread helpers
 // kept for the process; the caller runs tasks too and never waits for a
@@ -10,9 +12,8 @@
 // docs/measured-in-code.md#threads, docs/threading.md). Threads are on when
 // BROADPHASE_THREADS is defined (CMake's broadphase::broadphase target
 // defines it and links the platform's threads); BROADPHASE_NO_THREADS
-// forces them off. Otherwise everything here
-// runs on the calling thread, and no header needs more than the C++17
-// standard library.
+// forces them off. Otherwise everything here runs on the calling thread,
+// and no header needs more than the C++17 standard library.
 //
 // Determinism: each algorithm cuts its work into tasks whose pairs, in task
 // order, are exactly the pairs one thread finds, in the same order. Tasks
@@ -29,19 +30,17 @@
 #include <type_traits>
 #include <vector>
 
-#include "thread_count.hpp"  // BROADPHASE_DETAIL_THREADS, default_threads()
-#ifdef BROADPHASE_DETAIL_THREADS
+#include "../threads.hpp"  // plan_threads, default_threads
+#if defined(BROADPHASE_THREADS) && !defined(BROADPHASE_NO_THREADS)
 #include <thread>
 
 #include "task_pool.hpp"
-#endif
-
 // Measurement only (bench/threads_bench.cpp): with BROADPHASE_OPENMP_LAYER
 // defined and OpenMP on, use_pool_layer() = false runs tasks through OpenMP
 // as before, so both layers can be timed in one process.
-#if defined(BROADPHASE_DETAIL_THREADS) && defined(BROADPHASE_OPENMP_LAYER) && defined(_OPENMP)
-#define BROADPHASE_DETAIL_OPENMP_LAYER 1
+#if defined(BROADPHASE_OPENMP_LAYER) && defined(_OPENMP)
 #include <omp.h>
+#endif
 #endif
 
 #include "../pairs.hpp"
@@ -50,19 +49,6 @@
 
 namespace broadphase {
 namespace detail {
-
-/// The threads to use for `items` units of work: `requested` (0 = the
-/// default), but no more than one per `min_items_per_thread`, and 1
-/// without threads. Small inputs stay on the calling thread, where starting
-/// threads would cost more than it saves.
-inline unsigned plan_threads(unsigned requested, std::size_t items, std::size_t min_items_per_thread) {
-    if (!threads_enabled()) return 1;
-    unsigned t = requested ? requested : default_threads();
-    const std::size_t per = std::max<std::size_t>(min_items_per_thread, 1);
-    const std::size_t cap = std::max<std::size_t>(items / per, 1);
-    if (t > cap) t = static_cast<unsigned>(cap);
-    return std::max(t, 1u);
-}
 
 /// Measurement only: whether run_tasks uses the pool (true, the default)
 /// or OpenMP, in builds with BROADPHASE_OPENMP_LAYER (see above).
@@ -85,7 +71,8 @@ void run_tasks(unsigned threads, std::size_t tasks, F&& f) {
         for (std::size_t t = 0; t < tasks; ++t) f(t, 0u);
         return;
     }
-#if defined(BROADPHASE_DETAIL_OPENMP_LAYER)
+#if defined(BROADPHASE_THREADS) && !defined(BROADPHASE_NO_THREADS) && defined(BROADPHASE_OPENMP_LAYER) && \
+    defined(_OPENMP)
     if (!use_pool_layer()) {
         std::exception_ptr error;
         const auto n = static_cast<std::ptrdiff_t>(tasks);
@@ -105,7 +92,7 @@ void run_tasks(unsigned threads, std::size_t tasks, F&& f) {
         return;
     }
 #endif
-#ifdef BROADPHASE_DETAIL_THREADS
+#if defined(BROADPHASE_THREADS) && !defined(BROADPHASE_NO_THREADS)
     TaskPool::run(threads, tasks, f);
 #else
     for (std::size_t t = 0; t < tasks; ++t) f(t, 0u);
