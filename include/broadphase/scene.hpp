@@ -52,8 +52,7 @@
 // This file holds the public API and its contracts, with each call's cost,
 // and one pointer: everything a scene holds (the objects, the marks of what
 // changed, the engines, the statics' index, the query tree, the pairs and
-// the update's scratch) is detail::SceneState (src/scene/scene_state.hpp),
-// one allocation. Each member is one call to it, compiled once in the
+// the update's scratch) is detail::SceneState (src/scene/scene_state.hpp). Each member is one call to it, compiled once in the
 // library (src/scene/scene.cpp) for float and double, 2-D and 3-D: a
 // per-object call (add, move, ...) costs a call and a pointer load more than
 // the work it does. The queries taking a callback erase it here (hits reach
@@ -201,8 +200,9 @@ public:
     using Id = std::uint32_t;
     static constexpr Id null = ~Id(0);
 
-    /// An empty scene: one allocation (its registry, engines, tree and
-    /// scratch, their memory empty).
+    /// An empty scene: five allocations, about 60 KB (the state, and in it
+    /// the four one-shot finders: the rebuild's, the changed statics', the
+    /// statics' index's two), every other structure's memory empty.
     BasicScene();
     /// Frees everything the scene holds: O(n).
     ~BasicScene();

@@ -1,7 +1,9 @@
 // Everything a BasicScene (<broadphase/scene.hpp>) holds, behind its one
-// pointer: detail::SceneState, one allocation made by the scene's
-// constructor. The public class holds nothing else; each of its members is
-// one call here (scene_impl.hpp), compiled once in the library.
+// pointer: detail::SceneState, made by the scene's constructor (with the
+// four one-shot finders inside it, whose algorithm sets are allocations of
+// their own: about 60 KB in all). The public class holds nothing else; each
+// of its members is one call here (scene_impl.hpp), compiled once in the
+// library.
 //
 // SceneState has two parts:
 // - the registry, by value: the objects, the marks of what changed since
