@@ -5338,7 +5338,7 @@ void parallel_for(std::size_t n, unsigned threads, Work cost, F&& f) {
 // removed (or became invalid, or filtered out) has ended.
 //
 // Statics: static objects are kept apart from the engines, in an index
-// built in bulk (detail/scene/static_set.hpp: a uniform grid, plus a
+// built in bulk (src/scene/static_set.hpp: a home-cell grid, plus a
 // small delta for statics added since, rebuilt once it holds an eighth of
 // the base); the engines and the update methods below hold and count the
 // dynamic objects only. Each dynamic object keeps the statics around a box
@@ -5353,7 +5353,7 @@ void parallel_for(std::size_t n, unsigned threads, Work cost, F&& f) {
 // How update() finds the pairs, chosen per update (UpdateMode::automatic) or
 // by the user. The scene is the registry of objects and the event diff; an
 // engine finds the pairs, and every engine implements one interface
-// (detail/scene/engines.hpp): the changed objects in (added, moved, removed,
+// (src/scene/engines.hpp): the changed objects in (added, moved, removed,
 // type or filter changed since the last update), every pair with a changed
 // object out; the pairs between unchanged objects are kept from before. The
 // engines (grid, multi_box_pruning, enlarged, rebuild) are described at
@@ -5374,20 +5374,17 @@ void parallel_for(std::size_t n, unsigned threads, Work cost, F&& f) {
 // Thread safety: the const functions (queries included) may run on many
 // threads at once between updates; the others are single-writer.
 //
-// This file holds the class and its contracts, and the inline members that
-// read or mark the objects (add, move, remove, the object fields, pairs(),
-// begun(), ended()). Everything else, the engines, the statics' index, the
-// query tree and the update's scratch, is behind one pointer
-// (detail::SceneState, detail/scene/scene_state.hpp), and the member
-// bodies are in src/scene/scene_impl.hpp (with detail/scene/scene_update.hpp,
-// the update machinery, and detail/scene/scene_queries.hpp, the queries):
-// compiled once in the library (src/scene/scene.cpp) for float and double, 2-D
-// and 3-D; header-only, included at the end of this file. Other scalar
-// types or dimensions with the compiled library: include
-// <src/scene/scene_impl.hpp> after this file. The queries taking a
-// callback erase it here (hits reach it in blocks, as the Index's do) and
-// call one compiled member per kind of query.
-#include <atomic>
+// This file holds the public API and its contracts, with each call's cost,
+// and one pointer: everything a scene holds (the objects, the marks of what
+// changed, the engines, the statics' index, the query tree, the pairs and
+// the update's scratch) is detail::SceneState (src/scene/scene_state.hpp). Each member is one call to it, compiled once in the
+// library (src/scene/scene.cpp) for float and double, 2-D and 3-D: a
+// per-object call (add, move, ...) costs a call and a pointer load more than
+// the work it does. The queries taking a callback erase it here (hits reach
+// it in blocks, as the Index's do) and call one compiled member per kind of
+// query. Other scalar types or dimensions: the single header
+// (single_include/broadphase.hpp), or src/scene/scene_impl.hpp after this
+// file.
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -5424,7 +5421,7 @@ struct CastFilterRef {
     bool (*test)(void* pred, std::uint32_t id) = nullptr;
 };
 
-/// What a BasicScene holds behind its pointer (detail/scene/scene_state.hpp).
+/// Everything a BasicScene holds, behind its pointer (src/scene/scene_state.hpp).
 template <class T, int D>
 struct SceneState;
 
@@ -5469,6 +5466,24 @@ bool call_cast_filter(void* qp, std::uint32_t id) {
     return static_cast<bool>((*static_cast<Q*>(qp))(id));
 }
 
+/// A caller's callback (or predicate) as the void* the erased calls take.
+template <class F>
+void* erased_callback(F& f) {
+    return const_cast<void*>(static_cast<const void*>(std::addressof(f)));
+}
+
+/// A cast's filter, erased: a Filter, every object (AcceptAll, the tree's
+/// type), or a predicate.
+template <class AcceptAll, class Q>
+CastFilterRef cast_filter_ref(Q& q) {
+    if constexpr (std::is_same_v<std::decay_t<Q>, Filter>)
+        return {&q, nullptr, nullptr};
+    else if constexpr (std::is_same_v<std::decay_t<Q>, AcceptAll>)
+        return {};
+    else
+        return {nullptr, erased_callback(q), &call_cast_filter<Q>};
+}
+
 }  // namespace detail
 
 /// How update() finds the pairs (see the top of this file).
@@ -5505,71 +5520,38 @@ public:
     using Id = std::uint32_t;
     static constexpr Id null = ~Id(0);
 
-    /// An empty scene: one allocation (its engines, tree and scratch,
-    /// their memory empty).
+    /// An empty scene: five allocations, about 60 KB (the state, and in it
+    /// the four one-shot finders: the rebuild's, the changed statics', the
+    /// statics' index's two), every other structure's memory empty.
     BasicScene();
+    /// Frees everything the scene holds: O(n).
     ~BasicScene();
     /// Not copyable nor movable: concurrent const calls sync the tree and
     /// the pairs under the scene's own locks.
     BasicScene(const BasicScene&) = delete;
     BasicScene& operator=(const BasicScene&) = delete;
 
+    // ---- Objects. Every change below marks the object for the next
+    // update() and the queries' tree; if an allocation throws
+    // std::bad_alloc, the scene is as it was before the call.
+
     /// Adds an object; returns its id. An invalid box (NaN, min > max) is
-    /// kept but meets nothing until moved to a valid one. O(1). Returns null
-    /// (and adds nothing) when every id is taken: ids are 32-bit, and a
-    /// scene holds at most max_boxes ids, removed ones not yet reusable included.
+    /// kept but meets nothing until moved to a valid one. O(1) amortised.
+    /// Returns null (and adds nothing) when every id is taken: ids are
+    /// 32-bit, and a scene holds at most max_boxes ids, removed ones not yet
+    /// reusable included.
     Id add(const box_type& box, ObjectType type = ObjectType::dynamic_object, std::uint64_t user_value = 0,
-           const Filter& filter = {}) {
-        // (Like every change here: if an allocation throws, the scene is as before.)
-        const bool reuse = !free_.empty();
-        Id id;
-        if (reuse) {
-            id = free_.back();
-        } else {
-            if (!fits_indices(std::uint64_t(objects_.size()) + 1)) return null;
-            id = static_cast<Id>(objects_.size());
-            objects_.emplace_back();
-        }
-        Object& o = objects_[id];
-        o.box = box;
-        o.pair_box = pairing_box_of(box);
-        o.type = type;
-        o.user_value = user_value;
-        o.filter = filter;
-        touch(id);  // may throw: the slot stays dead
-        if (reuse) free_.pop_back();
-        o.alive = true;
-        ++live_;
-        return id;
-    }
+           const Filter& filter = {});
 
     /// Removes an object; false if id is not a live object. Its pairs end at
     /// the next update(). O(1).
-    bool remove(Id id) {
-        if (!contains(id)) return false;
-        touch(id);
-        retired_.push_back(id);
-        objects_[id].alive = false;
-        --live_;
-        return true;
-    }
+    bool remove(Id id);
 
-    /// Gives an object its new box (the tight box). O(1). With fat pairs on,
-    /// a move that stays inside the object's fat box changes no pair and
-    /// costs the next update nothing (only the queries' tree follows it).
-    bool move(Id id, const box_type& box) {
-        if (!contains(id)) return false;
-        Object& o = objects_[id];
-        if (fat_pairs_ && box.valid() && o.pair_box.valid() && broadphase::contains(o.pair_box, box)) {
-            mark_tree_stale(id);
-            o.box = box;
-            return true;
-        }
-        touch(id);
-        o.box = box;
-        o.pair_box = pairing_box_of(box);
-        return true;
-    }
+    /// Gives an object its new box (the tight box); false if id is not a
+    /// live object. O(1). With fat pairs on, a move that stays inside the
+    /// object's fat box changes no pair and costs the next update nothing
+    /// (only the queries' tree follows it).
+    bool move(Id id, const box_type& box);
 
     /// Adds n objects of one type at once; ids_out[i] gets boxes[i]'s id.
     /// O(n), the memory for all of them made once. A static world is added
@@ -5577,75 +5559,83 @@ public:
     /// "Statics" at the top of this file; measured: docs/measured-in-code.md\#scene).
     void add(const box_type* boxes, std::size_t n, Id* ids_out, ObjectType type = ObjectType::dynamic_object);
 
-    /// Moves (ids[i] gets boxes[i]) or removes n objects at once. Returns
-    /// how many ids were live.
-    std::size_t move(const Id* ids, const box_type* boxes, std::size_t n) {
-        std::size_t done = 0;
-        for (std::size_t i = 0; i < n; ++i) done += move(ids[i], boxes[i]) ? 1 : 0;
-        return done;
-    }
-    std::size_t remove(const Id* ids, std::size_t n) {
-        std::size_t done = 0;
-        for (std::size_t i = 0; i < n; ++i) done += remove(ids[i]) ? 1 : 0;
-        return done;
-    }
+    /// Moves n objects at once (ids[i] gets boxes[i]), as n move() calls:
+    /// O(n). Returns how many ids were live.
+    std::size_t move(const Id* ids, const box_type* boxes, std::size_t n);
+    /// Removes n objects at once, as n remove() calls: O(n). Returns how
+    /// many ids were live.
+    std::size_t remove(const Id* ids, std::size_t n);
 
-    bool set_type(Id id, ObjectType type) {
-        return contains(id) && (touch(id), objects_[id].type = type, set_meet(id), true);
-    }
-    bool set_filter(Id id, const Filter& f) {
-        return contains(id) && (touch(id), objects_[id].filter = f, set_meet(id), true);
-    }
-    bool set_user_value(Id id, std::uint64_t v) { return contains(id) && (objects_[id].user_value = v, true); }
+    /// Makes an object static or dynamic; false if id is not live. O(1).
+    bool set_type(Id id, ObjectType type);
+    /// Gives an object a new filter; false if id is not live. O(1).
+    bool set_filter(Id id, const Filter& f);
+    /// Gives an object a new user value (no update needed); false if id is
+    /// not live. O(1).
+    bool set_user_value(Id id, std::uint64_t v);
 
-    bool contains(Id id) const { return id < objects_.size() && objects_[id].alive; }
-    std::size_t size() const { return live_; }
-    /// Object fields (id must be live).
-    const box_type& box(Id id) const { return objects_[id].box; }
-    ObjectType type(Id id) const { return objects_[id].type; }
-    const Filter& filter(Id id) const { return objects_[id].filter; }
-    std::uint64_t user_value(Id id) const { return objects_[id].user_value; }
+    /// Whether id is a live object. O(1).
+    bool contains(Id id) const;
+    /// Live objects. O(1).
+    std::size_t size() const;
+    /// An object's tight box (id must be live). O(1).
+    const box_type& box(Id id) const;
+    /// An object's type (id must be live). O(1).
+    ObjectType type(Id id) const;
+    /// An object's filter (id must be live). O(1).
+    const Filter& filter(Id id) const;
+    /// An object's user value (id must be live). O(1).
+    std::uint64_t user_value(Id id) const;
+
+    // ---- Settings.
 
     /// Threads for the pair search and the algorithm (Options::threads and
-    /// Options::algorithm apply; sorted and max_pairs do not).
-    void set_options(const Options& o) { options_ = o; }
-    void set_update_mode(UpdateMode m) { mode_ = m; }
+    /// Options::algorithm apply; sorted and max_pairs do not). O(1).
+    void set_options(const Options& o);
+    /// How the next updates find the pairs (UpdateMode). O(1).
+    void set_update_mode(UpdateMode m);
     /// The margin of the fat boxes (see BasicDynamicTree::set_margin;
     /// default 0.1): a move within it does not touch the queries' tree, nor,
     /// with fat pairs on, the pairs. False (nothing changed) unless finite
-    /// and >= 0. With fat pairs on, every object's fat box is made again: O(n).
+    /// and >= 0. O(1); with fat pairs on, every object's fat box is made
+    /// again: O(n).
     bool set_margin(T margin);
-    T margin() const { return margin_; }
+    /// The fat boxes' margin. O(1).
+    T margin() const;
 
     /// Fat pairs: off (the default), pairs are exact on the tight boxes. On,
     /// a pair is two objects whose fat boxes overlap (each tight box grown by
     /// margin() on every side, and grown again only when the tight box leaves
     /// it), as Bullet's and Box2D's pair caches report: a superset of the
     /// exact pairs that changes only when a fat box does, so jittering or
-    /// slowly moving objects cause no events and no work. The tree and sweep
-    /// and prune methods then run as multi box pruning. Switching it makes
+    /// slowly moving objects cause no events and no work. Switching it makes
     /// every object changed for the next update: O(n).
     void set_fat_pairs(bool on);
-    bool fat_pairs() const { return fat_pairs_; }
+    /// Whether fat pairs are on. O(1).
+    bool fat_pairs() const;
     /// The box an object's pairs are found with: its tight box, or with fat
-    /// pairs on its fat box (id must be live).
-    const box_type& pair_box(Id id) const { return objects_[id].pair_box; }
-    /// Whether the last update ran incrementally.
-    bool last_update_incremental() const { return last_method_ != UpdateMode::rebuild; }
-    /// The method the last update ran: rebuild, tree, multi_box_pruning or
-    /// sweep_and_prune (the first sweep_and_prune update is a rebuild that
-    /// also sorts the endpoints).
-    UpdateMode last_method() const { return last_method_; }
+    /// pairs on its fat box (id must be live). O(1).
+    const box_type& pair_box(Id id) const;
+    /// Whether the last update followed the changes (any method but
+    /// rebuild). O(1).
+    bool last_update_incremental() const;
+    /// The method the last update ran: rebuild, grid, multi_box_pruning or
+    /// enlarged (never automatic: the method it chose). O(1).
+    UpdateMode last_method() const;
     /// The tree holding the objects with valid boxes (user value = object id),
-    /// brought up to date first.
+    /// brought up to date first: O(changes since the last sync x log n).
     const Tree& tree() const;
 
+    // ---- Pairs and events.
+
     /// Finds the current pairs and the events since the last update.
-    /// Status::out_of_memory if an allocation failed (the pairs did not
-    /// fit): the previous set is then kept (the next update reports against
-    /// it), no events are given, and the scene stays usable. (So does a
-    /// change, add() to set_margin(), that throws std::bad_alloc: the scene
-    /// is as it was before the call.)
+    /// O(changed dynamic objects + their pairs) when it follows the changes,
+    /// a one-shot search of the dynamic objects when it rebuilds (see the
+    /// top of this file). Status::out_of_memory if an allocation failed (the
+    /// pairs did not fit): the previous set is then kept (the next update
+    /// reports against it), no events are given, and the scene stays usable.
+    /// (So does a change, add() to set_margin(), that throws std::bad_alloc:
+    /// the scene is as it was before the call.)
     Report update();
 
     /// The pairs of the last update, (a, b) with a < b, sorted. Kept as
@@ -5653,20 +5643,17 @@ public:
     /// call after an update that changed it: O(K) then (K pairs), O(1) after
     /// (safe from concurrent const calls, as the queries are). An engine that
     /// follows the events needs never call it.
-    const std::vector<Pair>& pairs() const {
-        if (pairs_behind_.load(std::memory_order_acquire)) listed_pairs();
-        return current_;
-    }
+    const std::vector<Pair>& pairs() const;
     /// How many pairs the last update found (pairs().size(), without making
     /// the array). O(1).
-    std::size_t pair_count() const { return pair_count_; }
-    /// Pairs in the last update's set and not in the one before, sorted.
-    const std::vector<Pair>& begun() const { return begun_; }
-    /// Pairs in the set before the last update and not in it, sorted.
-    const std::vector<Pair>& ended() const { return ended_; }
+    std::size_t pair_count() const;
+    /// Pairs in the last update's set and not in the one before, sorted. O(1).
+    const std::vector<Pair>& begun() const;
+    /// Pairs in the set before the last update and not in it, sorted. O(1).
+    const std::vector<Pair>& ended() const;
 
-    // Queries: exact on the current tight boxes of the live objects with
-    // valid boxes (moves since the last update() included; objects'
+    // ---- Queries: exact on the current tight boxes of the live objects
+    // with valid boxes (moves since the last update() included; objects'
     // filters do not apply, except in the clipped casts below). Callbacks
     // return bool (false stops) or void, and each call returns false when
     // its callback stopped it. Typical cost O(log n + hits); see
@@ -5674,17 +5661,18 @@ public:
     // date (O(changes * log n), under a lock, so concurrent queries stay
     // safe).
 
-    /// f(id) for every object whose box overlaps q.
+    /// f(id) for every object whose box overlaps q. O(log n + hits).
     template <class F>
     bool for_each_overlap(const box_type& q, F&& f) const {
         return overlaps(q, hit_callback_ref(f));
     }
-    /// f(id) for every object whose box contains point p.
+    /// f(id) for every object whose box contains point p. O(log n + hits).
     template <class F>
     bool for_each_containing(const vec_type& p, F&& f) const {
         return containing(p, hit_callback_ref(f));
     }
     /// f(id) for every object whose box the closed sphere touches.
+    /// O(log n + hits).
     template <class F>
     bool for_each_overlapping_sphere(const vec_type& center, T radius, F&& f) const {
         return sphere_overlaps(center, radius, hit_callback_ref(f));
@@ -5695,14 +5683,16 @@ public:
         Id id = null;
         T t = T(0);
     };
+    /// O(log n) typically: the walk prunes what lies past the nearest hit.
     Hit ray_cast(const vec_type& origin, const vec_type& direction, T max_t) const;
-    /// f(id, t) for every object the ray hits.
+    /// f(id, t) for every object the ray hits. O(log n + hits).
     template <class F>
     void for_each_ray_hit(const vec_type& origin, const vec_type& direction, T max_t, F&& f) const {
         using Fn = std::remove_reference_t<F>;
-        ray_hits(origin, direction, max_t, {erased(f), &detail::call_ray_hit<Fn, T>});
+        ray_hits(origin, direction, max_t, {detail::erased_callback(f), &detail::call_ray_hit<Fn, T>});
     }
     /// The first object box `moving` touches when swept along `displacement`.
+    /// O(log n) typically, as ray_cast.
     Hit box_cast(const box_type& moving, const vec_type& displacement) const;
 
     // Casts an engine steers (Tree::ray_cast_clipped() and box_cast_clipped()
@@ -5728,15 +5718,19 @@ public:
     CastResult ray_cast_clipped(const vec_type& origin, const vec_type& direction, T max_t, F&& f,
                                 Q&& filter = Q{}) const {
         using Fn = std::remove_reference_t<F>;
-        return ray_cast_erased(origin, direction, max_t, {erased(f), &detail::call_cast<Fn, T>}, cast_filter(filter));
+        return ray_cast_erased(origin, direction, max_t, {detail::erased_callback(f), &detail::call_cast<Fn, T>},
+                               detail::cast_filter_ref<AcceptAll>(filter));
     }
     /// Box `moving` swept along `displacement` (t in [0, 1]) against the
     /// objects' boxes: filter, then f(id, t) steering the cast (see above).
     template <class F, class Q = AcceptAll>
     CastResult box_cast_clipped(const box_type& moving, const vec_type& displacement, F&& f, Q&& filter = Q{}) const {
         using Fn = std::remove_reference_t<F>;
-        return box_cast_erased(moving, displacement, {erased(f), &detail::call_cast<Fn, T>}, cast_filter(filter));
+        return box_cast_erased(moving, displacement, {detail::erased_callback(f), &detail::call_cast<Fn, T>},
+                               detail::cast_filter_ref<AcceptAll>(filter));
     }
+
+    // ---- The automatic mode's constants (the top of this file).
 
     /// Share of the dynamic objects changed past which UpdateMode::automatic
     /// rebuilds rather than following the changes, for objects holding
@@ -5744,11 +5738,11 @@ public:
     /// The ratio of two costs linear in `partners`, fitted on the replays
     /// (measured: docs/measured-in-code.md\#scene): a rebuild's an object over the
     /// grid's a changed object. It is 21% with no partners, 14% at 2, 11%
-    /// at 8 (a pile).
+    /// at 8 (a pile). O(1).
     static double rebuild_share(double partners) { return (1 + 0.28 * partners) / (4.8 + 3 * partners); }
-    /// Crowding (detail::IncrementalGrid::crowding) past which automatic
-    /// follows the changes by multi box pruning instead of the grid, until
-    /// the object count doubles or halves.
+    /// Crowding (the mean, over objects, of the entries in their grid cell)
+    /// past which automatic follows the changes by multi box pruning instead
+    /// of the grid, until the object count doubles or halves.
     static constexpr double kGridCrowding = 16;
     /// Share of live objects changed up to which an incremental update
     /// reads and edits the changed objects' lists of partners; past it, it
@@ -5756,13 +5750,8 @@ public:
     static constexpr double kPartnerShare = 0.04;
 
 private:
-    // The bodies of what follows are in src/scene/scene_impl.hpp and, for the
-    // update machinery and the queries, detail/scene/scene_update.hpp and
-    // detail/scene/scene_queries.hpp.
-    using State = detail::SceneState<T, D>;
-
-    // What the queries compile to, whatever the callback's type: f erased,
-    // the tree walked out of line.
+    // The compiled halves of the query templates above, the callback
+    // erased (src/scene/scene_queries.hpp).
     bool overlaps(const box_type& q, HitCallbackRef f) const;
     bool containing(const vec_type& p, HitCallbackRef f) const;
     bool sphere_overlaps(const vec_type& center, T radius, HitCallbackRef f) const;
@@ -5771,132 +5760,8 @@ private:
                                detail::CastCallbackRef<T> f, detail::CastFilterRef filter) const;
     CastResult box_cast_erased(const box_type& moving, const vec_type& displacement, detail::CastCallbackRef<T> f,
                                detail::CastFilterRef filter) const;
-    template <class F>
-    static void* erased(F& f) {
-        return const_cast<void*>(static_cast<const void*>(std::addressof(f)));
-    }
-    /// A cast's filter, erased: a Filter, every object (AcceptAll), or a predicate.
-    template <class Q>
-    static detail::CastFilterRef cast_filter(Q& q) {
-        if constexpr (std::is_same_v<std::decay_t<Q>, Filter>)
-            return {&q, nullptr, nullptr};
-        else if constexpr (std::is_same_v<std::decay_t<Q>, AcceptAll>)
-            return {};
-        else
-            return {nullptr, erased(q), &detail::call_cast_filter<Q>};
-    }
-    Id object_of(std::uint32_t proxy) const;
-    Hit hit_of(const typename Tree::Hit& h) const;
-    /// The tree, brought up to date with the objects changed since its last
-    /// sync. Safe from concurrent const calls: one of them syncs under the lock.
-    const Tree& synced_tree() const;
 
-    // How update() finds the pairs.
-    Report update_or_throw();
-    struct Frame;
-    template <class Engine>
-    void sync_engine(Engine& engine, bool wanted, bool search, Frame& frame);
-    template <class F>
-    void for_each_engine(F&& f);
-    bool may_pair(Id a, Id b) const;
-    void diff_by_partners();
-    void edit_partners();
-    void list_partners();
-    void take_found(bool partners_edited);
-    void listed_pairs() const;
-    void split_current();
-    void merge_changed_pairs();
-    Report rebuilt_pairs();
-    void file_changes();
-    void refill_sets();
-    void static_pairs(Frame& frame);
-    template <class Emit>
-    void static_pairs_of(std::uint32_t place, Id id, Emit&& emit);
-    static void difference(const std::vector<Pair>& a, const std::vector<Pair>& b, std::vector<Pair>& out);
-    /// Sorts pairs of ids by (a, b): the library's one pair sort (pairs.hpp).
-    void sort_pairs(std::vector<Pair>& v);
-
-    /// The box pairs are found with for tight box b (see set_fat_pairs).
-    box_type pairing_box_of(const box_type& b) const {
-        if (!fat_pairs_ || !b.valid()) return b;
-        box_type f = b;
-        for (int k = 0; k < D; ++k) f.min[k] -= margin_, f.max[k] += margin_;
-        return f;
-    }
-    /// Every live object's pair box made again from its tight box (after touch_all). O(n).
-    void refresh_pair_boxes();
-    void touch_all();
-    /// Room for n objects in the registry and the per-object marks.
-    void reserve_objects(std::size_t n);
-
-    /// Marks an object changed since the last update (and since the tree's
-    /// last sync). Called before the object changes: what may throw (growing
-    /// the marks) comes first, so a bad_alloc leaves the object as it was,
-    /// at most marked changed, which is harmless. (The update's own
-    /// per-object arrays are grown by the update.)
-    void touch(Id id) {
-        mark_tree_stale(id);
-        if (id >= dirty_flag_.size()) {
-            meet_.resize(objects_.size(), 0);
-            dirty_flag_.resize(objects_.size(), 0);  // last: its size stands for both
-        }
-        if (!dirty_flag_[id]) dirty_.push_back(id), dirty_flag_[id] = 1;
-        set_meet(id);
-    }
-    /// The packed meeting class of an object, from its type and filter.
-    void set_meet(Id id) {
-        const Object& o = objects_[id];
-        const Filter plain{};
-        meet_[id] = std::uint8_t((o.type == ObjectType::static_object ? kStatic : 0) |
-                                 (o.filter.category == plain.category && o.filter.mask == plain.mask && o.filter.group == 0
-                                      ? 0
-                                      : kFiltered));
-    }
-    /// Marks an object's tight box changed since the tree's last sync.
-    void mark_tree_stale(Id id) {
-        if (id >= tree_stale_.size())
-            proxy_.resize(objects_.size(), Tree::null), tree_stale_.resize(objects_.size(), 0);  // tree_stale_ last, as above
-        if (!tree_stale_[id]) tree_pending_.push_back(id), tree_stale_[id] = 1;
-        tree_behind_.store(true, std::memory_order_relaxed);
-    }
-
-    struct Object {
-        box_type box{};       // the tight box
-        box_type pair_box{};  // the box pairs are found with: box, or with fat pairs its fat box
-        std::uint64_t user_value = 0;
-        Filter filter{};
-        ObjectType type = ObjectType::dynamic_object;
-        bool alive = false;
-    };
-
-    static Pair ordered(Id a, Id b) { return a < b ? Pair{a, b} : Pair{b, a}; }
-
-    // By value: what the inline members read or mark. The rest is behind
-    // state_ (detail/scene/scene_state.hpp).
-    std::vector<Object> objects_;
-    std::vector<Id> free_, retired_;
-    std::size_t live_ = 0;
-    Options options_;
-    UpdateMode mode_ = UpdateMode::automatic;
-    UpdateMode last_method_ = UpdateMode::rebuild;
-    bool fat_pairs_ = false;
-    T margin_ = Tree::default_margin;  // the tree's margin (set_margin keeps both)
-    std::vector<Id> dirty_;
-    std::vector<std::uint8_t> dirty_flag_;  // changed since the last update (added, moved, removed, type, filter)
-    static constexpr std::uint8_t kStatic = 1, kFiltered = 2;
-    std::vector<std::uint8_t> meet_;  // kStatic | kFiltered (a filter other than the default) per object
-    // The pairs: the sorted array current_, up to date unless pairs_behind_
-    // (pairs() then makes it from each object's partners, in state_).
-    mutable std::vector<Pair> current_;
-    mutable std::atomic<bool> pairs_behind_{false};
-    std::size_t pair_count_ = 0;
-    std::vector<Pair> begun_, ended_;
-    // What changed since the tree's last sync (the tree is in state_).
-    mutable std::vector<std::uint32_t> proxy_;      // each object's leaf in the tree
-    mutable std::vector<std::uint8_t> tree_stale_;  // changed since the tree's last sync
-    mutable std::vector<Id> tree_pending_;
-    mutable std::atomic<bool> tree_behind_{false};
-    std::unique_ptr<State> state_;  // never null
+    std::unique_ptr<detail::SceneState<T, D>> state_;  // everything the scene holds; never null
 };
 
 /// A scene of 3-D float boxes.
@@ -17558,17 +17423,16 @@ void BasicPeriodicPairFinder<T, D>::keep_canonical(std::vector<Pair>& pairs, std
 }  // namespace broadphase
 
 // ---- src/scene/scene_impl.hpp ----
-// The bodies of <broadphase/scene.hpp>: BasicScene's members that are not
-// inline there, and what they reach behind the scene's pointer
-// (detail::SceneState, scene/scene_state.hpp: the engines, the statics'
-// index, the query tree, the update's scratch). Compiled once in the
-// library (src/scene/scene.cpp) for the types BROADPHASE_COMPILED_TYPES lists;
-// header-only, scene.hpp includes this file at its end. A file that uses
+// The bodies of <broadphase/scene.hpp>: each BasicScene member is one call
+// to what the scene holds behind its pointer (detail::SceneState,
+// scene/scene_state.hpp: the registry, the engines, the statics' index, the
+// query tree, the update's scratch). Compiled once in the library
+// (src/scene/scene.cpp) for float and double, 2-D and 3-D; a file that uses
 // other scalar types or dimensions with the compiled library
 // (BasicScene<float, 1>, say) includes it after scene.hpp.
 //
-// Here: construction and the changes that touch every object; the update
-// machinery is in scene/scene_update.hpp, the queries in
+// Here: the scene's members, and the state's changes that touch every
+// object; the update machinery is in scene/scene_update.hpp, the queries in
 // scene/scene_queries.hpp, both included below.
 //
 // It comes after scene.hpp and does not include it back: no file includes
@@ -17580,9 +17444,9 @@ void BasicPeriodicPairFinder<T, D>::keep_canonical(std::vector<Pair>& pairs, std
 #include <memory>
 
 // ---- src/scene/scene_queries.hpp ----
-// BasicScene's queries (declared, with their contracts, in ../../scene.hpp;
-// included by ../scene-inl.hpp): box, point, sphere, ray and box-cast
-// queries on the objects, answered by the dynamic AABB tree with the
+// The Scene's queries: SceneState's box, point, sphere, ray and box-cast
+// queries (scene_state.hpp; their contracts are BasicScene's, in
+// <broadphase/scene.hpp>), answered by the dynamic AABB tree with the
 // caller's callback erased (scene.hpp), and the lazy sync that brings the
 // tree up to date with the objects first. See scene_update.hpp for
 // update().
@@ -17594,14 +17458,26 @@ void BasicPeriodicPairFinder<T, D>::keep_canonical(std::vector<Pair>& pairs, std
 #include <mutex>
 
 // ---- src/scene/scene_state.hpp ----
-// What a BasicScene (../../scene.hpp) holds behind its pointer: the engines
-// that find the pairs, the statics' index, the query tree, the current set
-// as each object's partners, and the scratch the updates reuse. The public
-// class keeps by value only what its inline members read (the objects, the
-// marks of what changed, the pairs and events it hands out); everything
-// here is reached by its out-of-line members (../scene-inl.hpp, with
-// scene_update.hpp and scene_queries.hpp), compiled once in the library.
+// Everything a BasicScene (<broadphase/scene.hpp>) holds, behind its one
+// pointer: detail::SceneState, made by the scene's constructor (with the
+// four one-shot finders inside it, whose algorithm sets are allocations of
+// their own: about 60 KB in all). The public class holds nothing else; each
+// of its members is one call here (scene_impl.hpp), compiled once in the
+// library.
+//
+// SceneState has two parts:
+// - the registry, by value: the objects, the marks of what changed since
+//   the last update and since the tree's last sync, the settings, the
+//   pairs and events handed out. The per-object calls (add, move, remove,
+//   set_type, ...) read and mark only these; they are inline here, so the
+//   scene's compiled member is the one indirection a call pays.
+// - the work (SceneWork, the field `work_`): the engines that find the
+//   pairs (engines.hpp), the statics' index (static_set.hpp), the query
+//   tree, the current set as each object's partners, and the scratch the
+//   updates reuse; read by update() (scene_update.hpp) and the queries
+//   (scene_queries.hpp), where it is named `st`.
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
@@ -18552,8 +18428,7 @@ private:
         slot_[id].flag = f;  // the last word wins
     }
     /// The object's entries elsewhere go stale, its own list is emptied.
-    std::size_t renewed_dbg = 0, fresh_dbg = 0;
-    void renew(Id id) { ++renewed_dbg;
+    void renew(Id id) {
         ++slot_[id].epoch;
         candidates_[id].clear();
     }
@@ -19459,18 +19334,16 @@ private:
 namespace broadphase {
 namespace detail {
 
-/// The private state of a BasicScene<T, D> (see the top of this file). One
-/// allocation, made by the scene's constructor; fields are named as the
-/// scene's members they were, less the trailing underscore.
+/// What update() and the queries work with (see the top of this file).
 template <class T, int D>
-struct SceneState {
+struct SceneWork {
     using Id = std::uint32_t;
     using box_type = BasicBox<T, D>;
 
     // The current pairs, two ways (scene_update.hpp): each object's
     // partners (both ways, unordered), up to date when partners_valid; the
-    // sorted array (the scene's current_), up to date unless the scene's
-    // pairs_behind_ (pairs() then makes it from the partners).
+    // sorted array (SceneState::current_), up to date unless pairs_behind_
+    // (pairs() then makes it from the partners).
     std::vector<std::vector<Id>> partners;
     bool partners_valid = true;
     std::vector<std::uint32_t> adds;  // per object: partners the update adds, or a cursor (all 0 between updates)
@@ -19517,7 +19390,7 @@ struct SceneState {
     std::vector<Pair> cross;
 
     // The queries' tree, synced lazily by the first query (or tree()) after
-    // changes; the scene keeps the marks of what changed since.
+    // changes; the registry keeps the marks of what changed since.
     BasicDynamicTree<T, D> tree;
     std::size_t tree_churn = 0;  // leaves inserted or re-inserted since the last rebuild
     std::mutex tree_mutex;
@@ -19529,6 +19402,231 @@ struct SceneState {
         const StaticCache& c = static_cache[place];
         if (!c.hits.empty()) prefetch_read(c.hits.data()), prefetch_read(c.hits.data() + c.hits.size() - 1);
     }
+};
+
+/// The implementation of a BasicScene<T, D> (see the top of this file): the
+/// registry and its per-object calls here; the rest in scene_impl.hpp,
+/// scene_update.hpp and scene_queries.hpp. The contracts are the public
+/// class's (scene.hpp). Fields keep the names they had as the scene's
+/// members; everything is public to the scene, its only user.
+template <class T, int D>
+struct SceneState {
+    using Scene = BasicScene<T, D>;
+    using Tree = BasicDynamicTree<T, D>;
+    using vec_type = typename Tree::vec_type;
+    using box_type = BasicBox<T, D>;
+    using Id = std::uint32_t;
+    using Hit = typename Scene::Hit;
+    using CastResult = typename Tree::CastResult;
+    using Work = SceneWork<T, D>;
+    static constexpr Id null = Scene::null;
+
+    struct Object {
+        box_type box{};       // the tight box
+        box_type pair_box{};  // the box pairs are found with: box, or with fat pairs its fat box
+        std::uint64_t user_value = 0;
+        Filter filter{};
+        ObjectType type = ObjectType::dynamic_object;
+        bool alive = false;
+    };
+
+    // ---- The per-object calls: what a loop calls, inline here.
+
+    Id add(const box_type& box, ObjectType type, std::uint64_t user_value, const Filter& filter) {
+        // (Like every change here: if an allocation throws, the scene is as before.)
+        const bool reuse = !free_.empty();
+        Id id;
+        if (reuse) {
+            id = free_.back();
+        } else {
+            if (!fits_indices(std::uint64_t(objects_.size()) + 1)) return null;
+            id = static_cast<Id>(objects_.size());
+            objects_.emplace_back();
+        }
+        Object& o = objects_[id];
+        o.box = box;
+        o.pair_box = pairing_box_of(box);
+        o.type = type;
+        o.user_value = user_value;
+        o.filter = filter;
+        touch(id);  // may throw: the slot stays dead
+        if (reuse) free_.pop_back();
+        o.alive = true;
+        ++live_;
+        return id;
+    }
+
+    bool remove(Id id) {
+        if (!contains(id)) return false;
+        touch(id);
+        retired_.push_back(id);
+        objects_[id].alive = false;
+        --live_;
+        return true;
+    }
+
+    bool move(Id id, const box_type& box) {
+        if (!contains(id)) return false;
+        Object& o = objects_[id];
+        if (fat_pairs_ && box.valid() && o.pair_box.valid() && broadphase::contains(o.pair_box, box)) {
+            mark_tree_stale(id);
+            o.box = box;
+            return true;
+        }
+        touch(id);
+        o.box = box;
+        o.pair_box = pairing_box_of(box);
+        return true;
+    }
+
+    bool set_type(Id id, ObjectType type) {
+        return contains(id) && (touch(id), objects_[id].type = type, set_meet(id), true);
+    }
+    bool set_filter(Id id, const Filter& f) {
+        return contains(id) && (touch(id), objects_[id].filter = f, set_meet(id), true);
+    }
+    bool set_user_value(Id id, std::uint64_t v) { return contains(id) && (objects_[id].user_value = v, true); }
+    bool contains(Id id) const { return id < objects_.size() && objects_[id].alive; }
+
+    /// The pairs of the last update, sorted: made from the partners by the
+    /// first call after an update that changed them (listed_pairs).
+    const std::vector<Pair>& pairs() {
+        if (pairs_behind_.load(std::memory_order_acquire)) listed_pairs();
+        return current_;
+    }
+
+    /// The box pairs are found with for tight box b (see set_fat_pairs).
+    box_type pairing_box_of(const box_type& b) const {
+        if (!fat_pairs_ || !b.valid()) return b;
+        box_type f = b;
+        for (int k = 0; k < D; ++k) f.min[k] -= margin_, f.max[k] += margin_;
+        return f;
+    }
+
+    /// Marks an object changed since the last update (and since the tree's
+    /// last sync). Called before the object changes: what may throw (growing
+    /// the marks) comes first, so a bad_alloc leaves the object as it was.
+    /// (The update's own per-object arrays are grown by the update.)
+    void touch(Id id) {
+        if (id >= dirty_flag_.size()) grow_marks();
+        mark_tree_stale(id);
+        if (!dirty_flag_[id]) dirty_.push_back(id), dirty_flag_[id] = 1;
+        set_meet(id);
+    }
+    /// The packed meeting class of an object, from its type and filter.
+    void set_meet(Id id) {
+        const Object& o = objects_[id];
+        const Filter plain{};
+        meet_[id] = std::uint8_t((o.type == ObjectType::static_object ? kStatic : 0) |
+                                 (o.filter.category == plain.category && o.filter.mask == plain.mask && o.filter.group == 0
+                                      ? 0
+                                      : kFiltered));
+    }
+    /// Marks an object's tight box changed since the tree's last sync.
+    void mark_tree_stale(Id id) {
+        if (id >= tree_stale_.size()) grow_marks();
+        if (!tree_stale_[id]) tree_pending_.push_back(id), tree_stale_[id] = 1;
+        tree_behind_.store(true, std::memory_order_relaxed);
+    }
+    /// The per-object marks grown to every object. Out of line and cold, so
+    /// that the calls above stay small enough to be inlined whole into the
+    /// scene's move() (with the resizes inlined, GCC called touch(): 79 ns a
+    /// move of one body against 53 inline in the caller's loop before;
+    /// docs/benchmarks/amd-epyc-2core-ab-issue55-scene.csv).
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((noinline, cold))
+#endif
+    void grow_marks() {
+        const std::size_t n = objects_.size();
+        proxy_.resize(n, Tree::null);
+        tree_stale_.resize(n, 0);
+        meet_.resize(n, 0);
+        dirty_flag_.resize(n, 0);
+    }
+
+    static Pair ordered(Id a, Id b) { return a < b ? Pair{a, b} : Pair{b, a}; }
+
+    // ---- The rest, out of line.
+
+    // Changes that touch every object (scene_impl.hpp).
+    void add(const box_type* boxes, std::size_t n, Id* ids_out, ObjectType type);
+    bool set_margin(T margin);
+    void set_fat_pairs(bool on);
+    /// Every live object's pair box made again from its tight box (after touch_all). O(n).
+    void refresh_pair_boxes();
+    void touch_all();
+    /// Room for n objects in the registry and the per-object marks.
+    void reserve_objects(std::size_t n);
+
+    // How update() finds the pairs (scene_update.hpp).
+    Report update();
+    Report update_or_throw();
+    struct Frame;
+    template <class Engine>
+    void sync_engine(Engine& engine, bool wanted, bool search, Frame& frame);
+    template <class F>
+    void for_each_engine(F&& f);
+    bool may_pair(Id a, Id b) const;
+    void diff_by_partners();
+    void edit_partners();
+    void list_partners();
+    void take_found(bool partners_edited);
+    void listed_pairs();
+    void split_current();
+    void merge_changed_pairs();
+    Report rebuilt_pairs();
+    void file_changes();
+    void refill_sets();
+    void static_pairs(Frame& frame);
+    template <class Emit>
+    void static_pairs_of(std::uint32_t place, Id id, Emit&& emit);
+    static void difference(const std::vector<Pair>& a, const std::vector<Pair>& b, std::vector<Pair>& out);
+    /// Sorts pairs of ids by (a, b): the library's one pair sort (pairs.hpp).
+    void sort_pairs(std::vector<Pair>& v);
+
+    // The queries (scene_queries.hpp): the tree brought up to date first
+    // (safe from concurrent calls: one of them syncs under the lock).
+    const Tree& synced_tree();
+    bool overlaps(const box_type& q, HitCallbackRef f);
+    bool containing(const vec_type& p, HitCallbackRef f);
+    bool sphere_overlaps(const vec_type& center, T radius, HitCallbackRef f);
+    Hit ray_cast(const vec_type& origin, const vec_type& direction, T max_t);
+    void ray_hits(const vec_type& origin, const vec_type& direction, T max_t, RayHitRef<T> f);
+    Hit box_cast(const box_type& moving, const vec_type& displacement);
+    CastResult ray_cast_erased(const vec_type& origin, const vec_type& direction, T max_t, CastCallbackRef<T> f,
+                               CastFilterRef filter);
+    CastResult box_cast_erased(const box_type& moving, const vec_type& displacement, CastCallbackRef<T> f,
+                               CastFilterRef filter);
+    Id object_of(std::uint32_t proxy) const { return static_cast<Id>(work_.tree.user_value(proxy)); }
+    Hit hit_of(const typename Tree::Hit& h) const;
+
+    // ---- The registry.
+    std::vector<Object> objects_;
+    std::vector<Id> free_, retired_;
+    std::size_t live_ = 0;
+    Options options_;
+    UpdateMode mode_ = UpdateMode::automatic;
+    UpdateMode last_method_ = UpdateMode::rebuild;
+    bool fat_pairs_ = false;
+    T margin_ = Tree::default_margin;  // the tree's margin (set_margin keeps both)
+    std::vector<Id> dirty_;
+    std::vector<std::uint8_t> dirty_flag_;  // changed since the last update (added, moved, removed, type, filter)
+    static constexpr std::uint8_t kStatic = 1, kFiltered = 2;
+    std::vector<std::uint8_t> meet_;  // kStatic | kFiltered (a filter other than the default) per object
+    // The pairs: the sorted array current_, up to date unless pairs_behind_
+    // (pairs() then makes it from each object's partners, in work_).
+    std::vector<Pair> current_;
+    std::atomic<bool> pairs_behind_{false};
+    std::size_t pair_count_ = 0;
+    std::vector<Pair> begun_, ended_;
+    // What changed since the tree's last sync (the tree is in work_).
+    std::vector<std::uint32_t> proxy_;      // each object's leaf in the tree
+    std::vector<std::uint8_t> tree_stale_;  // changed since the tree's last sync
+    std::vector<Id> tree_pending_;
+    std::atomic<bool> tree_behind_{false};
+
+    // ---- The work.
+    Work work_;
 };
 
 }  // namespace detail
@@ -19556,64 +19654,57 @@ bool scene_hits_in_blocks(const BasicDynamicTree<T, D>& tree, HitCallbackRef f, 
     return whole && (held == 0 || f.deliver(f.f, hits, held));
 }
 
-}  // namespace detail
-
 template <class T, int D>
-bool BasicScene<T, D>::overlaps(const box_type& q, HitCallbackRef f) const {
+bool SceneState<T, D>::overlaps(const box_type& q, HitCallbackRef f) {
     const Tree& tree = synced_tree();
-    return detail::scene_hits_in_blocks(tree, f, [&](auto&& hit) { return tree.for_each_overlap(q, hit); });
+    return scene_hits_in_blocks(tree, f, [&](auto&& hit) { return tree.for_each_overlap(q, hit); });
 }
 
 template <class T, int D>
-bool BasicScene<T, D>::containing(const vec_type& p, HitCallbackRef f) const {
+bool SceneState<T, D>::containing(const vec_type& p, HitCallbackRef f) {
     const Tree& tree = synced_tree();
-    return detail::scene_hits_in_blocks(tree, f, [&](auto&& hit) { return tree.for_each_containing(p, hit); });
+    return scene_hits_in_blocks(tree, f, [&](auto&& hit) { return tree.for_each_containing(p, hit); });
 }
 
 template <class T, int D>
-bool BasicScene<T, D>::sphere_overlaps(const vec_type& center, T radius, HitCallbackRef f) const {
+bool SceneState<T, D>::sphere_overlaps(const vec_type& center, T radius, HitCallbackRef f) {
     const Tree& tree = synced_tree();
-    return detail::scene_hits_in_blocks(
+    return scene_hits_in_blocks(
         tree, f, [&](auto&& hit) { return tree.for_each_overlapping_sphere(center, radius, hit); });
 }
 
 template <class T, int D>
-typename BasicScene<T, D>::Id BasicScene<T, D>::object_of(std::uint32_t proxy) const {
-    return static_cast<Id>(state_->tree.user_value(proxy));
-}
-
-template <class T, int D>
-typename BasicScene<T, D>::Hit BasicScene<T, D>::hit_of(const typename Tree::Hit& h) const {
+typename SceneState<T, D>::Hit SceneState<T, D>::hit_of(const typename Tree::Hit& h) const {
     Hit out;
     if (h.proxy != Tree::null) out.id = object_of(h.proxy), out.t = h.t;
     return out;
 }
 
 template <class T, int D>
-typename BasicScene<T, D>::Hit BasicScene<T, D>::ray_cast(const vec_type& origin, const vec_type& direction,
-                                                           T max_t) const {
+typename SceneState<T, D>::Hit SceneState<T, D>::ray_cast(const vec_type& origin, const vec_type& direction,
+                                                           T max_t) {
     return hit_of(synced_tree().ray_cast(origin, direction, max_t));
 }
 
 template <class T, int D>
-void BasicScene<T, D>::ray_hits(const vec_type& origin, const vec_type& direction, T max_t,
-                                detail::RayHitRef<T> f) const {
+void SceneState<T, D>::ray_hits(const vec_type& origin, const vec_type& direction, T max_t,
+                                RayHitRef<T> f) {
     synced_tree().for_each_ray_hit(origin, direction, max_t,
                                    [&](std::uint32_t proxy, T t) { return f.call(f.f, object_of(proxy), t); });
 }
 
 template <class T, int D>
-typename BasicScene<T, D>::Hit BasicScene<T, D>::box_cast(const box_type& moving, const vec_type& displacement) const {
+typename SceneState<T, D>::Hit SceneState<T, D>::box_cast(const box_type& moving, const vec_type& displacement) {
     return hit_of(synced_tree().box_cast(moving, displacement));
 }
 
 // The clipped casts: one walk per kind of filter, so that the default
 // (every object) tests nothing and a Filter is tested without a call.
 template <class T, int D>
-typename BasicScene<T, D>::CastResult BasicScene<T, D>::ray_cast_erased(const vec_type& origin,
+typename SceneState<T, D>::CastResult SceneState<T, D>::ray_cast_erased(const vec_type& origin,
                                                                          const vec_type& direction, T max_t,
-                                                                         detail::CastCallbackRef<T> f,
-                                                                         detail::CastFilterRef filter) const {
+                                                                         CastCallbackRef<T> f,
+                                                                         CastFilterRef filter) {
     const Tree& tree = synced_tree();
     auto steer = [&](std::uint32_t proxy, T t) { return f.call(f.f, object_of(proxy), t); };
     if (filter.filter)
@@ -19627,10 +19718,10 @@ typename BasicScene<T, D>::CastResult BasicScene<T, D>::ray_cast_erased(const ve
 }
 
 template <class T, int D>
-typename BasicScene<T, D>::CastResult BasicScene<T, D>::box_cast_erased(const box_type& moving,
+typename SceneState<T, D>::CastResult SceneState<T, D>::box_cast_erased(const box_type& moving,
                                                                          const vec_type& displacement,
-                                                                         detail::CastCallbackRef<T> f,
-                                                                         detail::CastFilterRef filter) const {
+                                                                         CastCallbackRef<T> f,
+                                                                         CastFilterRef filter) {
     const Tree& tree = synced_tree();
     auto steer = [&](std::uint32_t proxy, T t) { return f.call(f.f, object_of(proxy), t); };
     if (filter.filter)
@@ -19644,13 +19735,8 @@ typename BasicScene<T, D>::CastResult BasicScene<T, D>::box_cast_erased(const bo
 }
 
 template <class T, int D>
-const typename BasicScene<T, D>::Tree& BasicScene<T, D>::tree() const {
-    return synced_tree();
-}
-
-template <class T, int D>
-const typename BasicScene<T, D>::Tree& BasicScene<T, D>::synced_tree() const {
-    State& st = *state_;
+const typename SceneState<T, D>::Tree& SceneState<T, D>::synced_tree() {
+    Work& st = work_;
     if (tree_behind_.load(std::memory_order_acquire)) {
         std::lock_guard<std::mutex> lock(st.tree_mutex);
         if (tree_behind_.load(std::memory_order_relaxed)) {
@@ -19680,19 +19766,20 @@ const typename BasicScene<T, D>::Tree& BasicScene<T, D>::synced_tree() const {
     return st.tree;
 }
 
+}  // namespace detail
 }  // namespace broadphase
 
 // ---- src/scene/scene_update.hpp ----
-// BasicScene's update machinery (declared in ../../scene.hpp and
-// documented there; included by ../scene-inl.hpp): update() and the
-// methods it runs to find the pairs of the changed objects (multi box
-// pruning, the incremental sweep, the tree, a rebuild), and the merges with
-// the previous set that give the events. See scene_queries.hpp for the
-// queries.
+// The Scene's update machinery: SceneState's update() (scene_state.hpp;
+// the contract is BasicScene::update's, in <broadphase/scene.hpp>) and the
+// methods it runs to find the pairs of the changed objects (the engines of
+// engines.hpp, a rebuild, the statics), and the merges with the previous
+// set that give the events. See scene_queries.hpp for the queries.
 //
 // The helpers are defined `inline`; update() is not (see below). What they
-// reach through the scene's pointer is detail::SceneState (scene_state.hpp),
-// named `st`.
+// reach of the state's work (SceneWork: the engines, the statics, the
+// scratch) is named `st`; the registry's fields (objects_, dirty_, ...)
+// are the state's own.
 
 
 #include <algorithm>
@@ -19704,6 +19791,7 @@ const typename BasicScene<T, D>::Tree& BasicScene<T, D>::synced_tree() const {
 
 
 namespace broadphase {
+namespace detail {
 
 // The members that run the library's algorithms are defined outside the
 // class, as in the algorithms' headers: a class template's members defined
@@ -19715,9 +19803,9 @@ namespace broadphase {
 /// What an engine sees of the update that runs it (engines.hpp): the pair
 /// sink and which objects are static.
 template <class T, int D>
-struct BasicScene<T, D>::Frame {
-    BasicScene& scene;
-    State& st;
+struct SceneState<T, D>::Frame {
+    SceneState& scene;
+    Work& st;
 
     /// A pair with a changed object, from thread `me`: kept when the two may meet.
     void operator()(unsigned me, Id a, Id b) {
@@ -19731,16 +19819,16 @@ struct BasicScene<T, D>::Frame {
 /// f(engine) for each engine that holds objects between updates.
 template <class T, int D>
 template <class F>
-inline void BasicScene<T, D>::for_each_engine(F&& f) {
-    State& st = *state_;
+inline void SceneState<T, D>::for_each_engine(F&& f) {
+    Work& st = work_;
     f(st.pruning);
     f(st.grid);
     f(st.enlarged);
 }
 
 template <class T, int D>
-Report BasicScene<T, D>::update() {
-    State& st = *state_;
+Report SceneState<T, D>::update() {
+    Work& st = work_;
     Report r = detail::on_throw<std::bad_alloc>([&] { return update_or_throw(); }, [&] {
         // The engines may be half-way through a change: dropped, to be
         // filled again from the objects when next wanted.
@@ -19756,8 +19844,8 @@ Report BasicScene<T, D>::update() {
 }
 
 template <class T, int D>
-inline Report BasicScene<T, D>::update_or_throw() {
-    State& st = *state_;
+inline Report SceneState<T, D>::update_or_throw() {
+    Work& st = work_;
     // Everything that may fail comes before the new set is taken: the
     // freed ids' room is made now, so the end allocates nothing.
     free_.reserve(free_.size() + retired_.size());
@@ -19783,7 +19871,7 @@ inline Report BasicScene<T, D>::update_or_throw() {
         // The two rules of the top of scene.hpp: follow the changes while
         // that costs less than a rebuild, by the grid unless it is crowded.
         const double partners = 2.0 * double(pair_count_) / double(std::max<std::size_t>(live, 1));
-        if (double(changed) > rebuild_share(partners) * double(live)) method = UpdateMode::rebuild;
+        if (double(changed) > Scene::rebuild_share(partners) * double(live)) method = UpdateMode::rebuild;
         else method = crowded ? UpdateMode::multi_box_pruning : UpdateMode::grid;
     }
     if (objects_.size() >= std::min({detail::MultiBoxPruning<T, D>::max_id,
@@ -19794,7 +19882,7 @@ inline Report BasicScene<T, D>::update_or_throw() {
     }
     // The changed objects' pairs before, from their partners while few
     // objects changed, else from the sorted array.
-    const bool by_partners = double(dirty_.size()) <= kPartnerShare * double(std::max<std::size_t>(live_, 1));
+    const bool by_partners = double(dirty_.size()) <= Scene::kPartnerShare * double(std::max<std::size_t>(live_, 1));
     if (method != UpdateMode::rebuild && by_partners && !st.partners_valid) list_partners();
     st.fresh.clear();
     Frame frame{*this, st};
@@ -19803,7 +19891,7 @@ inline Report BasicScene<T, D>::update_or_throw() {
     sync_engine(st.pruning, method == UpdateMode::multi_box_pruning, method == UpdateMode::multi_box_pruning, frame);
     sync_engine(st.grid, method == UpdateMode::grid, method == UpdateMode::grid, frame);
     sync_engine(st.enlarged, method == UpdateMode::enlarged, method == UpdateMode::enlarged, frame);
-    if (mode_ == UpdateMode::automatic && method == UpdateMode::grid && st.grid.crowding() > kGridCrowding) {
+    if (mode_ == UpdateMode::automatic && method == UpdateMode::grid && st.grid.crowding() > Scene::kGridCrowding) {
         // Right this time; multi box pruning from the next update on, and
         // the grid's memory freed.
         st.grid_crowded_at = std::max<std::size_t>(live, 1);
@@ -19847,13 +19935,13 @@ inline Report BasicScene<T, D>::update_or_throw() {
 }
 
 template <class T, int D>
-inline void BasicScene<T, D>::sort_pairs(std::vector<Pair>& v) {
-    broadphase::sort_pairs(v, objects_.size(), state_->sort_scratch);
+inline void SceneState<T, D>::sort_pairs(std::vector<Pair>& v) {
+    broadphase::sort_pairs(v, objects_.size(), work_.sort_scratch);
 }
 
 /// out = a \ b, both sorted.
 template <class T, int D>
-inline void BasicScene<T, D>::difference(const std::vector<Pair>& a, const std::vector<Pair>& b, std::vector<Pair>& out) {
+inline void SceneState<T, D>::difference(const std::vector<Pair>& a, const std::vector<Pair>& b, std::vector<Pair>& out) {
     out.resize(a.size());
     out.resize(static_cast<std::size_t>(std::set_difference(a.begin(), a.end(), b.begin(), b.end(), out.begin()) - out.begin()));
 }
@@ -19870,8 +19958,8 @@ inline void BasicScene<T, D>::difference(const std::vector<Pair>& a, const std::
 /// fresh every pair with a changed object, each once.
 template <class T, int D>
 template <class Engine>
-inline void BasicScene<T, D>::sync_engine(Engine& engine, bool wanted, bool search, Frame& frame) {
-    State& st = *state_;
+inline void SceneState<T, D>::sync_engine(Engine& engine, bool wanted, bool search, Frame& frame) {
+    Work& st = work_;
     if (!wanted && (!engine.filled() || !Engine::kFollows)) {
         if (engine.filled() && !Engine::kFollows) engine.clear();
         return;
@@ -19907,7 +19995,7 @@ inline void BasicScene<T, D>::sync_engine(Engine& engine, bool wanted, bool sear
 
 /// Whether objects a and b may form a pair (not both static, filters).
 template <class T, int D>
-inline bool BasicScene<T, D>::may_pair(Id a, Id b) const {
+inline bool SceneState<T, D>::may_pair(Id a, Id b) const {
     const std::uint8_t x = meet_[a], y = meet_[b];  // packed: no visit to the objects for plain ones
     if (x & y & kStatic) return false;
     if (!((x | y) & kFiltered)) return true;
@@ -19931,8 +20019,8 @@ inline bool BasicScene<T, D>::may_pair(Id a, Id b) const {
 /// both sets first, O(K log K) in all the changed objects' pairs;
 /// measured: docs/measured-in-code.md#scene).
 template <class T, int D>
-inline void BasicScene<T, D>::diff_by_partners() {
-    State& st = *state_;
+inline void SceneState<T, D>::diff_by_partners() {
+    Work& st = work_;
     // Every allocation first (the events are at most the pairs now and before).
     std::size_t before_count = 0;
     for (Id c : dirty_) before_count += st.partners[c].size();
@@ -19981,8 +20069,8 @@ inline void BasicScene<T, D>::diff_by_partners() {
 /// are reserved first, so a bad_alloc leaves the last set as it was.
 /// O(events x list length).
 template <class T, int D>
-inline void BasicScene<T, D>::edit_partners() {
-    State& st = *state_;
+inline void SceneState<T, D>::edit_partners() {
+    Work& st = work_;
     if (begun_.empty() && ended_.empty()) return;
     for (const Pair& p : begun_) ++st.adds[p.a], ++st.adds[p.b];
     detail::undo_on_throw(
@@ -20010,8 +20098,8 @@ inline void BasicScene<T, D>::edit_partners() {
 /// May throw (leaving them out of date, as they were) only while the
 /// lists are reserved.
 template <class T, int D>
-inline void BasicScene<T, D>::list_partners() {
-    State& st = *state_;
+inline void SceneState<T, D>::list_partners() {
+    Work& st = work_;
     for (const Pair& p : current_) ++st.adds[p.a], ++st.adds[p.b];
     detail::undo_on_throw(
         [&] {
@@ -20027,8 +20115,8 @@ inline void BasicScene<T, D>::list_partners() {
 /// found (the whole new set, sorted) becomes the current set; the
 /// partners stay valid only if they were edited to it. O(1).
 template <class T, int D>
-inline void BasicScene<T, D>::take_found(bool partners_edited) {
-    State& st = *state_;
+inline void SceneState<T, D>::take_found(bool partners_edited) {
+    Work& st = work_;
     std::lock_guard<std::mutex> lock(st.pairs_mutex);
     current_.swap(st.found);
     pair_count_ = current_.size();
@@ -20040,8 +20128,8 @@ inline void BasicScene<T, D>::take_found(bool partners_edited) {
 /// in id order. O(K + the lists' sorts), once per update that changed the
 /// set; under a lock, so concurrent const calls are safe.
 template <class T, int D>
-inline void BasicScene<T, D>::listed_pairs() const {
-    State& st = *state_;
+inline void SceneState<T, D>::listed_pairs() {
+    Work& st = work_;
     std::lock_guard<std::mutex> lock(st.pairs_mutex);
     if (!pairs_behind_.load(std::memory_order_relaxed)) return;  // another call made it
     current_.resize(pair_count_);
@@ -20059,8 +20147,8 @@ inline void BasicScene<T, D>::listed_pairs() const {
 /// Splits the current set (up to date: made first if need be): pairs with
 /// a changed (or removed) object to stale, the others to kept. O(K).
 template <class T, int D>
-inline void BasicScene<T, D>::split_current() {
-    State& st = *state_;
+inline void SceneState<T, D>::split_current() {
+    Work& st = work_;
     pairs();
     const std::size_t n = current_.size();
     st.kept.resize(n);
@@ -20083,8 +20171,8 @@ inline void BasicScene<T, D>::split_current() {
 /// object, sorted), replacing stale in the array. O(K) merges; the
 /// partners are then out of date.
 template <class T, int D>
-inline void BasicScene<T, D>::merge_changed_pairs() {
-    State& st = *state_;
+inline void SceneState<T, D>::merge_changed_pairs() {
+    Work& st = work_;
     difference(st.fresh, st.stale, begun_);
     difference(st.stale, st.fresh, ended_);
     st.partners_valid = false;
@@ -20098,8 +20186,8 @@ inline void BasicScene<T, D>::merge_changed_pairs() {
 /// pairs among themselves (detail::Rebuild) and each dynamic object's
 /// statics (their index). O(dynamic objects + K), whatever the statics.
 template <class T, int D>
-inline Report BasicScene<T, D>::rebuilt_pairs() {
-    State& st = *state_;
+inline Report SceneState<T, D>::rebuilt_pairs() {
+    Work& st = work_;
     st.rebuild.clear_boxes();
     for (Id id : st.dynamic_ids)
         if (objects_[id].pair_box.valid()) st.rebuild.add(id, objects_[id].pair_box);
@@ -20125,20 +20213,20 @@ inline Report BasicScene<T, D>::rebuilt_pairs() {
 /// objects may run on different threads.
 template <class T, int D>
 template <class Emit>
-inline void BasicScene<T, D>::static_pairs_of(std::uint32_t place, Id id, Emit&& emit) {
-    State& st = *state_;
-    typename State::StaticCache& cache = st.static_cache[place];
+inline void SceneState<T, D>::static_pairs_of(std::uint32_t place, Id id, Emit&& emit) {
+    Work& st = work_;
+    typename Work::StaticCache& cache = st.static_cache[place];
     const box_type& b = objects_[id].pair_box;
     if (cache.generation != st.statics.generation() || !broadphase::contains(cache.fat, b)) {
         cache.fat = detail::enlarged_box(b, cache.motion, st.updates, detail::kStaticReach);
         cache.generation = st.statics.generation();
         cache.hits.clear();
         st.statics.for_each_overlap(cache.fat, [&](Id s, const box_type& box, bool filtered) {
-            cache.hits.push_back(typename State::StaticHit{box, s, filtered});
+            cache.hits.push_back(typename Work::StaticHit{box, s, filtered});
         });
     }
     const bool plain = !(meet_[id] & kFiltered);
-    for (const typename State::StaticHit& h : cache.hits) {
+    for (const typename Work::StaticHit& h : cache.hits) {
         bool hit = true;
         for (int k = 0; k < D; ++k) hit &= !(h.box.max[k] < b.min[k]) & !(b.max[k] < h.box.min[k]);
         if (hit && ((plain && !h.filtered) || Filter::may_meet(objects_[id].filter, objects_[h.id].filter))) emit(h.id);
@@ -20148,8 +20236,8 @@ inline void BasicScene<T, D>::static_pairs_of(std::uint32_t place, Id id, Emit&&
 /// The statics and the list of dynamic objects follow the changed
 /// objects: O(changes).
 template <class T, int D>
-inline void BasicScene<T, D>::file_changes() {
-    State& st = *state_;
+inline void SceneState<T, D>::file_changes() {
+    Work& st = work_;
     if (st.dynamic_slot.size() < objects_.size()) st.dynamic_slot.resize(objects_.size(), ~std::uint32_t(0));
     bool touched = false;
     for (Id id : dirty_) {
@@ -20178,8 +20266,8 @@ inline void BasicScene<T, D>::file_changes() {
 /// The statics and the list of dynamic objects made from every object
 /// (after an update failed half-way): O(n).
 template <class T, int D>
-inline void BasicScene<T, D>::refill_sets() {
-    State& st = *state_;
+inline void SceneState<T, D>::refill_sets() {
+    Work& st = work_;
     st.statics.clear();
     st.dynamic_ids.clear();
     st.static_cache.clear();
@@ -20205,8 +20293,8 @@ inline void BasicScene<T, D>::refill_sets() {
 /// the dynamic objects (O(changed statics + dynamic objects), in frames
 /// where statics changed only).
 template <class T, int D>
-inline void BasicScene<T, D>::static_pairs(Frame& frame) {
-    State& st = *state_;
+inline void SceneState<T, D>::static_pairs(Frame& frame) {
+    Work& st = work_;
     st.changed_dynamic.clear();
     st.static_side.resize(0), st.static_side_ids.clear();
     for (Id id : dirty_) {
@@ -20248,27 +20336,23 @@ inline void BasicScene<T, D>::static_pairs(Frame& frame) {
     st.fresh.insert(st.fresh.end(), st.parts[0].begin(), st.parts[0].end());
 }
 
+}  // namespace detail
 }  // namespace broadphase
 
 
 namespace broadphase {
+namespace detail {
 
 template <class T, int D>
-BasicScene<T, D>::BasicScene() : state_(std::make_unique<State>()) {}
-
-template <class T, int D>
-BasicScene<T, D>::~BasicScene() = default;
-
-template <class T, int D>
-void BasicScene<T, D>::add(const box_type* boxes, std::size_t n, Id* ids_out, ObjectType type) {
+void SceneState<T, D>::add(const box_type* boxes, std::size_t n, Id* ids_out, ObjectType type) {
     const std::size_t fresh = n > free_.size() ? n - free_.size() : 0;
     if (fresh > 0 && fits_indices(std::uint64_t(objects_.size()) + fresh)) reserve_objects(objects_.size() + fresh);
-    for (std::size_t i = 0; i < n; ++i) ids_out[i] = add(boxes[i], type);
+    for (std::size_t i = 0; i < n; ++i) ids_out[i] = add(boxes[i], type, 0, Filter{});
 }
 
 template <class T, int D>
-bool BasicScene<T, D>::set_margin(T margin) {
-    Tree& tree = state_->tree;
+bool SceneState<T, D>::set_margin(T margin) {
+    Tree& tree = work_.tree;
     const T before = tree.margin();
     if (!tree.set_margin(margin)) return false;
     margin_ = tree.margin();
@@ -20283,7 +20367,7 @@ bool BasicScene<T, D>::set_margin(T margin) {
 }
 
 template <class T, int D>
-void BasicScene<T, D>::set_fat_pairs(bool on) {
+void SceneState<T, D>::set_fat_pairs(bool on) {
     if (on == fat_pairs_) return;
     touch_all();
     fat_pairs_ = on;
@@ -20291,20 +20375,20 @@ void BasicScene<T, D>::set_fat_pairs(bool on) {
 }
 
 template <class T, int D>
-inline void BasicScene<T, D>::refresh_pair_boxes() {
+inline void SceneState<T, D>::refresh_pair_boxes() {
     for (Id id = 0; id < objects_.size(); ++id)
         if (objects_[id].alive) objects_[id].pair_box = pairing_box_of(objects_[id].box);
 }
 
 template <class T, int D>
-inline void BasicScene<T, D>::touch_all() {
+inline void SceneState<T, D>::touch_all() {
     for (Id id = 0; id < objects_.size(); ++id)
         if (objects_[id].alive) touch(id);
 }
 
 template <class T, int D>
-inline void BasicScene<T, D>::reserve_objects(std::size_t n) {
-    State& st = *state_;
+inline void SceneState<T, D>::reserve_objects(std::size_t n) {
+    Work& st = work_;
     objects_.reserve(n);
     dirty_.reserve(n);
     for (auto* v : {&st.adds, &st.mark}) v->reserve(n);
@@ -20312,6 +20396,191 @@ inline void BasicScene<T, D>::reserve_objects(std::size_t n) {
     st.partners.reserve(n);
     proxy_.reserve(n);
     tree_pending_.reserve(n);
+}
+
+}  // namespace detail
+
+// ---- BasicScene: each member one call to the state.
+
+template <class T, int D>
+BasicScene<T, D>::BasicScene() : state_(std::make_unique<detail::SceneState<T, D>>()) {}
+
+template <class T, int D>
+BasicScene<T, D>::~BasicScene() = default;
+
+// Objects.
+template <class T, int D>
+typename BasicScene<T, D>::Id BasicScene<T, D>::add(const box_type& box, ObjectType type, std::uint64_t user_value,
+                                                    const Filter& filter) {
+    return state_->add(box, type, user_value, filter);
+}
+template <class T, int D>
+bool BasicScene<T, D>::remove(Id id) {
+    return state_->remove(id);
+}
+template <class T, int D>
+bool BasicScene<T, D>::move(Id id, const box_type& box) {
+    return state_->move(id, box);
+}
+template <class T, int D>
+void BasicScene<T, D>::add(const box_type* boxes, std::size_t n, Id* ids_out, ObjectType type) {
+    state_->add(boxes, n, ids_out, type);
+}
+template <class T, int D>
+std::size_t BasicScene<T, D>::move(const Id* ids, const box_type* boxes, std::size_t n) {
+    detail::SceneState<T, D>& s = *state_;
+    std::size_t done = 0;
+    for (std::size_t i = 0; i < n; ++i) done += s.move(ids[i], boxes[i]) ? 1 : 0;
+    return done;
+}
+template <class T, int D>
+std::size_t BasicScene<T, D>::remove(const Id* ids, std::size_t n) {
+    detail::SceneState<T, D>& s = *state_;
+    std::size_t done = 0;
+    for (std::size_t i = 0; i < n; ++i) done += s.remove(ids[i]) ? 1 : 0;
+    return done;
+}
+template <class T, int D>
+bool BasicScene<T, D>::set_type(Id id, ObjectType type) {
+    return state_->set_type(id, type);
+}
+template <class T, int D>
+bool BasicScene<T, D>::set_filter(Id id, const Filter& f) {
+    return state_->set_filter(id, f);
+}
+template <class T, int D>
+bool BasicScene<T, D>::set_user_value(Id id, std::uint64_t v) {
+    return state_->set_user_value(id, v);
+}
+template <class T, int D>
+bool BasicScene<T, D>::contains(Id id) const {
+    return state_->contains(id);
+}
+template <class T, int D>
+std::size_t BasicScene<T, D>::size() const {
+    return state_->live_;
+}
+template <class T, int D>
+const typename BasicScene<T, D>::box_type& BasicScene<T, D>::box(Id id) const {
+    return state_->objects_[id].box;
+}
+template <class T, int D>
+ObjectType BasicScene<T, D>::type(Id id) const {
+    return state_->objects_[id].type;
+}
+template <class T, int D>
+const Filter& BasicScene<T, D>::filter(Id id) const {
+    return state_->objects_[id].filter;
+}
+template <class T, int D>
+std::uint64_t BasicScene<T, D>::user_value(Id id) const {
+    return state_->objects_[id].user_value;
+}
+
+// Settings.
+template <class T, int D>
+void BasicScene<T, D>::set_options(const Options& o) {
+    state_->options_ = o;
+}
+template <class T, int D>
+void BasicScene<T, D>::set_update_mode(UpdateMode m) {
+    state_->mode_ = m;
+}
+template <class T, int D>
+bool BasicScene<T, D>::set_margin(T margin) {
+    return state_->set_margin(margin);
+}
+template <class T, int D>
+T BasicScene<T, D>::margin() const {
+    return state_->margin_;
+}
+template <class T, int D>
+void BasicScene<T, D>::set_fat_pairs(bool on) {
+    state_->set_fat_pairs(on);
+}
+template <class T, int D>
+bool BasicScene<T, D>::fat_pairs() const {
+    return state_->fat_pairs_;
+}
+template <class T, int D>
+const typename BasicScene<T, D>::box_type& BasicScene<T, D>::pair_box(Id id) const {
+    return state_->objects_[id].pair_box;
+}
+template <class T, int D>
+bool BasicScene<T, D>::last_update_incremental() const {
+    return state_->last_method_ != UpdateMode::rebuild;
+}
+template <class T, int D>
+UpdateMode BasicScene<T, D>::last_method() const {
+    return state_->last_method_;
+}
+template <class T, int D>
+const typename BasicScene<T, D>::Tree& BasicScene<T, D>::tree() const {
+    return state_->synced_tree();
+}
+
+// Pairs and events.
+template <class T, int D>
+Report BasicScene<T, D>::update() {
+    return state_->update();
+}
+template <class T, int D>
+const std::vector<Pair>& BasicScene<T, D>::pairs() const {
+    return state_->pairs();
+}
+template <class T, int D>
+std::size_t BasicScene<T, D>::pair_count() const {
+    return state_->pair_count_;
+}
+template <class T, int D>
+const std::vector<Pair>& BasicScene<T, D>::begun() const {
+    return state_->begun_;
+}
+template <class T, int D>
+const std::vector<Pair>& BasicScene<T, D>::ended() const {
+    return state_->ended_;
+}
+
+// Queries.
+template <class T, int D>
+bool BasicScene<T, D>::overlaps(const box_type& q, HitCallbackRef f) const {
+    return state_->overlaps(q, f);
+}
+template <class T, int D>
+bool BasicScene<T, D>::containing(const vec_type& p, HitCallbackRef f) const {
+    return state_->containing(p, f);
+}
+template <class T, int D>
+bool BasicScene<T, D>::sphere_overlaps(const vec_type& center, T radius, HitCallbackRef f) const {
+    return state_->sphere_overlaps(center, radius, f);
+}
+template <class T, int D>
+typename BasicScene<T, D>::Hit BasicScene<T, D>::ray_cast(const vec_type& origin, const vec_type& direction,
+                                                           T max_t) const {
+    return state_->ray_cast(origin, direction, max_t);
+}
+template <class T, int D>
+void BasicScene<T, D>::ray_hits(const vec_type& origin, const vec_type& direction, T max_t,
+                                detail::RayHitRef<T> f) const {
+    state_->ray_hits(origin, direction, max_t, f);
+}
+template <class T, int D>
+typename BasicScene<T, D>::Hit BasicScene<T, D>::box_cast(const box_type& moving, const vec_type& displacement) const {
+    return state_->box_cast(moving, displacement);
+}
+template <class T, int D>
+typename BasicScene<T, D>::CastResult BasicScene<T, D>::ray_cast_erased(const vec_type& origin,
+                                                                         const vec_type& direction, T max_t,
+                                                                         detail::CastCallbackRef<T> f,
+                                                                         detail::CastFilterRef filter) const {
+    return state_->ray_cast_erased(origin, direction, max_t, f, filter);
+}
+template <class T, int D>
+typename BasicScene<T, D>::CastResult BasicScene<T, D>::box_cast_erased(const box_type& moving,
+                                                                         const vec_type& displacement,
+                                                                         detail::CastCallbackRef<T> f,
+                                                                         detail::CastFilterRef filter) const {
+    return state_->box_cast_erased(moving, displacement, f, filter);
 }
 
 }  // namespace broadphase

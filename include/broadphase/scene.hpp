@@ -13,7 +13,7 @@
 // removed (or became invalid, or filtered out) has ended.
 //
 // Statics: static objects are kept apart from the engines, in an index
-// built in bulk (detail/scene/static_set.hpp: a uniform grid, plus a
+// built in bulk (src/scene/static_set.hpp: a home-cell grid, plus a
 // small delta for statics added since, rebuilt once it holds an eighth of
 // the base); the engines and the update methods below hold and count the
 // dynamic objects only. Each dynamic object keeps the statics around a box
@@ -28,7 +28,7 @@
 // How update() finds the pairs, chosen per update (UpdateMode::automatic) or
 // by the user. The scene is the registry of objects and the event diff; an
 // engine finds the pairs, and every engine implements one interface
-// (detail/scene/engines.hpp): the changed objects in (added, moved, removed,
+// (src/scene/engines.hpp): the changed objects in (added, moved, removed,
 // type or filter changed since the last update), every pair with a changed
 // object out; the pairs between unchanged objects are kept from before. The
 // engines (grid, multi_box_pruning, enlarged, rebuild) are described at
@@ -49,21 +49,18 @@
 // Thread safety: the const functions (queries included) may run on many
 // threads at once between updates; the others are single-writer.
 //
-// This file holds the class and its contracts, and the inline members that
-// read or mark the objects (add, move, remove, the object fields, pairs(),
-// begun(), ended()). Everything else, the engines, the statics' index, the
-// query tree and the update's scratch, is behind one pointer
-// (detail::SceneState, detail/scene/scene_state.hpp), and the member
-// bodies are in src/scene/scene_impl.hpp (with detail/scene/scene_update.hpp,
-// the update machinery, and detail/scene/scene_queries.hpp, the queries):
-// compiled once in the library (src/scene/scene.cpp) for float and double, 2-D
-// and 3-D; header-only, included at the end of this file. Other scalar
-// types or dimensions with the compiled library: include
-// <src/scene/scene_impl.hpp> after this file. The queries taking a
-// callback erase it here (hits reach it in blocks, as the Index's do) and
-// call one compiled member per kind of query.
+// This file holds the public API and its contracts, with each call's cost,
+// and one pointer: everything a scene holds (the objects, the marks of what
+// changed, the engines, the statics' index, the query tree, the pairs and
+// the update's scratch) is detail::SceneState (src/scene/scene_state.hpp). Each member is one call to it, compiled once in the
+// library (src/scene/scene.cpp) for float and double, 2-D and 3-D: a
+// per-object call (add, move, ...) costs a call and a pointer load more than
+// the work it does. The queries taking a callback erase it here (hits reach
+// it in blocks, as the Index's do) and call one compiled member per kind of
+// query. Other scalar types or dimensions: the single header
+// (single_include/broadphase.hpp), or src/scene/scene_impl.hpp after this
+// file.
 #pragma once
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -104,7 +101,7 @@ struct CastFilterRef {
     bool (*test)(void* pred, std::uint32_t id) = nullptr;
 };
 
-/// What a BasicScene holds behind its pointer (detail/scene/scene_state.hpp).
+/// Everything a BasicScene holds, behind its pointer (src/scene/scene_state.hpp).
 template <class T, int D>
 struct SceneState;
 
@@ -149,6 +146,24 @@ bool call_cast_filter(void* qp, std::uint32_t id) {
     return static_cast<bool>((*static_cast<Q*>(qp))(id));
 }
 
+/// A caller's callback (or predicate) as the void* the erased calls take.
+template <class F>
+void* erased_callback(F& f) {
+    return const_cast<void*>(static_cast<const void*>(std::addressof(f)));
+}
+
+/// A cast's filter, erased: a Filter, every object (AcceptAll, the tree's
+/// type), or a predicate.
+template <class AcceptAll, class Q>
+CastFilterRef cast_filter_ref(Q& q) {
+    if constexpr (std::is_same_v<std::decay_t<Q>, Filter>)
+        return {&q, nullptr, nullptr};
+    else if constexpr (std::is_same_v<std::decay_t<Q>, AcceptAll>)
+        return {};
+    else
+        return {nullptr, erased_callback(q), &call_cast_filter<Q>};
+}
+
 }  // namespace detail
 
 /// How update() finds the pairs (see the top of this file).
@@ -185,71 +200,38 @@ public:
     using Id = std::uint32_t;
     static constexpr Id null = ~Id(0);
 
-    /// An empty scene: one allocation (its engines, tree and scratch,
-    /// their memory empty).
+    /// An empty scene: five allocations, about 60 KB (the state, and in it
+    /// the four one-shot finders: the rebuild's, the changed statics', the
+    /// statics' index's two), every other structure's memory empty.
     BasicScene();
+    /// Frees everything the scene holds: O(n).
     ~BasicScene();
     /// Not copyable nor movable: concurrent const calls sync the tree and
     /// the pairs under the scene's own locks.
     BasicScene(const BasicScene&) = delete;
     BasicScene& operator=(const BasicScene&) = delete;
 
+    // ---- Objects. Every change below marks the object for the next
+    // update() and the queries' tree; if an allocation throws
+    // std::bad_alloc, the scene is as it was before the call.
+
     /// Adds an object; returns its id. An invalid box (NaN, min > max) is
-    /// kept but meets nothing until moved to a valid one. O(1). Returns null
-    /// (and adds nothing) when every id is taken: ids are 32-bit, and a
-    /// scene holds at most max_boxes ids, removed ones not yet reusable included.
+    /// kept but meets nothing until moved to a valid one. O(1) amortised.
+    /// Returns null (and adds nothing) when every id is taken: ids are
+    /// 32-bit, and a scene holds at most max_boxes ids, removed ones not yet
+    /// reusable included.
     Id add(const box_type& box, ObjectType type = ObjectType::dynamic_object, std::uint64_t user_value = 0,
-           const Filter& filter = {}) {
-        // (Like every change here: if an allocation throws, the scene is as before.)
-        const bool reuse = !free_.empty();
-        Id id;
-        if (reuse) {
-            id = free_.back();
-        } else {
-            if (!fits_indices(std::uint64_t(objects_.size()) + 1)) return null;
-            id = static_cast<Id>(objects_.size());
-            objects_.emplace_back();
-        }
-        Object& o = objects_[id];
-        o.box = box;
-        o.pair_box = pairing_box_of(box);
-        o.type = type;
-        o.user_value = user_value;
-        o.filter = filter;
-        touch(id);  // may throw: the slot stays dead
-        if (reuse) free_.pop_back();
-        o.alive = true;
-        ++live_;
-        return id;
-    }
+           const Filter& filter = {});
 
     /// Removes an object; false if id is not a live object. Its pairs end at
     /// the next update(). O(1).
-    bool remove(Id id) {
-        if (!contains(id)) return false;
-        touch(id);
-        retired_.push_back(id);
-        objects_[id].alive = false;
-        --live_;
-        return true;
-    }
+    bool remove(Id id);
 
-    /// Gives an object its new box (the tight box). O(1). With fat pairs on,
-    /// a move that stays inside the object's fat box changes no pair and
-    /// costs the next update nothing (only the queries' tree follows it).
-    bool move(Id id, const box_type& box) {
-        if (!contains(id)) return false;
-        Object& o = objects_[id];
-        if (fat_pairs_ && box.valid() && o.pair_box.valid() && broadphase::contains(o.pair_box, box)) {
-            mark_tree_stale(id);
-            o.box = box;
-            return true;
-        }
-        touch(id);
-        o.box = box;
-        o.pair_box = pairing_box_of(box);
-        return true;
-    }
+    /// Gives an object its new box (the tight box); false if id is not a
+    /// live object. O(1). With fat pairs on, a move that stays inside the
+    /// object's fat box changes no pair and costs the next update nothing
+    /// (only the queries' tree follows it).
+    bool move(Id id, const box_type& box);
 
     /// Adds n objects of one type at once; ids_out[i] gets boxes[i]'s id.
     /// O(n), the memory for all of them made once. A static world is added
@@ -257,75 +239,83 @@ public:
     /// "Statics" at the top of this file; measured: docs/measured-in-code.md\#scene).
     void add(const box_type* boxes, std::size_t n, Id* ids_out, ObjectType type = ObjectType::dynamic_object);
 
-    /// Moves (ids[i] gets boxes[i]) or removes n objects at once. Returns
-    /// how many ids were live.
-    std::size_t move(const Id* ids, const box_type* boxes, std::size_t n) {
-        std::size_t done = 0;
-        for (std::size_t i = 0; i < n; ++i) done += move(ids[i], boxes[i]) ? 1 : 0;
-        return done;
-    }
-    std::size_t remove(const Id* ids, std::size_t n) {
-        std::size_t done = 0;
-        for (std::size_t i = 0; i < n; ++i) done += remove(ids[i]) ? 1 : 0;
-        return done;
-    }
+    /// Moves n objects at once (ids[i] gets boxes[i]), as n move() calls:
+    /// O(n). Returns how many ids were live.
+    std::size_t move(const Id* ids, const box_type* boxes, std::size_t n);
+    /// Removes n objects at once, as n remove() calls: O(n). Returns how
+    /// many ids were live.
+    std::size_t remove(const Id* ids, std::size_t n);
 
-    bool set_type(Id id, ObjectType type) {
-        return contains(id) && (touch(id), objects_[id].type = type, set_meet(id), true);
-    }
-    bool set_filter(Id id, const Filter& f) {
-        return contains(id) && (touch(id), objects_[id].filter = f, set_meet(id), true);
-    }
-    bool set_user_value(Id id, std::uint64_t v) { return contains(id) && (objects_[id].user_value = v, true); }
+    /// Makes an object static or dynamic; false if id is not live. O(1).
+    bool set_type(Id id, ObjectType type);
+    /// Gives an object a new filter; false if id is not live. O(1).
+    bool set_filter(Id id, const Filter& f);
+    /// Gives an object a new user value (no update needed); false if id is
+    /// not live. O(1).
+    bool set_user_value(Id id, std::uint64_t v);
 
-    bool contains(Id id) const { return id < objects_.size() && objects_[id].alive; }
-    std::size_t size() const { return live_; }
-    /// Object fields (id must be live).
-    const box_type& box(Id id) const { return objects_[id].box; }
-    ObjectType type(Id id) const { return objects_[id].type; }
-    const Filter& filter(Id id) const { return objects_[id].filter; }
-    std::uint64_t user_value(Id id) const { return objects_[id].user_value; }
+    /// Whether id is a live object. O(1).
+    bool contains(Id id) const;
+    /// Live objects. O(1).
+    std::size_t size() const;
+    /// An object's tight box (id must be live). O(1).
+    const box_type& box(Id id) const;
+    /// An object's type (id must be live). O(1).
+    ObjectType type(Id id) const;
+    /// An object's filter (id must be live). O(1).
+    const Filter& filter(Id id) const;
+    /// An object's user value (id must be live). O(1).
+    std::uint64_t user_value(Id id) const;
+
+    // ---- Settings.
 
     /// Threads for the pair search and the algorithm (Options::threads and
-    /// Options::algorithm apply; sorted and max_pairs do not).
-    void set_options(const Options& o) { options_ = o; }
-    void set_update_mode(UpdateMode m) { mode_ = m; }
+    /// Options::algorithm apply; sorted and max_pairs do not). O(1).
+    void set_options(const Options& o);
+    /// How the next updates find the pairs (UpdateMode). O(1).
+    void set_update_mode(UpdateMode m);
     /// The margin of the fat boxes (see BasicDynamicTree::set_margin;
     /// default 0.1): a move within it does not touch the queries' tree, nor,
     /// with fat pairs on, the pairs. False (nothing changed) unless finite
-    /// and >= 0. With fat pairs on, every object's fat box is made again: O(n).
+    /// and >= 0. O(1); with fat pairs on, every object's fat box is made
+    /// again: O(n).
     bool set_margin(T margin);
-    T margin() const { return margin_; }
+    /// The fat boxes' margin. O(1).
+    T margin() const;
 
     /// Fat pairs: off (the default), pairs are exact on the tight boxes. On,
     /// a pair is two objects whose fat boxes overlap (each tight box grown by
     /// margin() on every side, and grown again only when the tight box leaves
     /// it), as Bullet's and Box2D's pair caches report: a superset of the
     /// exact pairs that changes only when a fat box does, so jittering or
-    /// slowly moving objects cause no events and no work. The tree and sweep
-    /// and prune methods then run as multi box pruning. Switching it makes
+    /// slowly moving objects cause no events and no work. Switching it makes
     /// every object changed for the next update: O(n).
     void set_fat_pairs(bool on);
-    bool fat_pairs() const { return fat_pairs_; }
+    /// Whether fat pairs are on. O(1).
+    bool fat_pairs() const;
     /// The box an object's pairs are found with: its tight box, or with fat
-    /// pairs on its fat box (id must be live).
-    const box_type& pair_box(Id id) const { return objects_[id].pair_box; }
-    /// Whether the last update ran incrementally.
-    bool last_update_incremental() const { return last_method_ != UpdateMode::rebuild; }
-    /// The method the last update ran: rebuild, tree, multi_box_pruning or
-    /// sweep_and_prune (the first sweep_and_prune update is a rebuild that
-    /// also sorts the endpoints).
-    UpdateMode last_method() const { return last_method_; }
+    /// pairs on its fat box (id must be live). O(1).
+    const box_type& pair_box(Id id) const;
+    /// Whether the last update followed the changes (any method but
+    /// rebuild). O(1).
+    bool last_update_incremental() const;
+    /// The method the last update ran: rebuild, grid, multi_box_pruning or
+    /// enlarged (never automatic: the method it chose). O(1).
+    UpdateMode last_method() const;
     /// The tree holding the objects with valid boxes (user value = object id),
-    /// brought up to date first.
+    /// brought up to date first: O(changes since the last sync x log n).
     const Tree& tree() const;
 
+    // ---- Pairs and events.
+
     /// Finds the current pairs and the events since the last update.
-    /// Status::out_of_memory if an allocation failed (the pairs did not
-    /// fit): the previous set is then kept (the next update reports against
-    /// it), no events are given, and the scene stays usable. (So does a
-    /// change, add() to set_margin(), that throws std::bad_alloc: the scene
-    /// is as it was before the call.)
+    /// O(changed dynamic objects + their pairs) when it follows the changes,
+    /// a one-shot search of the dynamic objects when it rebuilds (see the
+    /// top of this file). Status::out_of_memory if an allocation failed (the
+    /// pairs did not fit): the previous set is then kept (the next update
+    /// reports against it), no events are given, and the scene stays usable.
+    /// (So does a change, add() to set_margin(), that throws std::bad_alloc:
+    /// the scene is as it was before the call.)
     Report update();
 
     /// The pairs of the last update, (a, b) with a < b, sorted. Kept as
@@ -333,20 +323,17 @@ public:
     /// call after an update that changed it: O(K) then (K pairs), O(1) after
     /// (safe from concurrent const calls, as the queries are). An engine that
     /// follows the events needs never call it.
-    const std::vector<Pair>& pairs() const {
-        if (pairs_behind_.load(std::memory_order_acquire)) listed_pairs();
-        return current_;
-    }
+    const std::vector<Pair>& pairs() const;
     /// How many pairs the last update found (pairs().size(), without making
     /// the array). O(1).
-    std::size_t pair_count() const { return pair_count_; }
-    /// Pairs in the last update's set and not in the one before, sorted.
-    const std::vector<Pair>& begun() const { return begun_; }
-    /// Pairs in the set before the last update and not in it, sorted.
-    const std::vector<Pair>& ended() const { return ended_; }
+    std::size_t pair_count() const;
+    /// Pairs in the last update's set and not in the one before, sorted. O(1).
+    const std::vector<Pair>& begun() const;
+    /// Pairs in the set before the last update and not in it, sorted. O(1).
+    const std::vector<Pair>& ended() const;
 
-    // Queries: exact on the current tight boxes of the live objects with
-    // valid boxes (moves since the last update() included; objects'
+    // ---- Queries: exact on the current tight boxes of the live objects
+    // with valid boxes (moves since the last update() included; objects'
     // filters do not apply, except in the clipped casts below). Callbacks
     // return bool (false stops) or void, and each call returns false when
     // its callback stopped it. Typical cost O(log n + hits); see
@@ -354,17 +341,18 @@ public:
     // date (O(changes * log n), under a lock, so concurrent queries stay
     // safe).
 
-    /// f(id) for every object whose box overlaps q.
+    /// f(id) for every object whose box overlaps q. O(log n + hits).
     template <class F>
     bool for_each_overlap(const box_type& q, F&& f) const {
         return overlaps(q, hit_callback_ref(f));
     }
-    /// f(id) for every object whose box contains point p.
+    /// f(id) for every object whose box contains point p. O(log n + hits).
     template <class F>
     bool for_each_containing(const vec_type& p, F&& f) const {
         return containing(p, hit_callback_ref(f));
     }
     /// f(id) for every object whose box the closed sphere touches.
+    /// O(log n + hits).
     template <class F>
     bool for_each_overlapping_sphere(const vec_type& center, T radius, F&& f) const {
         return sphere_overlaps(center, radius, hit_callback_ref(f));
@@ -375,14 +363,16 @@ public:
         Id id = null;
         T t = T(0);
     };
+    /// O(log n) typically: the walk prunes what lies past the nearest hit.
     Hit ray_cast(const vec_type& origin, const vec_type& direction, T max_t) const;
-    /// f(id, t) for every object the ray hits.
+    /// f(id, t) for every object the ray hits. O(log n + hits).
     template <class F>
     void for_each_ray_hit(const vec_type& origin, const vec_type& direction, T max_t, F&& f) const {
         using Fn = std::remove_reference_t<F>;
-        ray_hits(origin, direction, max_t, {erased(f), &detail::call_ray_hit<Fn, T>});
+        ray_hits(origin, direction, max_t, {detail::erased_callback(f), &detail::call_ray_hit<Fn, T>});
     }
     /// The first object box `moving` touches when swept along `displacement`.
+    /// O(log n) typically, as ray_cast.
     Hit box_cast(const box_type& moving, const vec_type& displacement) const;
 
     // Casts an engine steers (Tree::ray_cast_clipped() and box_cast_clipped()
@@ -408,15 +398,19 @@ public:
     CastResult ray_cast_clipped(const vec_type& origin, const vec_type& direction, T max_t, F&& f,
                                 Q&& filter = Q{}) const {
         using Fn = std::remove_reference_t<F>;
-        return ray_cast_erased(origin, direction, max_t, {erased(f), &detail::call_cast<Fn, T>}, cast_filter(filter));
+        return ray_cast_erased(origin, direction, max_t, {detail::erased_callback(f), &detail::call_cast<Fn, T>},
+                               detail::cast_filter_ref<AcceptAll>(filter));
     }
     /// Box `moving` swept along `displacement` (t in [0, 1]) against the
     /// objects' boxes: filter, then f(id, t) steering the cast (see above).
     template <class F, class Q = AcceptAll>
     CastResult box_cast_clipped(const box_type& moving, const vec_type& displacement, F&& f, Q&& filter = Q{}) const {
         using Fn = std::remove_reference_t<F>;
-        return box_cast_erased(moving, displacement, {erased(f), &detail::call_cast<Fn, T>}, cast_filter(filter));
+        return box_cast_erased(moving, displacement, {detail::erased_callback(f), &detail::call_cast<Fn, T>},
+                               detail::cast_filter_ref<AcceptAll>(filter));
     }
+
+    // ---- The automatic mode's constants (the top of this file).
 
     /// Share of the dynamic objects changed past which UpdateMode::automatic
     /// rebuilds rather than following the changes, for objects holding
@@ -424,11 +418,11 @@ public:
     /// The ratio of two costs linear in `partners`, fitted on the replays
     /// (measured: docs/measured-in-code.md\#scene): a rebuild's an object over the
     /// grid's a changed object. It is 21% with no partners, 14% at 2, 11%
-    /// at 8 (a pile).
+    /// at 8 (a pile). O(1).
     static double rebuild_share(double partners) { return (1 + 0.28 * partners) / (4.8 + 3 * partners); }
-    /// Crowding (detail::IncrementalGrid::crowding) past which automatic
-    /// follows the changes by multi box pruning instead of the grid, until
-    /// the object count doubles or halves.
+    /// Crowding (the mean, over objects, of the entries in their grid cell)
+    /// past which automatic follows the changes by multi box pruning instead
+    /// of the grid, until the object count doubles or halves.
     static constexpr double kGridCrowding = 16;
     /// Share of live objects changed up to which an incremental update
     /// reads and edits the changed objects' lists of partners; past it, it
@@ -436,13 +430,8 @@ public:
     static constexpr double kPartnerShare = 0.04;
 
 private:
-    // The bodies of what follows are in src/scene/scene_impl.hpp and, for the
-    // update machinery and the queries, detail/scene/scene_update.hpp and
-    // detail/scene/scene_queries.hpp.
-    using State = detail::SceneState<T, D>;
-
-    // What the queries compile to, whatever the callback's type: f erased,
-    // the tree walked out of line.
+    // The compiled halves of the query templates above, the callback
+    // erased (src/scene/scene_queries.hpp).
     bool overlaps(const box_type& q, HitCallbackRef f) const;
     bool containing(const vec_type& p, HitCallbackRef f) const;
     bool sphere_overlaps(const vec_type& center, T radius, HitCallbackRef f) const;
@@ -451,132 +440,8 @@ private:
                                detail::CastCallbackRef<T> f, detail::CastFilterRef filter) const;
     CastResult box_cast_erased(const box_type& moving, const vec_type& displacement, detail::CastCallbackRef<T> f,
                                detail::CastFilterRef filter) const;
-    template <class F>
-    static void* erased(F& f) {
-        return const_cast<void*>(static_cast<const void*>(std::addressof(f)));
-    }
-    /// A cast's filter, erased: a Filter, every object (AcceptAll), or a predicate.
-    template <class Q>
-    static detail::CastFilterRef cast_filter(Q& q) {
-        if constexpr (std::is_same_v<std::decay_t<Q>, Filter>)
-            return {&q, nullptr, nullptr};
-        else if constexpr (std::is_same_v<std::decay_t<Q>, AcceptAll>)
-            return {};
-        else
-            return {nullptr, erased(q), &detail::call_cast_filter<Q>};
-    }
-    Id object_of(std::uint32_t proxy) const;
-    Hit hit_of(const typename Tree::Hit& h) const;
-    /// The tree, brought up to date with the objects changed since its last
-    /// sync. Safe from concurrent const calls: one of them syncs under the lock.
-    const Tree& synced_tree() const;
 
-    // How update() finds the pairs.
-    Report update_or_throw();
-    struct Frame;
-    template <class Engine>
-    void sync_engine(Engine& engine, bool wanted, bool search, Frame& frame);
-    template <class F>
-    void for_each_engine(F&& f);
-    bool may_pair(Id a, Id b) const;
-    void diff_by_partners();
-    void edit_partners();
-    void list_partners();
-    void take_found(bool partners_edited);
-    void listed_pairs() const;
-    void split_current();
-    void merge_changed_pairs();
-    Report rebuilt_pairs();
-    void file_changes();
-    void refill_sets();
-    void static_pairs(Frame& frame);
-    template <class Emit>
-    void static_pairs_of(std::uint32_t place, Id id, Emit&& emit);
-    static void difference(const std::vector<Pair>& a, const std::vector<Pair>& b, std::vector<Pair>& out);
-    /// Sorts pairs of ids by (a, b): the library's one pair sort (pairs.hpp).
-    void sort_pairs(std::vector<Pair>& v);
-
-    /// The box pairs are found with for tight box b (see set_fat_pairs).
-    box_type pairing_box_of(const box_type& b) const {
-        if (!fat_pairs_ || !b.valid()) return b;
-        box_type f = b;
-        for (int k = 0; k < D; ++k) f.min[k] -= margin_, f.max[k] += margin_;
-        return f;
-    }
-    /// Every live object's pair box made again from its tight box (after touch_all). O(n).
-    void refresh_pair_boxes();
-    void touch_all();
-    /// Room for n objects in the registry and the per-object marks.
-    void reserve_objects(std::size_t n);
-
-    /// Marks an object changed since the last update (and since the tree's
-    /// last sync). Called before the object changes: what may throw (growing
-    /// the marks) comes first, so a bad_alloc leaves the object as it was,
-    /// at most marked changed, which is harmless. (The update's own
-    /// per-object arrays are grown by the update.)
-    void touch(Id id) {
-        mark_tree_stale(id);
-        if (id >= dirty_flag_.size()) {
-            meet_.resize(objects_.size(), 0);
-            dirty_flag_.resize(objects_.size(), 0);  // last: its size stands for both
-        }
-        if (!dirty_flag_[id]) dirty_.push_back(id), dirty_flag_[id] = 1;
-        set_meet(id);
-    }
-    /// The packed meeting class of an object, from its type and filter.
-    void set_meet(Id id) {
-        const Object& o = objects_[id];
-        const Filter plain{};
-        meet_[id] = std::uint8_t((o.type == ObjectType::static_object ? kStatic : 0) |
-                                 (o.filter.category == plain.category && o.filter.mask == plain.mask && o.filter.group == 0
-                                      ? 0
-                                      : kFiltered));
-    }
-    /// Marks an object's tight box changed since the tree's last sync.
-    void mark_tree_stale(Id id) {
-        if (id >= tree_stale_.size())
-            proxy_.resize(objects_.size(), Tree::null), tree_stale_.resize(objects_.size(), 0);  // tree_stale_ last, as above
-        if (!tree_stale_[id]) tree_pending_.push_back(id), tree_stale_[id] = 1;
-        tree_behind_.store(true, std::memory_order_relaxed);
-    }
-
-    struct Object {
-        box_type box{};       // the tight box
-        box_type pair_box{};  // the box pairs are found with: box, or with fat pairs its fat box
-        std::uint64_t user_value = 0;
-        Filter filter{};
-        ObjectType type = ObjectType::dynamic_object;
-        bool alive = false;
-    };
-
-    static Pair ordered(Id a, Id b) { return a < b ? Pair{a, b} : Pair{b, a}; }
-
-    // By value: what the inline members read or mark. The rest is behind
-    // state_ (detail/scene/scene_state.hpp).
-    std::vector<Object> objects_;
-    std::vector<Id> free_, retired_;
-    std::size_t live_ = 0;
-    Options options_;
-    UpdateMode mode_ = UpdateMode::automatic;
-    UpdateMode last_method_ = UpdateMode::rebuild;
-    bool fat_pairs_ = false;
-    T margin_ = Tree::default_margin;  // the tree's margin (set_margin keeps both)
-    std::vector<Id> dirty_;
-    std::vector<std::uint8_t> dirty_flag_;  // changed since the last update (added, moved, removed, type, filter)
-    static constexpr std::uint8_t kStatic = 1, kFiltered = 2;
-    std::vector<std::uint8_t> meet_;  // kStatic | kFiltered (a filter other than the default) per object
-    // The pairs: the sorted array current_, up to date unless pairs_behind_
-    // (pairs() then makes it from each object's partners, in state_).
-    mutable std::vector<Pair> current_;
-    mutable std::atomic<bool> pairs_behind_{false};
-    std::size_t pair_count_ = 0;
-    std::vector<Pair> begun_, ended_;
-    // What changed since the tree's last sync (the tree is in state_).
-    mutable std::vector<std::uint32_t> proxy_;      // each object's leaf in the tree
-    mutable std::vector<std::uint8_t> tree_stale_;  // changed since the tree's last sync
-    mutable std::vector<Id> tree_pending_;
-    mutable std::atomic<bool> tree_behind_{false};
-    std::unique_ptr<State> state_;  // never null
+    std::unique_ptr<detail::SceneState<T, D>> state_;  // everything the scene holds; never null
 };
 
 /// A scene of 3-D float boxes.

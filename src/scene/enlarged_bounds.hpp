@@ -241,8 +241,7 @@ private:
         slot_[id].flag = f;  // the last word wins
     }
     /// The object's entries elsewhere go stale, its own list is emptied.
-    std::size_t renewed_dbg = 0, fresh_dbg = 0;
-    void renew(Id id) { ++renewed_dbg;
+    void renew(Id id) {
         ++slot_[id].epoch;
         candidates_[id].clear();
     }

@@ -1,6 +1,6 @@
-// BasicScene's queries (declared, with their contracts, in ../../scene.hpp;
-// included by ../scene-inl.hpp): box, point, sphere, ray and box-cast
-// queries on the objects, answered by the dynamic AABB tree with the
+// The Scene's queries: SceneState's box, point, sphere, ray and box-cast
+// queries (scene_state.hpp; their contracts are BasicScene's, in
+// <broadphase/scene.hpp>), answered by the dynamic AABB tree with the
 // caller's callback erased (scene.hpp), and the lazy sync that brings the
 // tree up to date with the objects first. See scene_update.hpp for
 // update().
@@ -38,64 +38,57 @@ bool scene_hits_in_blocks(const BasicDynamicTree<T, D>& tree, HitCallbackRef f, 
     return whole && (held == 0 || f.deliver(f.f, hits, held));
 }
 
-}  // namespace detail
-
 template <class T, int D>
-bool BasicScene<T, D>::overlaps(const box_type& q, HitCallbackRef f) const {
+bool SceneState<T, D>::overlaps(const box_type& q, HitCallbackRef f) {
     const Tree& tree = synced_tree();
-    return detail::scene_hits_in_blocks(tree, f, [&](auto&& hit) { return tree.for_each_overlap(q, hit); });
+    return scene_hits_in_blocks(tree, f, [&](auto&& hit) { return tree.for_each_overlap(q, hit); });
 }
 
 template <class T, int D>
-bool BasicScene<T, D>::containing(const vec_type& p, HitCallbackRef f) const {
+bool SceneState<T, D>::containing(const vec_type& p, HitCallbackRef f) {
     const Tree& tree = synced_tree();
-    return detail::scene_hits_in_blocks(tree, f, [&](auto&& hit) { return tree.for_each_containing(p, hit); });
+    return scene_hits_in_blocks(tree, f, [&](auto&& hit) { return tree.for_each_containing(p, hit); });
 }
 
 template <class T, int D>
-bool BasicScene<T, D>::sphere_overlaps(const vec_type& center, T radius, HitCallbackRef f) const {
+bool SceneState<T, D>::sphere_overlaps(const vec_type& center, T radius, HitCallbackRef f) {
     const Tree& tree = synced_tree();
-    return detail::scene_hits_in_blocks(
+    return scene_hits_in_blocks(
         tree, f, [&](auto&& hit) { return tree.for_each_overlapping_sphere(center, radius, hit); });
 }
 
 template <class T, int D>
-typename BasicScene<T, D>::Id BasicScene<T, D>::object_of(std::uint32_t proxy) const {
-    return static_cast<Id>(state_->tree.user_value(proxy));
-}
-
-template <class T, int D>
-typename BasicScene<T, D>::Hit BasicScene<T, D>::hit_of(const typename Tree::Hit& h) const {
+typename SceneState<T, D>::Hit SceneState<T, D>::hit_of(const typename Tree::Hit& h) const {
     Hit out;
     if (h.proxy != Tree::null) out.id = object_of(h.proxy), out.t = h.t;
     return out;
 }
 
 template <class T, int D>
-typename BasicScene<T, D>::Hit BasicScene<T, D>::ray_cast(const vec_type& origin, const vec_type& direction,
-                                                           T max_t) const {
+typename SceneState<T, D>::Hit SceneState<T, D>::ray_cast(const vec_type& origin, const vec_type& direction,
+                                                           T max_t) {
     return hit_of(synced_tree().ray_cast(origin, direction, max_t));
 }
 
 template <class T, int D>
-void BasicScene<T, D>::ray_hits(const vec_type& origin, const vec_type& direction, T max_t,
-                                detail::RayHitRef<T> f) const {
+void SceneState<T, D>::ray_hits(const vec_type& origin, const vec_type& direction, T max_t,
+                                RayHitRef<T> f) {
     synced_tree().for_each_ray_hit(origin, direction, max_t,
                                    [&](std::uint32_t proxy, T t) { return f.call(f.f, object_of(proxy), t); });
 }
 
 template <class T, int D>
-typename BasicScene<T, D>::Hit BasicScene<T, D>::box_cast(const box_type& moving, const vec_type& displacement) const {
+typename SceneState<T, D>::Hit SceneState<T, D>::box_cast(const box_type& moving, const vec_type& displacement) {
     return hit_of(synced_tree().box_cast(moving, displacement));
 }
 
 // The clipped casts: one walk per kind of filter, so that the default
 // (every object) tests nothing and a Filter is tested without a call.
 template <class T, int D>
-typename BasicScene<T, D>::CastResult BasicScene<T, D>::ray_cast_erased(const vec_type& origin,
+typename SceneState<T, D>::CastResult SceneState<T, D>::ray_cast_erased(const vec_type& origin,
                                                                          const vec_type& direction, T max_t,
-                                                                         detail::CastCallbackRef<T> f,
-                                                                         detail::CastFilterRef filter) const {
+                                                                         CastCallbackRef<T> f,
+                                                                         CastFilterRef filter) {
     const Tree& tree = synced_tree();
     auto steer = [&](std::uint32_t proxy, T t) { return f.call(f.f, object_of(proxy), t); };
     if (filter.filter)
@@ -109,10 +102,10 @@ typename BasicScene<T, D>::CastResult BasicScene<T, D>::ray_cast_erased(const ve
 }
 
 template <class T, int D>
-typename BasicScene<T, D>::CastResult BasicScene<T, D>::box_cast_erased(const box_type& moving,
+typename SceneState<T, D>::CastResult SceneState<T, D>::box_cast_erased(const box_type& moving,
                                                                          const vec_type& displacement,
-                                                                         detail::CastCallbackRef<T> f,
-                                                                         detail::CastFilterRef filter) const {
+                                                                         CastCallbackRef<T> f,
+                                                                         CastFilterRef filter) {
     const Tree& tree = synced_tree();
     auto steer = [&](std::uint32_t proxy, T t) { return f.call(f.f, object_of(proxy), t); };
     if (filter.filter)
@@ -126,13 +119,8 @@ typename BasicScene<T, D>::CastResult BasicScene<T, D>::box_cast_erased(const bo
 }
 
 template <class T, int D>
-const typename BasicScene<T, D>::Tree& BasicScene<T, D>::tree() const {
-    return synced_tree();
-}
-
-template <class T, int D>
-const typename BasicScene<T, D>::Tree& BasicScene<T, D>::synced_tree() const {
-    State& st = *state_;
+const typename SceneState<T, D>::Tree& SceneState<T, D>::synced_tree() {
+    Work& st = work_;
     if (tree_behind_.load(std::memory_order_acquire)) {
         std::lock_guard<std::mutex> lock(st.tree_mutex);
         if (tree_behind_.load(std::memory_order_relaxed)) {
@@ -162,4 +150,5 @@ const typename BasicScene<T, D>::Tree& BasicScene<T, D>::synced_tree() const {
     return st.tree;
 }
 
+}  // namespace detail
 }  // namespace broadphase

@@ -1,13 +1,13 @@
-// BasicScene's update machinery (declared in ../../scene.hpp and
-// documented there; included by ../scene-inl.hpp): update() and the
-// methods it runs to find the pairs of the changed objects (multi box
-// pruning, the incremental sweep, the tree, a rebuild), and the merges with
-// the previous set that give the events. See scene_queries.hpp for the
-// queries.
+// The Scene's update machinery: SceneState's update() (scene_state.hpp;
+// the contract is BasicScene::update's, in <broadphase/scene.hpp>) and the
+// methods it runs to find the pairs of the changed objects (the engines of
+// engines.hpp, a rebuild, the statics), and the merges with the previous
+// set that give the events. See scene_queries.hpp for the queries.
 //
 // The helpers are defined `inline`; update() is not (see below). What they
-// reach through the scene's pointer is detail::SceneState (scene_state.hpp),
-// named `st`.
+// reach of the state's work (SceneWork: the engines, the statics, the
+// scratch) is named `st`; the registry's fields (objects_, dirty_, ...)
+// are the state's own.
 #pragma once
 
 #include <broadphase/scene.hpp>
@@ -31,6 +31,7 @@
 #include "scene/static_set.hpp"
 
 namespace broadphase {
+namespace detail {
 
 // The members that run the library's algorithms are defined outside the
 // class, as in the algorithms' headers: a class template's members defined
@@ -42,9 +43,9 @@ namespace broadphase {
 /// What an engine sees of the update that runs it (engines.hpp): the pair
 /// sink and which objects are static.
 template <class T, int D>
-struct BasicScene<T, D>::Frame {
-    BasicScene& scene;
-    State& st;
+struct SceneState<T, D>::Frame {
+    SceneState& scene;
+    Work& st;
 
     /// A pair with a changed object, from thread `me`: kept when the two may meet.
     void operator()(unsigned me, Id a, Id b) {
@@ -58,16 +59,16 @@ struct BasicScene<T, D>::Frame {
 /// f(engine) for each engine that holds objects between updates.
 template <class T, int D>
 template <class F>
-inline void BasicScene<T, D>::for_each_engine(F&& f) {
-    State& st = *state_;
+inline void SceneState<T, D>::for_each_engine(F&& f) {
+    Work& st = work_;
     f(st.pruning);
     f(st.grid);
     f(st.enlarged);
 }
 
 template <class T, int D>
-Report BasicScene<T, D>::update() {
-    State& st = *state_;
+Report SceneState<T, D>::update() {
+    Work& st = work_;
     Report r = detail::on_throw<std::bad_alloc>([&] { return update_or_throw(); }, [&] {
         // The engines may be half-way through a change: dropped, to be
         // filled again from the objects when next wanted.
@@ -83,8 +84,8 @@ Report BasicScene<T, D>::update() {
 }
 
 template <class T, int D>
-inline Report BasicScene<T, D>::update_or_throw() {
-    State& st = *state_;
+inline Report SceneState<T, D>::update_or_throw() {
+    Work& st = work_;
     // Everything that may fail comes before the new set is taken: the
     // freed ids' room is made now, so the end allocates nothing.
     free_.reserve(free_.size() + retired_.size());
@@ -110,7 +111,7 @@ inline Report BasicScene<T, D>::update_or_throw() {
         // The two rules of the top of scene.hpp: follow the changes while
         // that costs less than a rebuild, by the grid unless it is crowded.
         const double partners = 2.0 * double(pair_count_) / double(std::max<std::size_t>(live, 1));
-        if (double(changed) > rebuild_share(partners) * double(live)) method = UpdateMode::rebuild;
+        if (double(changed) > Scene::rebuild_share(partners) * double(live)) method = UpdateMode::rebuild;
         else method = crowded ? UpdateMode::multi_box_pruning : UpdateMode::grid;
     }
     if (objects_.size() >= std::min({detail::MultiBoxPruning<T, D>::max_id,
@@ -121,7 +122,7 @@ inline Report BasicScene<T, D>::update_or_throw() {
     }
     // The changed objects' pairs before, from their partners while few
     // objects changed, else from the sorted array.
-    const bool by_partners = double(dirty_.size()) <= kPartnerShare * double(std::max<std::size_t>(live_, 1));
+    const bool by_partners = double(dirty_.size()) <= Scene::kPartnerShare * double(std::max<std::size_t>(live_, 1));
     if (method != UpdateMode::rebuild && by_partners && !st.partners_valid) list_partners();
     st.fresh.clear();
     Frame frame{*this, st};
@@ -130,7 +131,7 @@ inline Report BasicScene<T, D>::update_or_throw() {
     sync_engine(st.pruning, method == UpdateMode::multi_box_pruning, method == UpdateMode::multi_box_pruning, frame);
     sync_engine(st.grid, method == UpdateMode::grid, method == UpdateMode::grid, frame);
     sync_engine(st.enlarged, method == UpdateMode::enlarged, method == UpdateMode::enlarged, frame);
-    if (mode_ == UpdateMode::automatic && method == UpdateMode::grid && st.grid.crowding() > kGridCrowding) {
+    if (mode_ == UpdateMode::automatic && method == UpdateMode::grid && st.grid.crowding() > Scene::kGridCrowding) {
         // Right this time; multi box pruning from the next update on, and
         // the grid's memory freed.
         st.grid_crowded_at = std::max<std::size_t>(live, 1);
@@ -174,13 +175,13 @@ inline Report BasicScene<T, D>::update_or_throw() {
 }
 
 template <class T, int D>
-inline void BasicScene<T, D>::sort_pairs(std::vector<Pair>& v) {
-    broadphase::sort_pairs(v, objects_.size(), state_->sort_scratch);
+inline void SceneState<T, D>::sort_pairs(std::vector<Pair>& v) {
+    broadphase::sort_pairs(v, objects_.size(), work_.sort_scratch);
 }
 
 /// out = a \ b, both sorted.
 template <class T, int D>
-inline void BasicScene<T, D>::difference(const std::vector<Pair>& a, const std::vector<Pair>& b, std::vector<Pair>& out) {
+inline void SceneState<T, D>::difference(const std::vector<Pair>& a, const std::vector<Pair>& b, std::vector<Pair>& out) {
     out.resize(a.size());
     out.resize(static_cast<std::size_t>(std::set_difference(a.begin(), a.end(), b.begin(), b.end(), out.begin()) - out.begin()));
 }
@@ -197,8 +198,8 @@ inline void BasicScene<T, D>::difference(const std::vector<Pair>& a, const std::
 /// fresh every pair with a changed object, each once.
 template <class T, int D>
 template <class Engine>
-inline void BasicScene<T, D>::sync_engine(Engine& engine, bool wanted, bool search, Frame& frame) {
-    State& st = *state_;
+inline void SceneState<T, D>::sync_engine(Engine& engine, bool wanted, bool search, Frame& frame) {
+    Work& st = work_;
     if (!wanted && (!engine.filled() || !Engine::kFollows)) {
         if (engine.filled() && !Engine::kFollows) engine.clear();
         return;
@@ -234,7 +235,7 @@ inline void BasicScene<T, D>::sync_engine(Engine& engine, bool wanted, bool sear
 
 /// Whether objects a and b may form a pair (not both static, filters).
 template <class T, int D>
-inline bool BasicScene<T, D>::may_pair(Id a, Id b) const {
+inline bool SceneState<T, D>::may_pair(Id a, Id b) const {
     const std::uint8_t x = meet_[a], y = meet_[b];  // packed: no visit to the objects for plain ones
     if (x & y & kStatic) return false;
     if (!((x | y) & kFiltered)) return true;
@@ -258,8 +259,8 @@ inline bool BasicScene<T, D>::may_pair(Id a, Id b) const {
 /// both sets first, O(K log K) in all the changed objects' pairs;
 /// measured: docs/measured-in-code.md#scene).
 template <class T, int D>
-inline void BasicScene<T, D>::diff_by_partners() {
-    State& st = *state_;
+inline void SceneState<T, D>::diff_by_partners() {
+    Work& st = work_;
     // Every allocation first (the events are at most the pairs now and before).
     std::size_t before_count = 0;
     for (Id c : dirty_) before_count += st.partners[c].size();
@@ -308,8 +309,8 @@ inline void BasicScene<T, D>::diff_by_partners() {
 /// are reserved first, so a bad_alloc leaves the last set as it was.
 /// O(events x list length).
 template <class T, int D>
-inline void BasicScene<T, D>::edit_partners() {
-    State& st = *state_;
+inline void SceneState<T, D>::edit_partners() {
+    Work& st = work_;
     if (begun_.empty() && ended_.empty()) return;
     for (const Pair& p : begun_) ++st.adds[p.a], ++st.adds[p.b];
     detail::undo_on_throw(
@@ -337,8 +338,8 @@ inline void BasicScene<T, D>::edit_partners() {
 /// May throw (leaving them out of date, as they were) only while the
 /// lists are reserved.
 template <class T, int D>
-inline void BasicScene<T, D>::list_partners() {
-    State& st = *state_;
+inline void SceneState<T, D>::list_partners() {
+    Work& st = work_;
     for (const Pair& p : current_) ++st.adds[p.a], ++st.adds[p.b];
     detail::undo_on_throw(
         [&] {
@@ -354,8 +355,8 @@ inline void BasicScene<T, D>::list_partners() {
 /// found (the whole new set, sorted) becomes the current set; the
 /// partners stay valid only if they were edited to it. O(1).
 template <class T, int D>
-inline void BasicScene<T, D>::take_found(bool partners_edited) {
-    State& st = *state_;
+inline void SceneState<T, D>::take_found(bool partners_edited) {
+    Work& st = work_;
     std::lock_guard<std::mutex> lock(st.pairs_mutex);
     current_.swap(st.found);
     pair_count_ = current_.size();
@@ -367,8 +368,8 @@ inline void BasicScene<T, D>::take_found(bool partners_edited) {
 /// in id order. O(K + the lists' sorts), once per update that changed the
 /// set; under a lock, so concurrent const calls are safe.
 template <class T, int D>
-inline void BasicScene<T, D>::listed_pairs() const {
-    State& st = *state_;
+inline void SceneState<T, D>::listed_pairs() {
+    Work& st = work_;
     std::lock_guard<std::mutex> lock(st.pairs_mutex);
     if (!pairs_behind_.load(std::memory_order_relaxed)) return;  // another call made it
     current_.resize(pair_count_);
@@ -386,8 +387,8 @@ inline void BasicScene<T, D>::listed_pairs() const {
 /// Splits the current set (up to date: made first if need be): pairs with
 /// a changed (or removed) object to stale, the others to kept. O(K).
 template <class T, int D>
-inline void BasicScene<T, D>::split_current() {
-    State& st = *state_;
+inline void SceneState<T, D>::split_current() {
+    Work& st = work_;
     pairs();
     const std::size_t n = current_.size();
     st.kept.resize(n);
@@ -410,8 +411,8 @@ inline void BasicScene<T, D>::split_current() {
 /// object, sorted), replacing stale in the array. O(K) merges; the
 /// partners are then out of date.
 template <class T, int D>
-inline void BasicScene<T, D>::merge_changed_pairs() {
-    State& st = *state_;
+inline void SceneState<T, D>::merge_changed_pairs() {
+    Work& st = work_;
     difference(st.fresh, st.stale, begun_);
     difference(st.stale, st.fresh, ended_);
     st.partners_valid = false;
@@ -425,8 +426,8 @@ inline void BasicScene<T, D>::merge_changed_pairs() {
 /// pairs among themselves (detail::Rebuild) and each dynamic object's
 /// statics (their index). O(dynamic objects + K), whatever the statics.
 template <class T, int D>
-inline Report BasicScene<T, D>::rebuilt_pairs() {
-    State& st = *state_;
+inline Report SceneState<T, D>::rebuilt_pairs() {
+    Work& st = work_;
     st.rebuild.clear_boxes();
     for (Id id : st.dynamic_ids)
         if (objects_[id].pair_box.valid()) st.rebuild.add(id, objects_[id].pair_box);
@@ -452,20 +453,20 @@ inline Report BasicScene<T, D>::rebuilt_pairs() {
 /// objects may run on different threads.
 template <class T, int D>
 template <class Emit>
-inline void BasicScene<T, D>::static_pairs_of(std::uint32_t place, Id id, Emit&& emit) {
-    State& st = *state_;
-    typename State::StaticCache& cache = st.static_cache[place];
+inline void SceneState<T, D>::static_pairs_of(std::uint32_t place, Id id, Emit&& emit) {
+    Work& st = work_;
+    typename Work::StaticCache& cache = st.static_cache[place];
     const box_type& b = objects_[id].pair_box;
     if (cache.generation != st.statics.generation() || !broadphase::contains(cache.fat, b)) {
         cache.fat = detail::enlarged_box(b, cache.motion, st.updates, detail::kStaticReach);
         cache.generation = st.statics.generation();
         cache.hits.clear();
         st.statics.for_each_overlap(cache.fat, [&](Id s, const box_type& box, bool filtered) {
-            cache.hits.push_back(typename State::StaticHit{box, s, filtered});
+            cache.hits.push_back(typename Work::StaticHit{box, s, filtered});
         });
     }
     const bool plain = !(meet_[id] & kFiltered);
-    for (const typename State::StaticHit& h : cache.hits) {
+    for (const typename Work::StaticHit& h : cache.hits) {
         bool hit = true;
         for (int k = 0; k < D; ++k) hit &= !(h.box.max[k] < b.min[k]) & !(b.max[k] < h.box.min[k]);
         if (hit && ((plain && !h.filtered) || Filter::may_meet(objects_[id].filter, objects_[h.id].filter))) emit(h.id);
@@ -475,8 +476,8 @@ inline void BasicScene<T, D>::static_pairs_of(std::uint32_t place, Id id, Emit&&
 /// The statics and the list of dynamic objects follow the changed
 /// objects: O(changes).
 template <class T, int D>
-inline void BasicScene<T, D>::file_changes() {
-    State& st = *state_;
+inline void SceneState<T, D>::file_changes() {
+    Work& st = work_;
     if (st.dynamic_slot.size() < objects_.size()) st.dynamic_slot.resize(objects_.size(), ~std::uint32_t(0));
     bool touched = false;
     for (Id id : dirty_) {
@@ -505,8 +506,8 @@ inline void BasicScene<T, D>::file_changes() {
 /// The statics and the list of dynamic objects made from every object
 /// (after an update failed half-way): O(n).
 template <class T, int D>
-inline void BasicScene<T, D>::refill_sets() {
-    State& st = *state_;
+inline void SceneState<T, D>::refill_sets() {
+    Work& st = work_;
     st.statics.clear();
     st.dynamic_ids.clear();
     st.static_cache.clear();
@@ -532,8 +533,8 @@ inline void BasicScene<T, D>::refill_sets() {
 /// the dynamic objects (O(changed statics + dynamic objects), in frames
 /// where statics changed only).
 template <class T, int D>
-inline void BasicScene<T, D>::static_pairs(Frame& frame) {
-    State& st = *state_;
+inline void SceneState<T, D>::static_pairs(Frame& frame) {
+    Work& st = work_;
     st.changed_dynamic.clear();
     st.static_side.resize(0), st.static_side_ids.clear();
     for (Id id : dirty_) {
@@ -575,5 +576,5 @@ inline void BasicScene<T, D>::static_pairs(Frame& frame) {
     st.fresh.insert(st.fresh.end(), st.parts[0].begin(), st.parts[0].end());
 }
 
+}  // namespace detail
 }  // namespace broadphase
-
