@@ -226,7 +226,7 @@ inline void SceneState<T, D>::sync_engine(Engine& engine, bool wanted, bool sear
     }
     // Threads: a changed object is Work::four_boxes (1,024 a thread by default).
     const unsigned threads =
-        search ? plan_threads(options_.threads, dirty_.size(), Work::four_boxes, options_.min_boxes_per_thread) : 1;
+        search ? plan_threads(options_.threads, dirty_.size(), broadphase::Work::four_boxes, options_.min_boxes_per_thread) : 1;
     if (st.parts.size() < threads) st.parts.resize(threads);
     for (unsigned t = 0; t < threads; ++t) st.parts[t].clear();
     engine.commit(frame, search, threads);
@@ -545,7 +545,7 @@ inline void SceneState<T, D>::static_pairs(Frame& frame) {
     }
     if (st.statics.size() > 0 && !st.changed_dynamic.empty()) {
         const std::size_t m = st.changed_dynamic.size();
-        const unsigned threads = plan_threads(options_.threads, m, Work::four_boxes, options_.min_boxes_per_thread);
+        const unsigned threads = plan_threads(options_.threads, m, broadphase::Work::four_boxes, options_.min_boxes_per_thread);
         if (st.parts.size() < threads) st.parts.resize(threads);
         for (unsigned t = 0; t < threads; ++t) st.parts[t].clear();
         constexpr std::size_t per_task = 256;
