@@ -7,27 +7,26 @@
 #                  the MPI component's tests (tests/mpi/, ctest -L mpi: mpirun
 #                  with 1 to 7 ranks) run on their own once the background
 #                  builds are done
-#   build/asan     -O1 with AddressSanitizer + UBSan, then ctest (without the
-#                  CLI, the MPI component and the example programs: their
-#                  tests run in build/release, the CLI's readers are fuzzed
-#                  under ASan below; leaving them out keeps CI inside its
-#                  time limit)
-#   build/fuzz     clang with libFuzzer + ASan + UBSan: each fuzz target
-#                  (tests/fuzz/) replays its corpus, then fuzzes for
-#                  FUZZ_SECONDS (default 15) seconds (ctest -L fuzz): seven
-#                  targets two at a time, four rounds of 15 s (60 s, as
-#                  three rounds of 20 s were for six targets)
+#   build/asan     clang -O1 with AddressSanitizer + UBSan, then ctest
+#                  (without the CLI, the MPI component and the example
+#                  programs: their tests run in build/release, the CLI's
+#                  readers are fuzzed under ASan below; leaving them out
+#                  keeps CI inside its time limit). The fuzz targets
+#                  (tests/fuzz/, libFuzzer) are built here too, on the same
+#                  library, instrumented for coverage once for both: at the
+#                  end each replays its corpus, then fuzzes for FUZZ_SECONDS
+#                  (default 15) seconds (ctest -L fuzz): seven targets two at
+#                  a time, four rounds of 15 s
 #   build/tsan     clang with ThreadSanitizer, the threaded tests only
 #                  (ctest -L threads: parallel, sphere and neighbour-list
 #                  tests) and the compiled library they link, built with
 #                  ThreadSanitizer too. The library's threads are
 #                  std::thread (detail/task_pool.hpp), which TSan
 #                  understands natively.
-# The two clang builds (TSan, fuzz) do not depend on the others: they are
-# configured first and compiled in the background at the lowest priority
-# (nice 19), so that they take the cores only when the Release and ASan
-# stages leave one idle (a link, a test that runs alone); their tests run at
-# the end. Each stage's time is printed as it ends and again at the end.
+# The TSan build does not depend on the others: it is configured first and
+# compiled in the background at the lowest priority (nice 19), so that it
+# takes the cores only when the Release and ASan stages leave one idle (a
+# link, a test that runs alone); its tests run at the end. Each stage's time is printed as it ends and again at the end.
 # Installs cmake, g++, make, ninja, GoogleTest, Google Benchmark, clang, the
 # Python module's packages and Open MPI with apt-get first if any is
 # missing (Debian/Ubuntu). Exits non-zero if anything fails.
@@ -52,15 +51,13 @@ stage() {
 stage "dependencies"
 bp_ensure_deps "${bp_deps[@]}" "${bp_clang_deps[@]}" "${bp_python_deps[@]}" "${bp_mpi_deps[@]}" "${bp_docs_deps[@]}"
 
-stage "configure the four builds; TSan and fuzz builds start in the background"
+stage "configure the TSan build and start it in the background"
 mkdir -p build
 # shellcheck disable=SC2046  # bp_generator prints one word or none
 cmake $(bp_generator build/tsan) -S . -B build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
     -DBROADPHASE_TSAN=ON "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" -DBROADPHASE_TEST_SHARDS=ON \
     -DBROADPHASE_BUILD_TOOLS=OFF -DBROADPHASE_BUILD_TESTS=ON -DBROADPHASE_BUILD_BENCH=OFF -DBROADPHASE_BUILD_EXAMPLES=OFF \
     >build/tsan-configure.log 2>&1 || { cat build/tsan-configure.log; exit 1; }
-bp_configure_fuzz "-DBROADPHASE_FUZZ_SECONDS=${FUZZ_SECONDS:-15}" >build/fuzz-configure.log 2>&1 ||
-    { cat build/fuzz-configure.log; exit 1; }
 # Its own process group (set -m), so that a failure stops all of it, in
 # this script's session: Linux's autogroup scheduling shares the CPU equally
 # between sessions whatever their nice values (a setsid'd build took half
@@ -70,8 +67,7 @@ set -m
     set -e
     nice -n 19 cmake --build build/tsan --parallel "$bp_jobs" --target broadphase_parallel_tests \
         broadphase_spheres_tests broadphase_neighbor_list_tests broadphase_simd_threads_tests
-    nice -n 19 cmake --build build/fuzz --parallel "$bp_jobs"
-    echo "background builds done at $SECONDS s"
+    echo "background build done at $SECONDS s"
 ) >build/background.log 2>&1 &
 background=$!
 set +m
@@ -87,8 +83,11 @@ stage "release build (build/release)"
 # a test file in about 60% of the time of -O1 (dynamic_tree_test.cpp: 10.7
 # s against 18.6), and their run time is the library's: the release build
 # 1,153 -> 917 CPU-s (2026-11-28, 2-core EPYC).
+# Each test program runs as a few shards (BROADPHASE_TEST_SHARDS, as in the
+# sanitizer stages below), not a process per GoogleTest test: 1,850 of the
+# stage's 2,400 processes ran under 0.2 s, about 0.03 s of each the start.
 CUDAARCHS="${CUDAARCHS:-90}" bp_configure_release -DBROADPHASE_BUILD_PYTHON=ON "-DPython3_EXECUTABLE=$bp_python" \
-    -DBROADPHASE_TEST_CXX_FLAGS=-Og
+    -DBROADPHASE_TEST_CXX_FLAGS=-Og -DBROADPHASE_TEST_SHARDS=ON
 cmake --build build/release --parallel "$bp_jobs"
 
 stage "release tests (the Python module's pytest suite among them: label python)"
@@ -116,25 +115,31 @@ fi
 # The MPI tests (label mpi) run later, alone (see their stage below).
 (cd build/release && ctest --output-on-failure --no-tests=error --parallel "$bp_jobs" -LE '^mpi$')
 
-stage "sanitizer build (build/asan: AddressSanitizer + UndefinedBehaviorSanitizer)"
+stage "sanitizer build (build/asan: AddressSanitizer + UndefinedBehaviorSanitizer, and the fuzz targets)"
 # The build is the slowest step of CI, so it is kept to the library's own
 # tests: -O1 and -g1 (line tables only: reports keep file:line) compile much
 # faster than -O2 -g; the CLI, the example programs and the MPI component are
 # left out (the Release stage runs their tests; the fuzz stage runs the CLI's
 # file readers, the code that meets untrusted input, under ASan + UBSan).
 # UBSan's per-pointer checks (null, alignment, object-size, pointer-overflow,
-# vptr) are left out too: they doubled the compile time, ASan covers null and
-# out-of-bounds accesses, and the fuzz stage keeps clang's whole UBSan.
-# The test programs at -Og (BROADPHASE_TEST_CXX_FLAGS), the library at -O1:
-# with the sanitizers g++ 12 compiles a test file in half the time at -Og
-# (dynamic_tree_test.cpp: 26 s against 56 s), and the tests, whose time is
-# the library's, ran 3% longer (the stage's build 450 -> 301 s).
+# vptr) are left out too: they doubled the compile time, and ASan covers
+# null and out-of-bounds accesses.
+# The test programs at -Og (BROADPHASE_TEST_CXX_FLAGS), the library at -O1.
+# clang, with the fuzz targets (BROADPHASE_FUZZ): the library is compiled
+# once, with ASan, UBSan and libFuzzer's coverage counters, for the tests
+# and the fuzzers both, where g++'s ASan build and clang's fuzz build each
+# compiled it (2-core EPYC, 2026-12-02: 577 + 376 CPU-s of compiles ->
+# 653; the tests ran in 519 CPU-s against g++'s 611, counters included).
+# The fuzzers thus meet the library without the five UBSan checks above;
+# scripts/fuzz.sh, for longer runs, keeps clang's whole UBSan.
 # Each test program runs as a few shards (BROADPHASE_TEST_SHARDS, see
 # tests/CMakeLists.txt), not a process per GoogleTest test: a sanitized
 # process takes 0.13 s to start, and 2,200 of them took about 290 of the
 # stage's 1,070 CPU-seconds. The TSan stage does the same.
 # shellcheck disable=SC2046
-cmake $(bp_generator build/asan) -S . -B build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBROADPHASE_SANITIZE=ON \
+cmake $(bp_generator build/asan) -S . -B build/asan -DCMAKE_CXX_COMPILER=clang++ \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBROADPHASE_SANITIZE=ON \
+    -DBROADPHASE_FUZZ=ON "-DBROADPHASE_FUZZ_SECONDS=${FUZZ_SECONDS:-15}" \
     "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" -DBROADPHASE_TEST_CXX_FLAGS=-Og \
     -DBROADPHASE_BUILD_TOOLS=OFF -DBROADPHASE_BUILD_TESTS=ON -DBROADPHASE_BUILD_BENCH=OFF -DBROADPHASE_MPI=OFF \
     -DBROADPHASE_BUILD_EXAMPLES=OFF -DBROADPHASE_UBSAN_SKIP=alignment,null,object-size,pointer-overflow,vptr \
@@ -148,16 +153,16 @@ stage "sanitizer tests"
 # built with the sanitizers.
 (cd build/asan && \
     UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1}" \
-    ctest --output-on-failure --no-tests=error --parallel "$bp_jobs" -LE '^(package|docs)$')
+    ctest --output-on-failure --no-tests=error --parallel "$bp_jobs" -LE '^(package|docs|fuzz)$')
 # The MPI tests under AddressSanitizer (leak detection off: Open MPI 4.1
 # leaks about 120 KB at MPI_Init whatever the program does) were clean when
 # last run; to run them again: configure build/asan with -DBROADPHASE_MPI=ON
 # and ASAN_OPTIONS=detect_leaks=0 ctest -L mpi.
 
-stage "thread sanitizer and fuzz builds (background, since the start): waiting for them"
+stage "thread sanitizer build (background, since the start): waiting for it"
 if ! wait "$background"; then
     cat build/background.log
-    echo "error: the TSan or fuzz build failed (build/background.log)" >&2
+    echo "error: the TSan build failed (build/background.log)" >&2
     exit 1
 fi
 trap - EXIT
@@ -176,8 +181,8 @@ stage "thread sanitizer tests (build/tsan: parallel, sphere and neighbour-list t
     TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1 ignore_noninstrumented_modules=1}" \
     ctest --output-on-failure --no-tests=error --parallel "$bp_jobs" -L threads)
 
-stage "fuzz tests (build/fuzz, each target ${FUZZ_SECONDS:-15} s; longer runs: scripts/fuzz.sh)"
-(cd build/fuzz && ctest --output-on-failure --no-tests=error --parallel "$bp_jobs" -L fuzz)
+stage "fuzz tests (build/asan, each target ${FUZZ_SECONDS:-15} s; longer runs: scripts/fuzz.sh)"
+(cd build/asan && ctest --output-on-failure --no-tests=error --parallel "$bp_jobs" -L fuzz)
 
 stage ""
 printf '%s\n' "${stage_times[@]}" >&2

@@ -109,6 +109,14 @@ BROADPHASE_HOST_DEVICE constexpr bool intervals_overlap(T alo, T ahi, T blo, T b
     return !(ahi < blo || bhi < alo);
 }
 
+/// intervals_overlap with both comparisons always made (no branch), for the
+/// loops over an axis that `&` their results: the compiler keeps them
+/// branch-free, and clang does not warn of `&` between bools.
+template <class T>
+BROADPHASE_HOST_DEVICE constexpr bool intervals_overlap_flat(T alo, T ahi, T blo, T bhi) {
+    return (int(ahi < blo) | int(bhi < alo)) == 0;
+}
+
 /// Clamped cell coordinate of x: trunc(clamp((x - origin) * inv_h, lo, hi)),
 /// as Int. Monotone in x for inv_h > 0; NaN gives lo. lo and hi must be
 /// representable in Int. (The parameters are references because, passed by
@@ -713,9 +721,15 @@ BasicBoxes<T, 3> boxes_from_objects(const Range& objects) {
 // Options shared by every query: which algorithm, output order, pair
 // budget, threads.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
+
+#if defined(BROADPHASE_THREADS) && !defined(BROADPHASE_NO_THREADS)
+#include <thread>
+#endif
 
 // ---- include/broadphase/pairs.hpp ----
 // Pairs, sinks and the report every query returns.
@@ -1173,127 +1187,6 @@ private:
 
 }  // namespace broadphase
 
-// ---- include/broadphase/threads.hpp ----
-// How many threads: the one place the library decides it.
-//
-// The rule. A thread is given at least Options::min_boxes_per_thread
-// boxes' worth of work (4,096 by default), where one box's worth is what
-// a box costs in a search: binned or sorted, then tested against its
-// neighbours. Every pass that may run on threads states its work as a
-// count of items and what one item costs in boxes (Work, below), and gets
-//
-//   threads = min(requested, items x cost / min_boxes_per_thread), at least 1
-//
-// (requested: Options::threads, 0 for default_threads()). Under that,
-// starting and waking threads costs more than the work they take over.
-// The costs, with the default minimum (docs/threading.md#how-many-threads):
-//
-//   Work::four_boxes  a changed Scene object (moved in its engine,    1,024 a thread
-//                     its neighbours queried, its partners compared)
-//   Work::box         a box in a search or a build (binning and the    4,096
-//                     passes of the search included); a batch query
-//   Work::half        a particle's neighbour-list row; a particle       8,192
-//                     stepped (the demo)
-//   Work::quarter     an item of a radix sort (three passes of counts  16,384
-//                     and scatters); a box quantised (adaptive grid)
-//   Work::eighth      an item of a pass that touches it once: a copy,  32,768
-//                     a gather, keys, a validity scan, a sphere's box,
-//                     a candidate pair's exact test; a sphere of the
-//                     sphere finder's cell list
-//
-// How a thread's work is then cut into tasks (about 16 a thread, so that
-// dynamic claiming evens out uneven tasks) is each algorithm's own
-// (detail/parallel.hpp: task_count); the pairs and their order never depend
-// on either count.
-//
-// Threads are on when BROADPHASE_THREADS is defined (CMake's
-// broadphase::broadphase target defines it and links the platform's
-// threads) and BROADPHASE_NO_THREADS is not; otherwise every count here is
-// 1 and no header needs more than the C++17 standard library.
-
-#include <algorithm>
-#include <cstddef>
-#include <cstdlib>
-
-#if defined(BROADPHASE_THREADS) && !defined(BROADPHASE_NO_THREADS)
-#include <thread>
-#endif
-
-namespace broadphase {
-
-/// What one item of a pass costs, in sixteenths of a box in a search: the
-/// unit threads are planned in (see the rule above).
-enum class Work : std::size_t {
-    eighth = 2,      ///< a pass touching each item once: copy, gather, keys, validity
-    quarter = 4,     ///< an item of a radix sort; a box quantised to cells
-    half = 8,        ///< a particle's neighbour-list row; a particle stepped (the demo)
-    box = 16,        ///< a box in a search or a build; a batch query
-    four_boxes = 64  ///< a changed Scene object
-};
-
-/// Boxes' worth of work a thread gets at least, when Options does not say:
-/// Options::min_boxes_per_thread's default.
-constexpr std::size_t default_min_boxes_per_thread = 4096;
-
-/// True when this build can run more than one thread.
-constexpr bool threads_enabled() {
-#if defined(BROADPHASE_THREADS) && !defined(BROADPHASE_NO_THREADS)
-    return true;
-#else
-    return false;
-#endif
-}
-
-namespace detail {
-
-/// A thread count from the environment variable `name` (its first
-/// comma-separated number, as OMP_NUM_THREADS takes it); 0 when unset or
-/// not a positive number.
-inline unsigned threads_from_env(const char* name) {
-    const char* e = std::getenv(name);
-    if (!e) return 0;
-    char* end = nullptr;
-    const long v = std::strtol(e, &end, 10);
-    return end != e && v > 0 && v < 65536 ? static_cast<unsigned>(v) : 0u;
-}
-
-}  // namespace detail
-
-/// The thread count Options::threads = 0 stands for: BROADPHASE_NUM_THREADS,
-/// else OMP_NUM_THREADS, else all hardware threads (read once); 1 in a
-/// build without threads (BROADPHASE_THREADS undefined).
-inline unsigned default_threads() {
-#if defined(BROADPHASE_THREADS) && !defined(BROADPHASE_NO_THREADS)
-    static const unsigned t = [] {
-        unsigned n = detail::threads_from_env("BROADPHASE_NUM_THREADS");
-        if (!n) n = detail::threads_from_env("OMP_NUM_THREADS");
-        if (!n) n = std::thread::hardware_concurrency();
-        return std::max(n, 1u);
-    }();
-    return t;
-#else
-    return 1u;
-#endif
-}
-
-/// The threads for `items` items costing `cost` each: `requested` (0 = the
-/// default_threads()), but no more than one per `min_boxes_per_thread`
-/// boxes' worth of work (0 counts as 1), at least 1, and 1 without threads.
-/// The library's only rule for it (above). O(1).
-inline unsigned plan_threads(unsigned requested, std::size_t items, Work cost,
-                            std::size_t min_boxes_per_thread = default_min_boxes_per_thread) {
-    if (!threads_enabled()) return 1;
-    unsigned t = requested ? requested : default_threads();
-    // floor(items x cost / 16 / min), the two divisions apart: no overflow.
-    const std::size_t boxes = items / 16 * static_cast<std::size_t>(cost) +
-                              items % 16 * static_cast<std::size_t>(cost) / 16;
-    const std::size_t cap = std::max<std::size_t>(boxes / std::max<std::size_t>(min_boxes_per_thread, 1), 1);
-    if (t > cap) t = static_cast<unsigned>(cap);
-    return std::max(t, 1u);
-}
-
-}  // namespace broadphase
-
 
 namespace broadphase {
 
@@ -1345,6 +1238,51 @@ inline bool parse_algorithm(const std::string& name, Algorithm& out) {
     return false;
 }
 
+/// True when this build can run more than one thread.
+constexpr bool threads_enabled() {
+#if defined(BROADPHASE_THREADS) && !defined(BROADPHASE_NO_THREADS)
+    return true;
+#else
+    return false;
+#endif
+}
+
+namespace detail {
+
+/// A thread count from the environment variable `name` (its first
+/// comma-separated number, as OMP_NUM_THREADS takes it); 0 when unset or
+/// not a positive number.
+inline unsigned threads_from_env(const char* name) {
+    const char* e = std::getenv(name);
+    if (!e) return 0;
+    char* end = nullptr;
+    const long v = std::strtol(e, &end, 10);
+    return end != e && v > 0 && v < 65536 ? static_cast<unsigned>(v) : 0u;
+}
+
+}  // namespace detail
+
+/// The thread count Options::threads = 0 stands for: BROADPHASE_NUM_THREADS,
+/// else OMP_NUM_THREADS, else all hardware threads (read once); 1 in a
+/// build without threads (BROADPHASE_THREADS undefined).
+inline unsigned default_threads() {
+#if defined(BROADPHASE_THREADS) && !defined(BROADPHASE_NO_THREADS)
+    static const unsigned t = [] {
+        unsigned n = detail::threads_from_env("BROADPHASE_NUM_THREADS");
+        if (!n) n = detail::threads_from_env("OMP_NUM_THREADS");
+        if (!n) n = std::thread::hardware_concurrency();
+        return std::max(n, 1u);
+    }();
+    return t;
+#else
+    return 1u;
+#endif
+}
+
+/// Boxes' worth of work a thread gets at least, when Options does not say:
+/// Options::min_boxes_per_thread's default (the threads rule, threads.hpp).
+constexpr std::size_t default_min_boxes_per_thread = 4096;
+
 struct Options {
     Algorithm algorithm = Algorithm::automatic;
     /// Sort the output by (a, b). Without it the order is still the same on every run.
@@ -1383,7 +1321,7 @@ struct Options {
 #define BROADPHASE_VERSION_PATCH 0
 
 /// "MAJOR.MINOR.PATCH", a string literal: bump it with the numbers above (a
-/// static_assert below fails to compile when they differ).
+/// static_assert in src/core/version.cpp fails to compile when they differ).
 #define BROADPHASE_VERSION_STRING "0.1.0"
 
 namespace broadphase {
@@ -1402,24 +1340,6 @@ constexpr Version version() noexcept {
 
 /// The version as "MAJOR.MINOR.PATCH".
 constexpr const char* version_string() noexcept { return BROADPHASE_VERSION_STRING; }
-
-namespace detail {
-/// Whether s spells "major.minor.patch" (a bump of one number but not the
-/// string fails to compile). O(length of s).
-constexpr bool spells_version(const char* s, Version v) {
-    const int parts[3] = {v.major, v.minor, v.patch};
-    for (int p = 0; p < 3; ++p) {
-        if (p > 0 && *s++ != '.') return false;
-        if (*s < '0' || *s > '9') return false;
-        int n = 0;
-        while (*s >= '0' && *s <= '9') n = n * 10 + (*s++ - '0');
-        if (n != parts[p]) return false;
-    }
-    return *s == '\0';
-}
-static_assert(spells_version(BROADPHASE_VERSION_STRING, version()),
-              "BROADPHASE_VERSION_STRING differs from BROADPHASE_VERSION_MAJOR/MINOR/PATCH");
-}  // namespace detail
 
 }  // namespace broadphase
 
@@ -4817,6 +4737,79 @@ using NeighborListF = BasicNeighborList<float>;
 #include <exception>
 #include <type_traits>
 #include <vector>
+
+// ---- include/broadphase/threads.hpp ----
+// How many threads: the one place the library decides it.
+//
+// The rule. A thread is given at least Options::min_boxes_per_thread
+// boxes' worth of work (4,096 by default), where one box's worth is what
+// a box costs in a search: binned or sorted, then tested against its
+// neighbours. Every pass that may run on threads states its work as a
+// count of items and what one item costs in boxes (Work, below), and gets
+//
+//   threads = min(requested, items x cost / min_boxes_per_thread), at least 1
+//
+// (requested: Options::threads, 0 for default_threads(), which options.hpp
+// defines beside Options). Under that,
+// starting and waking threads costs more than the work they take over.
+// The costs, with the default minimum (docs/threading.md#how-many-threads):
+//
+//   Work::four_boxes  a changed Scene object (moved in its engine,    1,024 a thread
+//                     its neighbours queried, its partners compared)
+//   Work::box         a box in a search or a build (binning and the    4,096
+//                     passes of the search included); a batch query
+//   Work::half        a particle's neighbour-list row; a particle       8,192
+//                     stepped (the demo)
+//   Work::quarter     an item of a radix sort (three passes of counts  16,384
+//                     and scatters); a box quantised (adaptive grid)
+//   Work::eighth      an item of a pass that touches it once: a copy,  32,768
+//                     a gather, keys, a validity scan, a sphere's box,
+//                     a candidate pair's exact test; a sphere of the
+//                     sphere finder's cell list
+//
+// How a thread's work is then cut into tasks (about 16 a thread, so that
+// dynamic claiming evens out uneven tasks) is each algorithm's own
+// (detail/parallel.hpp: task_count); the pairs and their order never depend
+// on either count.
+//
+// Threads are on when BROADPHASE_THREADS is defined (CMake's
+// broadphase::broadphase target defines it and links the platform's
+// threads) and BROADPHASE_NO_THREADS is not; otherwise every count here is
+// 1 and no header needs more than the C++17 standard library.
+
+#include <algorithm>
+#include <cstddef>
+
+
+namespace broadphase {
+
+/// What one item of a pass costs, in sixteenths of a box in a search: the
+/// unit threads are planned in (see the rule above).
+enum class Work : std::size_t {
+    eighth = 2,      ///< a pass touching each item once: copy, gather, keys, validity
+    quarter = 4,     ///< an item of a radix sort; a box quantised to cells
+    half = 8,        ///< a particle's neighbour-list row; a particle stepped (the demo)
+    box = 16,        ///< a box in a search or a build; a batch query
+    four_boxes = 64  ///< a changed Scene object
+};
+
+/// The threads for `items` items costing `cost` each: `requested` (0 = the
+/// default_threads()), but no more than one per `min_boxes_per_thread`
+/// boxes' worth of work (0 counts as 1), at least 1, and 1 without threads.
+/// The library's only rule for it (above). O(1).
+inline unsigned plan_threads(unsigned requested, std::size_t items, Work cost,
+                            std::size_t min_boxes_per_thread = default_min_boxes_per_thread) {
+    if (!threads_enabled()) return 1;
+    unsigned t = requested ? requested : default_threads();
+    // floor(items x cost / 16 / min), the two divisions apart: no overflow.
+    const std::size_t boxes = items / 16 * static_cast<std::size_t>(cost) +
+                              items % 16 * static_cast<std::size_t>(cost) / 16;
+    const std::size_t cap = std::max<std::size_t>(boxes / std::max<std::size_t>(min_boxes_per_thread, 1), 1);
+    if (t > cap) t = static_cast<unsigned>(cap);
+    return std::max(t, 1u);
+}
+
+}  // namespace broadphase
 
 #if defined(BROADPHASE_THREADS) && !defined(BROADPHASE_NO_THREADS)
 #include <thread>
@@ -18163,7 +18156,7 @@ private:
                 // One branch a candidate: the tests combined.
                 bool hit = e->tagged != tag;
                 hit &= !((e->tagged & kChangedEntry) && e->tagged < tag);
-                for (int k = 0; k < D; ++k) hit &= !(e->hi[k] < b.min[k]) & !(b.max[k] < e->lo[k]);
+                for (int k = 0; k < D; ++k) hit &= detail::intervals_overlap_flat(e->lo[k], e->hi[k], b.min[k], b.max[k]);
                 if (hit) emit(me, id, e->tagged & ~kChangedEntry);
             }
         for (Id o : large_)
@@ -18179,7 +18172,7 @@ private:
         auto consider = [&](const Entry& e) {
             if (e.tagged & kChangedEntry) return;  // a changed small object reports the pair
             bool hit = true;
-            for (int k = 0; k < D; ++k) hit &= !(e.hi[k] < b.min[k]) & !(b.max[k] < e.lo[k]);
+            for (int k = 0; k < D; ++k) hit &= detail::intervals_overlap_flat(e.lo[k], e.hi[k], b.min[k], b.max[k]);
             if (hit) emit(me, id, e.tagged);
         };
         std::size_t c0[3] = {0, 0, 0}, c1[3] = {0, 0, 0};
@@ -18401,7 +18394,7 @@ private:
     static constexpr std::uint8_t kChanged = 1, kErased = 2, kRenewed = 3;  // kRenewed: changed, a new enlarged box
     static bool overlap(const box_type& a, const box_type& b) {
         bool hit = true;
-        for (int k = 0; k < D; ++k) hit &= !(a.max[k] < b.min[k]) & !(b.max[k] < a.min[k]);
+        for (int k = 0; k < D; ++k) hit &= detail::intervals_overlap_flat(a.min[k], a.max[k], b.min[k], b.max[k]);
         return hit;
     }
     /// What a scan reads of a candidate, in one place.
@@ -19124,7 +19117,7 @@ public:
                 for (int r = 0; r < n; ++r)
                     for (const Entry* e = first[r]; e != last[r]; ++e) {
                         bool hit = e->id != none;
-                        for (int k = 0; k < D; ++k) hit &= !(e->hi[k] < q.min[k]) & !(q.max[k] < e->lo[k]);
+                        for (int k = 0; k < D; ++k) hit &= detail::intervals_overlap_flat(e->lo[k], e->hi[k], q.min[k], q.max[k]);
                         if (hit) {
                             box_type b;
                             for (int k = 0; k < D; ++k) b.min[k] = e->lo[k], b.max[k] = e->hi[k];
@@ -20228,7 +20221,7 @@ inline void SceneState<T, D>::static_pairs_of(std::uint32_t place, Id id, Emit&&
     const bool plain = !(meet_[id] & kFiltered);
     for (const typename Work::StaticHit& h : cache.hits) {
         bool hit = true;
-        for (int k = 0; k < D; ++k) hit &= !(h.box.max[k] < b.min[k]) & !(b.max[k] < h.box.min[k]);
+        for (int k = 0; k < D; ++k) hit &= detail::intervals_overlap_flat(h.box.min[k], h.box.max[k], b.min[k], b.max[k]);
         if (hit && ((plain && !h.filtered) || Filter::may_meet(objects_[id].filter, objects_[h.id].filter))) emit(h.id);
     }
 }

@@ -22,7 +22,6 @@
 #include "boxes.hpp"
 #include "options.hpp"
 #include "pairs.hpp"
-#include "threads.hpp"  // default_threads, plan_threads
 #include "version.hpp"
 
 // The declarations; the bodies (the algorithms behind them) are in

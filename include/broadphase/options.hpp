@@ -2,12 +2,17 @@
 // budget, threads.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 
+#if defined(BROADPHASE_THREADS) && !defined(BROADPHASE_NO_THREADS)
+#include <thread>
+#endif
+
 #include "pairs.hpp"
-#include "threads.hpp"  // default_min_boxes_per_thread
 
 namespace broadphase {
 
@@ -58,6 +63,51 @@ inline bool parse_algorithm(const std::string& name, Algorithm& out) {
     }
     return false;
 }
+
+/// True when this build can run more than one thread.
+constexpr bool threads_enabled() {
+#if defined(BROADPHASE_THREADS) && !defined(BROADPHASE_NO_THREADS)
+    return true;
+#else
+    return false;
+#endif
+}
+
+namespace detail {
+
+/// A thread count from the environment variable `name` (its first
+/// comma-separated number, as OMP_NUM_THREADS takes it); 0 when unset or
+/// not a positive number.
+inline unsigned threads_from_env(const char* name) {
+    const char* e = std::getenv(name);
+    if (!e) return 0;
+    char* end = nullptr;
+    const long v = std::strtol(e, &end, 10);
+    return end != e && v > 0 && v < 65536 ? static_cast<unsigned>(v) : 0u;
+}
+
+}  // namespace detail
+
+/// The thread count Options::threads = 0 stands for: BROADPHASE_NUM_THREADS,
+/// else OMP_NUM_THREADS, else all hardware threads (read once); 1 in a
+/// build without threads (BROADPHASE_THREADS undefined).
+inline unsigned default_threads() {
+#if defined(BROADPHASE_THREADS) && !defined(BROADPHASE_NO_THREADS)
+    static const unsigned t = [] {
+        unsigned n = detail::threads_from_env("BROADPHASE_NUM_THREADS");
+        if (!n) n = detail::threads_from_env("OMP_NUM_THREADS");
+        if (!n) n = std::thread::hardware_concurrency();
+        return std::max(n, 1u);
+    }();
+    return t;
+#else
+    return 1u;
+#endif
+}
+
+/// Boxes' worth of work a thread gets at least, when Options does not say:
+/// Options::min_boxes_per_thread's default (the threads rule, threads.hpp).
+constexpr std::size_t default_min_boxes_per_thread = 4096;
 
 struct Options {
     Algorithm algorithm = Algorithm::automatic;

@@ -8,7 +8,8 @@
 //
 //   threads = min(requested, items x cost / min_boxes_per_thread), at least 1
 //
-// (requested: Options::threads, 0 for default_threads()). Under that,
+// (requested: Options::threads, 0 for default_threads(), which options.hpp
+// defines beside Options). Under that,
 // starting and waking threads costs more than the work they take over.
 // The costs, with the default minimum (docs/threading.md#how-many-threads):
 //
@@ -38,11 +39,8 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <cstdlib>
 
-#if defined(BROADPHASE_THREADS) && !defined(BROADPHASE_NO_THREADS)
-#include <thread>
-#endif
+#include "options.hpp"  // default_threads, default_min_boxes_per_thread
 
 namespace broadphase {
 
@@ -55,51 +53,6 @@ enum class Work : std::size_t {
     box = 16,        ///< a box in a search or a build; a batch query
     four_boxes = 64  ///< a changed Scene object
 };
-
-/// Boxes' worth of work a thread gets at least, when Options does not say:
-/// Options::min_boxes_per_thread's default.
-constexpr std::size_t default_min_boxes_per_thread = 4096;
-
-/// True when this build can run more than one thread.
-constexpr bool threads_enabled() {
-#if defined(BROADPHASE_THREADS) && !defined(BROADPHASE_NO_THREADS)
-    return true;
-#else
-    return false;
-#endif
-}
-
-namespace detail {
-
-/// A thread count from the environment variable `name` (its first
-/// comma-separated number, as OMP_NUM_THREADS takes it); 0 when unset or
-/// not a positive number.
-inline unsigned threads_from_env(const char* name) {
-    const char* e = std::getenv(name);
-    if (!e) return 0;
-    char* end = nullptr;
-    const long v = std::strtol(e, &end, 10);
-    return end != e && v > 0 && v < 65536 ? static_cast<unsigned>(v) : 0u;
-}
-
-}  // namespace detail
-
-/// The thread count Options::threads = 0 stands for: BROADPHASE_NUM_THREADS,
-/// else OMP_NUM_THREADS, else all hardware threads (read once); 1 in a
-/// build without threads (BROADPHASE_THREADS undefined).
-inline unsigned default_threads() {
-#if defined(BROADPHASE_THREADS) && !defined(BROADPHASE_NO_THREADS)
-    static const unsigned t = [] {
-        unsigned n = detail::threads_from_env("BROADPHASE_NUM_THREADS");
-        if (!n) n = detail::threads_from_env("OMP_NUM_THREADS");
-        if (!n) n = std::thread::hardware_concurrency();
-        return std::max(n, 1u);
-    }();
-    return t;
-#else
-    return 1u;
-#endif
-}
 
 /// The threads for `items` items costing `cost` each: `requested` (0 = the
 /// default_threads()), but no more than one per `min_boxes_per_thread`

@@ -14,7 +14,7 @@
 #define BROADPHASE_VERSION_PATCH 0
 
 /// "MAJOR.MINOR.PATCH", a string literal: bump it with the numbers above (a
-/// static_assert below fails to compile when they differ).
+/// static_assert in src/core/version.cpp fails to compile when they differ).
 #define BROADPHASE_VERSION_STRING "0.1.0"
 
 namespace broadphase {
@@ -33,23 +33,5 @@ constexpr Version version() noexcept {
 
 /// The version as "MAJOR.MINOR.PATCH".
 constexpr const char* version_string() noexcept { return BROADPHASE_VERSION_STRING; }
-
-namespace detail {
-/// Whether s spells "major.minor.patch" (a bump of one number but not the
-/// string fails to compile). O(length of s).
-constexpr bool spells_version(const char* s, Version v) {
-    const int parts[3] = {v.major, v.minor, v.patch};
-    for (int p = 0; p < 3; ++p) {
-        if (p > 0 && *s++ != '.') return false;
-        if (*s < '0' || *s > '9') return false;
-        int n = 0;
-        while (*s >= '0' && *s <= '9') n = n * 10 + (*s++ - '0');
-        if (n != parts[p]) return false;
-    }
-    return *s == '\0';
-}
-static_assert(spells_version(BROADPHASE_VERSION_STRING, version()),
-              "BROADPHASE_VERSION_STRING differs from BROADPHASE_VERSION_MAJOR/MINOR/PATCH");
-}  // namespace detail
 
 }  // namespace broadphase

@@ -32,6 +32,7 @@
 #include <broadphase/boxes.hpp>
 #include <broadphase/geometry.hpp>
 #include <broadphase/pairs.hpp>
+#include <broadphase/detail/box_rules.hpp>
 #include <broadphase/detail/parallel.hpp>
 #include <broadphase/detail/prefetch.hpp>
 #include "scene/incremental_grid.hpp"
@@ -214,7 +215,7 @@ private:
     static constexpr std::uint8_t kChanged = 1, kErased = 2, kRenewed = 3;  // kRenewed: changed, a new enlarged box
     static bool overlap(const box_type& a, const box_type& b) {
         bool hit = true;
-        for (int k = 0; k < D; ++k) hit &= !(a.max[k] < b.min[k]) & !(b.max[k] < a.min[k]);
+        for (int k = 0; k < D; ++k) hit &= detail::intervals_overlap_flat(a.min[k], a.max[k], b.min[k], b.max[k]);
         return hit;
     }
     /// What a scan reads of a candidate, in one place.

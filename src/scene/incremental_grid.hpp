@@ -360,7 +360,7 @@ private:
                 // One branch a candidate: the tests combined.
                 bool hit = e->tagged != tag;
                 hit &= !((e->tagged & kChangedEntry) && e->tagged < tag);
-                for (int k = 0; k < D; ++k) hit &= !(e->hi[k] < b.min[k]) & !(b.max[k] < e->lo[k]);
+                for (int k = 0; k < D; ++k) hit &= detail::intervals_overlap_flat(e->lo[k], e->hi[k], b.min[k], b.max[k]);
                 if (hit) emit(me, id, e->tagged & ~kChangedEntry);
             }
         for (Id o : large_)
@@ -376,7 +376,7 @@ private:
         auto consider = [&](const Entry& e) {
             if (e.tagged & kChangedEntry) return;  // a changed small object reports the pair
             bool hit = true;
-            for (int k = 0; k < D; ++k) hit &= !(e.hi[k] < b.min[k]) & !(b.max[k] < e.lo[k]);
+            for (int k = 0; k < D; ++k) hit &= detail::intervals_overlap_flat(e.lo[k], e.hi[k], b.min[k], b.max[k]);
             if (hit) emit(me, id, e.tagged);
         };
         std::size_t c0[3] = {0, 0, 0}, c1[3] = {0, 0, 0};

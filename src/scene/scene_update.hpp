@@ -23,6 +23,7 @@
 #include <broadphase/options.hpp>
 #include <broadphase/pairs.hpp>
 #include <broadphase/detail/exceptions.hpp>
+#include <broadphase/detail/box_rules.hpp>
 #include <broadphase/detail/parallel.hpp>
 #include "scene/enlarged_bounds.hpp"
 #include "scene/incremental_grid.hpp"
@@ -468,7 +469,7 @@ inline void SceneState<T, D>::static_pairs_of(std::uint32_t place, Id id, Emit&&
     const bool plain = !(meet_[id] & kFiltered);
     for (const typename Work::StaticHit& h : cache.hits) {
         bool hit = true;
-        for (int k = 0; k < D; ++k) hit &= !(h.box.max[k] < b.min[k]) & !(b.max[k] < h.box.min[k]);
+        for (int k = 0; k < D; ++k) hit &= detail::intervals_overlap_flat(h.box.min[k], h.box.max[k], b.min[k], b.max[k]);
         if (hit && ((plain && !h.filtered) || Filter::may_meet(objects_[id].filter, objects_[h.id].filter))) emit(h.id);
     }
 }

@@ -145,7 +145,7 @@ public:
                 for (int r = 0; r < n; ++r)
                     for (const Entry* e = first[r]; e != last[r]; ++e) {
                         bool hit = e->id != none;
-                        for (int k = 0; k < D; ++k) hit &= !(e->hi[k] < q.min[k]) & !(q.max[k] < e->lo[k]);
+                        for (int k = 0; k < D; ++k) hit &= detail::intervals_overlap_flat(e->lo[k], e->hi[k], q.min[k], q.max[k]);
                         if (hit) {
                             box_type b;
                             for (int k = 0; k < D; ++k) b.min[k] = e->lo[k], b.max[k] = e->hi[k];

@@ -467,23 +467,44 @@ void compare_frame(std::vector<std::unique_ptr<QueryWorld>>& w, Shapes& shapes, 
     // Rays: the hits in the three worlds, and the adapter's candidates.
     // One query (a ray or a sweep) in the three worlds: every hit and the
     // closest hit equal, bit for bit; returns the number of hits.
-    auto agree = [&](auto all, auto closest, const auto& q, const char* what) {
+    // may_miss(i): object i's box is met only within the oracle's tolerance
+    // (a few float roundings), so a broad phase may offer it or not, and
+    // Bullet's narrow phase may report a hit on it or not (seen with clang:
+    // an inside ray 2 mm from a box's face); its hit is then the oracle's alone.
+    auto agree = [&](auto all, auto closest, const auto& q, const char* what, auto may_miss) {
         const std::vector<Hit> want = all(B, q);
-        EXPECT_EQ(all(O, q), want) << "frame " << f << ", " << q.kind << " " << what << " (" << q.from.x() << ", " << q.from.y()
-                                   << ", " << q.from.z() << ") -> (" << q.to.x() << ", " << q.to.y() << ", " << q.to.z() << ")";
-        EXPECT_EQ(all(D, q), want) << "frame " << f << ", " << q.kind << " " << what << " (dbvt)";
         const btScalar c = closest(B, q);
-        EXPECT_EQ(closest(O, q), c) << "frame " << f << ", " << q.kind << " " << what;
-        EXPECT_EQ(closest(D, q), c) << "frame " << f << ", " << q.kind << " " << what << " (dbvt)";
-        return static_cast<long long>(want.size());
+        // The oracle's hits less those of its own that got leaves out, and the closest of them.
+        auto expected = [&](const std::vector<Hit>& got) {
+            std::vector<Hit> w;
+            for (const Hit& h : want)
+                if (!may_miss(std::get<0>(h)) || std::binary_search(got.begin(), got.end(), h)) w.push_back(h);
+            btScalar near = w.size() == want.size() ? c : btScalar(2);
+            if (w.size() != want.size())
+                for (const Hit& h : w) near = std::min(near, std::get<1>(h));
+            return std::make_pair(w, near);
+        };
+        const std::vector<Hit> o = all(O, q), d = all(D, q);
+        const auto [want_o, closest_o] = expected(o);
+        const auto [want_d, closest_d] = expected(d);
+        EXPECT_EQ(o, want_o) << "frame " << f << ", " << q.kind << " " << what << " (" << q.from.x() << ", " << q.from.y()
+                             << ", " << q.from.z() << ") -> (" << q.to.x() << ", " << q.to.y() << ", " << q.to.z() << ")";
+        EXPECT_EQ(d, want_d) << "frame " << f << ", " << q.kind << " " << what << " (dbvt)";
+        EXPECT_EQ(closest(O, q), closest_o) << "frame " << f << ", " << q.kind << " " << what;
+        EXPECT_EQ(closest(D, q), closest_d) << "frame " << f << ", " << q.kind << " " << what << " (dbvt)";
+        return static_cast<long long>(want_o.size());
     };
     for (const Ray& r : make_rays(rng, boxes, O)) {
         ++t.rays;
-        t.ray_hits += agree(all_ray_hits, closest_ray, r, "ray");
+        const double tol = BruteBroadphase::tolerance(r.from, r.to);
+        t.ray_hits += agree(all_ray_hits, closest_ray, r, "ray",
+                            [&](int i) {
+                                return i >= 0 && std::size_t(i) < boxes.size() &&
+                                       !segment_meets(r.from, r.to, boxes[i].lo, boxes[i].hi, -tol);
+                            });
 
         Candidates got(r.from, r.to);
         O.broadphase->rayTest(r.from, r.to, got);
-        const double tol = BruteBroadphase::tolerance(r.from, r.to);
         for (std::size_t i = 0; i < boxes.size(); ++i) {
             if (!segment_meets(r.from, r.to, boxes[i].lo, boxes[i].hi, -tol)) continue;
             EXPECT_TRUE(got.ids.count(int(i))) << "frame " << f << ", " << r.kind << " ray misses proxy " << i;
@@ -522,7 +543,7 @@ void compare_frame(std::vector<std::unique_ptr<QueryWorld>>& w, Shapes& shapes, 
     }
     for (const Sweep& s : sweeps) {
         ++t.sweeps;
-        t.sweep_hits += agree(all_sweep_hits, closest_sweep, s, "sweep");
+        t.sweep_hits += agree(all_sweep_hits, closest_sweep, s, "sweep", [](int) { return false; });
     }
 
     // aabbTest: random boxes, points, a huge box, and boxes touching a proxy's face.

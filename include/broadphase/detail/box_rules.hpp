@@ -53,6 +53,14 @@ BROADPHASE_HOST_DEVICE constexpr bool intervals_overlap(T alo, T ahi, T blo, T b
     return !(ahi < blo || bhi < alo);
 }
 
+/// intervals_overlap with both comparisons always made (no branch), for the
+/// loops over an axis that `&` their results: the compiler keeps them
+/// branch-free, and clang does not warn of `&` between bools.
+template <class T>
+BROADPHASE_HOST_DEVICE constexpr bool intervals_overlap_flat(T alo, T ahi, T blo, T bhi) {
+    return (int(ahi < blo) | int(bhi < alo)) == 0;
+}
+
 /// Clamped cell coordinate of x: trunc(clamp((x - origin) * inv_h, lo, hi)),
 /// as Int. Monotone in x for inv_h > 0; NaN gives lo. lo and hi must be
 /// representable in Int. (The parameters are references because, passed by
