@@ -186,4 +186,4 @@ stage "fuzz tests (build/asan, each target ${FUZZ_SECONDS:-15} s; longer runs: s
 
 stage ""
 printf '%s\n' "${stage_times[@]}" >&2
-bp_log "all tests passed in the four builds ($((SECONDS - start)) s)"
+bp_log "all tests passed in the three builds (Release, ASan + UBSan with the fuzzers, TSan) ($((SECONDS - start)) s)"
