@@ -19,7 +19,7 @@
 #   like jolt_replay. Per world, REPS runs of each, interleaved (ours,
 #   Jolt's, ours, ...), and the median of their per-frame medians. Writes
 #   docs/benchmarks/<machine>-open-world.csv with the columns
-#     statics,movers,jolt_add_ms,scene_add_ms,jolt_ms,scene_ms,jolt_over_scene,scene_pairs,jolt_pairs
+#     statics,movers,stream,jolt_add_ms,scene_add_ms,jolt_ms,scene_ms,jolt_over_scene,scene_pairs,jolt_pairs
 #   (add: creating and adding the world once, Jolt's Optimize and the
 #   Scene's first update included; ms: median per frame; pairs: with a
 #   mover, after the last frame, which must be equal) and prints it as a
@@ -47,8 +47,10 @@
 #   GAMES        the game sequences (game:100000:0.01 game:100000:0.1)
 #   FRACTIONS    the fractions moved a frame (0.001,0.01,0.1,1)
 #   FRAMES       frames per fraction (15)
-#   OPEN_WORLDS  the open worlds, STATICS:MOVERS (200000:2000 2000000:2000
-#                2000000:20000)
+#   OPEN_WORLDS  the open worlds, STATICS:MOVERS[:STREAM] (200000:2000
+#                2000000:2000 2000000:20000 2000000:2000:20000); STREAM
+#                tiles leave and STREAM come back each frame (--stream,
+#                issue 56: a level streamed as the player walks)
 #   OPEN_WORLD_FRAMES  timed frames of an open-world run (30, after 3 warm-up)
 #   OPEN_WORLD_VERIFY  the world of the untimed --verify run (20000:500)
 #   REPS         interleaved runs of each side per open world (3)
@@ -184,19 +186,23 @@ if [ -n "${JOLT_BUILD:-}" ]; then
     "$ours" --statics "${verify_world%%:*}" --movers "${verify_world##*:}" --frames 30 --verify >/dev/null
     ow_frames="${OPEN_WORLD_FRAMES:-30}"
     reps="${REPS:-3}"
-    echo "statics,movers,jolt_add_ms,scene_add_ms,jolt_ms,scene_ms,jolt_over_scene,scene_pairs,jolt_pairs" >"$ow_csv"
+    echo "statics,movers,stream,jolt_add_ms,scene_add_ms,jolt_ms,scene_ms,jolt_over_scene,scene_pairs,jolt_pairs" >"$ow_csv"
     mismatch=0
-    for world in ${OPEN_WORLDS:-200000:2000 2000000:2000 2000000:20000}; do
-        statics="${world%%:*}" movers="${world##*:}"
+    for world in ${OPEN_WORLDS:-200000:2000 2000000:2000 2000000:20000 2000000:2000:20000}; do
+        statics="${world%%:*}" rest="${world#*:}"
+        movers="${rest%%:*}" stream=0
+        [ "$rest" = "$movers" ] || stream="${rest#*:}"
         bp_log "open world $world ($reps runs of each, interleaved)"
         : >"$work/ow.txt"
         for ((r = 0; r < reps; r++)); do
-            "$ours" --statics "$statics" --movers "$movers" --frames "$ow_frames" --mode automatic >>"$work/ow.txt"
-            "$work/jolt_open_world" --statics "$statics" --movers "$movers" --frames "$ow_frames" >>"$work/ow.txt"
+            "$ours" --statics "$statics" --movers "$movers" --stream "$stream" --frames "$ow_frames" --mode automatic \
+                >>"$work/ow.txt"
+            "$work/jolt_open_world" --statics "$statics" --movers "$movers" --stream "$stream" --frames "$ow_frames" \
+                >>"$work/ow.txt"
         done
-        # Lines "statics=S movers=M mode=X add_ms=A median_ms=T min_ms=U pairs=P":
+        # Lines "statics=S movers=M mode=X stream=K add_ms=A median_ms=T min_ms=U pairs=P":
         # per side, the medians over the runs of add_ms and median_ms.
-        awk -v statics="$statics" -v movers="$movers" '
+        awk -v statics="$statics" -v movers="$movers" -v stream="$stream" '
             function med(side, key,   n, i, j, t, v) {
                 n = count[side]
                 for (i = 1; i <= n; i++) v[i] = val[side, key, i]
@@ -212,14 +218,14 @@ if [ -n "${JOLT_BUILD:-}" ]; then
             }
             END {
                 j = med("jolt", "ms"); s = med("scene", "ms")
-                printf "%s,%s,%.1f,%.1f,%.3f,%.3f,%.2f,%s,%s\n", statics, movers, med("jolt", "add"), med("scene", "add"),
+                printf "%s,%s,%s,%.1f,%.1f,%.3f,%.3f,%.2f,%s,%s\n", statics, movers, stream, med("jolt", "add"), med("scene", "add"),
                        j, s, j / s, pairs["scene"], pairs["jolt"]
             }' "$work/ow.txt" >>"$ow_csv"
-        tail -n 1 "$ow_csv" | awk -F, '$8 != $9 { exit 1 }' || { mismatch=1; echo "open world $world: the pair counts differ" >&2; }
+        tail -n 1 "$ow_csv" | awk -F, '$9 != $10 { exit 1 }' || { mismatch=1; echo "open world $world: the pair counts differ" >&2; }
     done
     bp_log "wrote $ow_csv"
-    awk -F, 'NR == 1 { print "| statics | movers | Jolt add ms | Scene add ms | Jolt ms | Scene ms | Jolt / Scene | pairs |"
-                       print "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"; next }
-             { printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, ($8 == $9 ? $8 : $8 " / " $9) }' "$ow_csv"
+    awk -F, 'NR == 1 { print "| statics | movers | streamed | Jolt add ms | Scene add ms | Jolt ms | Scene ms | Jolt / Scene | pairs |"
+                       print "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"; next }
+             { printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, $8, ($9 == $10 ? $9 : $9 " / " $10) }' "$ow_csv"
     [ "$mismatch" = 0 ] || exit 1
 fi

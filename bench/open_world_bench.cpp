@@ -5,15 +5,20 @@
 // no Google Benchmark, one thread.
 //
 //   broadphase_open_world_bench [--statics S] [--movers M] [--frames F] [--warmup W]
-//       [--mode automatic|grid|multi_box_pruning|tree|sweep_and_prune|rebuild] [--seed N] [--verify]
+//       [--mode automatic|grid|multi_box_pruning|tree|sweep_and_prune|rebuild] [--stream K] [--seed N] [--verify]
 //
 // Adding the world (timed once, add_ms): the statics with the batch add as
 // static objects, the movers as dynamic objects, and the first update().
 // Then W untimed and F timed frames; a frame: the world steps (untimed: the
 // movers' new boxes into a reused array), then, timed, the batch move of
 // every mover, update(), and the events read (begun()/ended(): a running
-// pair count, as an engine following the events keeps). Prints
-//   statics=S movers=M mode=... add_ms=A median_ms=X min_ms=Y pairs=P
+// pair count, as an engine following the events keeps). With --stream K,
+// the level streams as a player walks: each frame, also timed, the K tiles
+// of a window that walks along the tiles' order leave (the batch remove)
+// and the K that left the frame before come back (the batch add as
+// statics, new ids), so K tiles are out at any time and 2K change a frame.
+// Prints
+//   statics=S movers=M mode=... stream=K add_ms=A median_ms=X min_ms=Y pairs=P
 // (P: the pairs after the last frame). --verify (untimed, every frame,
 // warm-up included) checks the running count, pair_count() and pairs()
 // against an independent answer, find_pairs on the movers plus the
@@ -71,20 +76,21 @@ bp::Box to_box(const float b[6]) {
 class Reference {
 public:
     Reference(const open_world::World& w, const std::vector<bp::Scene::Id>& static_ids,
-              const std::vector<bp::Scene::Id>& mover_ids)
-        : world_(w), static_ids_(static_ids), mover_ids_(mover_ids) {
-        float b[6];
-        for (std::uint32_t t = 0; t < w.statics; ++t) w.tile_box(t, b), statics_.push_back(to_box(b));
-    }
+              const std::vector<bp::Scene::Id>& mover_ids, const std::vector<char>& present)
+        : world_(w), static_ids_(static_ids), mover_ids_(mover_ids), present_(present) {}
     const std::vector<bp::Pair>& pairs() {
         movers_.clear();
+        statics_.clear();
+        tiles_.clear();
         float b[6];
         for (std::uint32_t k = 0; k < world_.movers; ++k) world_.mover_box(k, b), movers_.push_back(to_box(b));
+        for (std::uint32_t t = 0; t < world_.statics; ++t)
+            if (present_[t]) world_.tile_box(t, b), statics_.push_back(to_box(b)), tiles_.push_back(t);
         out_.clear();
         finder_.find_pairs(movers_, found_);
         for (const bp::Pair& p : found_) add(mover_ids_[p.a], mover_ids_[p.b]);
         finder_.find_pairs(movers_, statics_, found_);  // (mover, static)
-        for (const bp::Pair& p : found_) add(mover_ids_[p.a], static_ids_[p.b]);
+        for (const bp::Pair& p : found_) add(mover_ids_[p.a], static_ids_[tiles_[p.b]]);
         std::sort(out_.begin(), out_.end());
         return out_;
     }
@@ -94,7 +100,9 @@ private:
     const open_world::World& world_;
     const std::vector<bp::Scene::Id>& static_ids_;
     const std::vector<bp::Scene::Id>& mover_ids_;
+    const std::vector<char>& present_;  // the tiles in the scene now
     bp::Boxes statics_, movers_;
+    std::vector<std::uint32_t> tiles_;  // statics_[i] is tile tiles_[i]
     bp::PairFinder finder_;
     std::vector<bp::Pair> found_, out_;
 };
@@ -109,14 +117,15 @@ std::vector<bp::Pair> minus(const std::vector<bp::Pair>& a, const std::vector<bp
 int usage() {
     std::fprintf(stderr,
                  "usage: broadphase_open_world_bench [--statics S] [--movers M] [--frames F] [--warmup W]\n"
-                 "       [--mode automatic|grid|multi_box_pruning|tree|sweep_and_prune|rebuild] [--seed N] [--verify]\n");
+                 "       [--mode automatic|grid|multi_box_pruning|tree|sweep_and_prune|rebuild] [--stream K] [--seed N]\n"
+                 "       [--verify]\n");
     return 2;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::uint32_t statics = 200000, movers = 2000;
+    std::uint32_t statics = 200000, movers = 2000, stream = 0;
     int frames = 30, warmup = 3;
     std::uint64_t seed = 45;
     bp::UpdateMode mode = bp::UpdateMode::automatic;
@@ -129,12 +138,13 @@ int main(int argc, char** argv) {
         else if (a == "--movers" && has_value) movers = std::uint32_t(std::strtoul(argv[++i], nullptr, 10));
         else if (a == "--frames" && has_value) frames = std::atoi(argv[++i]);
         else if (a == "--warmup" && has_value) warmup = std::atoi(argv[++i]);
+        else if (a == "--stream" && has_value) stream = std::uint32_t(std::strtoul(argv[++i], nullptr, 10));
         else if (a == "--seed" && has_value) seed = std::strtoull(argv[++i], nullptr, 10);
         else if (a == "--mode" && has_value) {
             if (!parse_mode(argv[++i], mode)) return usage();
         } else return usage();
     }
-    if (frames < 1 || warmup < 0) return usage();
+    if (frames < 1 || warmup < 0 || stream > statics / 2) return usage();
 
     open_world::World world(statics, movers, seed);
     // The boxes, made before the clock starts: a game has them already.
@@ -143,6 +153,12 @@ int main(int argc, char** argv) {
     for (std::uint32_t t = 0; t < statics; ++t) world.tile_box(t, b), static_boxes[t] = to_box(b);
     for (std::uint32_t k = 0; k < movers; ++k) world.mover_box(k, b), mover_boxes[k] = to_box(b);
     std::vector<bp::Scene::Id> static_ids(statics), mover_ids(movers);
+    std::vector<char> present(statics, 1);  // the tiles in the scene now
+    // Streaming: the window of tiles that left last frame (they come back
+    // now), and the room for the batch calls, made before the clock starts.
+    std::uint32_t out_at = 0, out_count = 0;
+    std::vector<bp::Scene::Id> leaving(stream), came(stream);
+    std::vector<bp::Box> coming(stream);
 
     bp::Scene scene;
     bp::Options options;
@@ -161,7 +177,7 @@ int main(int argc, char** argv) {
     std::unique_ptr<Reference> reference;
     std::vector<bp::Pair> before;
     if (verify) {
-        reference = std::make_unique<Reference>(world, static_ids, mover_ids);
+        reference = std::make_unique<Reference>(world, static_ids, mover_ids, present);
         before = reference->pairs();
     }
     int differences = 0;
@@ -189,6 +205,24 @@ int main(int argc, char** argv) {
         world.step();
         for (std::uint32_t k = 0; k < movers; ++k) world.mover_box(k, b), mover_boxes[k] = to_box(b);
         const Clock::time_point t0 = Clock::now();
+        if (stream) {
+            // The tiles that left last frame come back (new ids), the next window leaves.
+            for (std::uint32_t i = 0; i < out_count; ++i) coming[i] = static_boxes[(out_at + i) % statics];
+            const std::uint32_t back = out_count ? (out_at + out_count) % statics : 0;  // the next window
+            if (out_count) {
+                scene.add(coming.data(), out_count, came.data(), bp::ObjectType::static_object);
+                for (std::uint32_t i = 0; i < out_count; ++i) {
+                    const std::uint32_t t = (out_at + i) % statics;
+                    static_ids[t] = came[i], present[t] = 1;
+                }
+            }
+            for (std::uint32_t i = 0; i < stream; ++i) {
+                const std::uint32_t t = (back + i) % statics;
+                leaving[i] = static_ids[t], present[t] = 0;
+            }
+            scene.remove(leaving.data(), stream);
+            out_at = back, out_count = stream;
+        }
         scene.move(mover_ids.data(), mover_boxes.data(), movers);
         report = scene.update();
         // An engine reads the events: the contacts that began, then those that ended.
@@ -200,8 +234,8 @@ int main(int argc, char** argv) {
         if (verify) check(f);
     }
 
-    std::printf("statics=%u movers=%u mode=%s add_ms=%.3f median_ms=%.4f min_ms=%.4f pairs=%llu\n", statics, movers,
-                bp::to_string(mode), add_ms, median(times), *std::min_element(times.begin(), times.end()),
+    std::printf("statics=%u movers=%u mode=%s stream=%u add_ms=%.3f median_ms=%.4f min_ms=%.4f pairs=%llu\n", statics,
+                movers, bp::to_string(mode), stream, add_ms, median(times), *std::min_element(times.begin(), times.end()),
                 static_cast<unsigned long long>(running));
     g_sink = read;  // keeps the events' reading in the timed loop
     if (differences) {

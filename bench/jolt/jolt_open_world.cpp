@@ -6,7 +6,7 @@
 // it needs a Jolt build (JOLT_BUILD, compiled with that build's own flags),
 // and Jolt is not part of this repository.
 //
-//   jolt_open_world [--statics S] [--movers M] [--frames F] [--warmup W] [--seed N]
+//   jolt_open_world [--statics S] [--movers M] [--frames F] [--warmup W] [--stream K] [--seed N]
 //
 // Layers, as in Jolt's HelloWorld and samples: two object layers and two
 // broad-phase layers, NON_MOVING and MOVING; NON_MOVING meets MOVING only,
@@ -19,8 +19,12 @@
 // Per frame, untimed: the world steps and each mover is put at its new
 // centre (SetPositionAndRotationInternal, as bench/jolt/jolt_replay.cpp
 // does). Timed: NotifyBodiesAABBChanged(movers), FrameSync, UpdatePrepare/
-// Finalize, FindCollidingPairs(movers). Prints
-//   statics=S movers=M mode=jolt add_ms=A median_ms=X min_ms=Y pairs=P
+// Finalize, FindCollidingPairs(movers). With --stream K (as
+// open_world_bench.cpp's), first in the timed part: the K tiles that left
+// the broad phase last frame come back (AddBodiesPrepare/Finalize, the
+// bodies kept in the body manager meanwhile, as a game keeps a streamed
+// tile's body) and the next window of K leaves (RemoveBodies). Prints
+//   statics=S movers=M mode=jolt stream=K add_ms=A median_ms=X min_ms=Y pairs=P
 // (P: Jolt's pairs with a mover in the last frame; the world's coordinates
 // are exact in float, so it equals the Scene's count).
 #include <Jolt/Jolt.h>
@@ -103,14 +107,15 @@ double median(std::vector<double> t) {
 }
 
 int usage() {
-    std::fprintf(stderr, "usage: jolt_open_world [--statics S] [--movers M] [--frames F] [--warmup W] [--seed N]\n");
+    std::fprintf(stderr,
+                 "usage: jolt_open_world [--statics S] [--movers M] [--frames F] [--warmup W] [--stream K] [--seed N]\n");
     return 2;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::uint32_t statics = 200000, movers = 2000;
+    std::uint32_t statics = 200000, movers = 2000, stream = 0;
     int frames = 30, warmup = 3;
     std::uint64_t seed = 45;  // open_world_bench's default too
     for (int i = 1; i < argc; ++i) {
@@ -120,11 +125,12 @@ int main(int argc, char** argv) {
         else if (a == "--movers") movers = std::uint32_t(std::strtoul(argv[++i], nullptr, 10));
         else if (a == "--frames") frames = std::atoi(argv[++i]);
         else if (a == "--warmup") warmup = std::atoi(argv[++i]);
+        else if (a == "--stream") stream = std::uint32_t(std::strtoul(argv[++i], nullptr, 10));
         else if (a == "--seed") seed = std::strtoull(argv[++i], nullptr, 10);
         else return usage();
     }
     const std::uint64_t n = std::uint64_t(statics) + movers;
-    if (frames < 1 || warmup < 0 || n == 0 || n > BodyID::cMaxBodyIndex) return usage();
+    if (frames < 1 || warmup < 0 || n == 0 || n > BodyID::cMaxBodyIndex || stream > statics / 2) return usage();
 
     open_world::World world(statics, movers, seed);
     RegisterDefaultAllocator();
@@ -183,6 +189,10 @@ int main(int argc, char** argv) {
     std::vector<double> times;
     times.reserve(std::size_t(frames));
     Counter found;
+    // Streaming (see the top): the window out since last frame, and scratch.
+    std::uint32_t out_at = 0, out_count = 0;
+    std::vector<BodyID> streamed;
+    streamed.reserve(stream);
     for (int f = 0; f < warmup + frames; ++f) {
         // Untimed: the world steps; each mover at its new centre (its bounds follow).
         world.step();
@@ -194,12 +204,25 @@ int main(int argc, char** argv) {
         // Timed: the broad phase follows the moves and finds the movers' pairs.
         found.pairs = 0;
         const Clock::time_point t0 = Clock::now();
+        if (stream) {
+            const std::uint32_t back = out_count ? (out_at + out_count) % statics : 0;  // the next window
+            if (out_count) {
+                streamed.clear();
+                for (std::uint32_t i = 0; i < out_count; ++i) streamed.push_back(static_ids[(out_at + i) % statics]);
+                BroadPhase::AddState st = bp->AddBodiesPrepare(streamed.data(), int(streamed.size()));
+                bp->AddBodiesFinalize(streamed.data(), int(streamed.size()), st);
+            }
+            streamed.clear();
+            for (std::uint32_t i = 0; i < stream; ++i) streamed.push_back(static_ids[(back + i) % statics]);
+            bp->RemoveBodies(streamed.data(), int(streamed.size()));
+            out_at = back, out_count = stream;
+        }
         jolt_broad_phase_frame(*bp, mover_ids, work, object_vs_layer, object_pairs, found);
         const double ms = ms_since(t0);
         if (f >= warmup) times.push_back(ms);
     }
-    std::printf("statics=%u movers=%u mode=jolt add_ms=%.3f median_ms=%.4f min_ms=%.4f pairs=%llu\n", statics, movers,
-                add_ms, median(times), *std::min_element(times.begin(), times.end()),
+    std::printf("statics=%u movers=%u mode=jolt stream=%u add_ms=%.3f median_ms=%.4f min_ms=%.4f pairs=%llu\n", statics,
+                movers, stream, add_ms, median(times), *std::min_element(times.begin(), times.end()),
                 static_cast<unsigned long long>(found.pairs));
     bp.reset();
     bodies.reset();
