@@ -10,17 +10,20 @@
 // cell (counting sort), so a query reads the runs of the 2-3 cells a
 // partner's home can be in on each axis (a run of consecutive cells along
 // x is one run of entries) and nothing else; the few wider statics (at
-// most about 1 in 512, by the choice of the cell side) and the delta are
-// held in BasicIndex (the uniform grid). (The uniform grid alone served
-// the base first: a box spanning the cells it overlaps, hashed, gave 0.75
-// us a query over 2 million touching tiles; the home cells, 0.1.)
+// most about 1 in 512, by the choice of the cell side) are held in
+// BasicIndex (the uniform grid). The delta is a home-cell grid of its own.
+// (The uniform grid alone served the base first: a box spanning the cells
+// it overlaps, hashed, gave 0.75 us a query over 2 million touching tiles;
+// the home cells, 0.1. As the delta, built again each frame a level
+// streams: 11.7 ms a frame for 1% of 2 million tiles out and in, 8.0 with
+// the home cells; docs/scene.md.)
 //
 // - set(id, box): the static is present with this box. A static already
 //   held with the same box stays where it is (its type or filter changed:
 //   the scene re-pairs it, the index does not care); otherwise its old
 //   entry dies and it joins the delta.
 // - erase(id): its entry dies (a flag; queries skip dead entries).
-// - commit(): the delta is built again when it changed (O(delta)); the base
+// - commit(): the delta is built again when statics joined it (O(delta)); the base
 //   is built again over every live entry once the delta holds more than an
 //   eighth of the base (so each static added pays for about 8 entries of a
 //   rebuild: O(1) amortised) or a quarter of the base is dead.
@@ -28,9 +31,10 @@
 // The scene drops it whole when an allocation fails in the middle of a
 // change (update() then reports out_of_memory) and fills it again.
 //
-// Cost: a query O(the cells around it + their entries) in the base, and a
-// uniform grid query in the delta and the wide statics when they are not
-// empty; a frame that changed no static costs nothing here.
+// Cost: a query O(the cells around it + their entries) in the base and in
+// the delta, and a uniform grid query in the wide statics when there are
+// any; a frame that changed no static costs nothing here, one that added
+// statics O(delta) to build the delta again.
 #pragma once
 
 #include <algorithm>
@@ -239,6 +243,7 @@ public:
             if (same(entries_[s].box, box)) {
                 entries_[s].id = tagged;
                 if (s < built_) base_.retag(base_.position(s), tagged);
+                else if (s - built_ < delta_built_) delta_.retag(delta_.position(s - built_), tagged);
                 return;
             }
             kill(s);
@@ -277,11 +282,7 @@ public:
     void for_each_overlap(const box_type& q, F&& f) const {
         auto report = [&](Id tagged, const box_type& b) { f(tagged & ~kFiltered, b, (tagged & kFiltered) != 0); };
         if (built_ > 0) base_.for_each_overlap(q, report);
-        if (entries_.size() > built_)
-            delta_.for_each_overlap(q, [&](std::uint32_t i) {
-                const Entry& e = entries_[built_ + i];
-                if (e.id != none) report(e.id, e.box);
-            });
+        if (delta_built_ > 0) delta_.for_each_overlap(q, report);
     }
     /// Counts the changes to the set (a static added, moved or gone, or
     /// touched: see touched()): a caller's copy of a query's answer holds
@@ -314,13 +315,17 @@ private:
         entries_[s].id = none;
         --live_;
         if (s < built_) ++dead_, base_.kill(base_.position(s));
-        else delta_dirty_ = true;
+        else if (s - built_ < delta_built_) delta_.kill(delta_.position(s - built_));
+        // (an entry the delta's index does not hold yet is left out of its next build)
     }
-    /// The delta's index over entries_[built_, end).
+    /// The delta's index over entries_[built_, end) (a dead entry's id is
+    /// none: the index holds it and skips it).
     void build_delta() {
-        boxes_.resize(entries_.size() - built_);
-        for (std::size_t i = built_; i < entries_.size(); ++i) boxes_.set(i - built_, entries_[i].box);
-        if (!delta_.build(boxes_).ok()) detail::throw_or_abort(std::bad_alloc());  // (its only failure)
+        const std::size_t n = entries_.size() - built_;
+        delta_built_ = 0;  // (if the build throws, no query reads it)
+        delta_.build(n, [&](std::size_t i) { return entries_[built_ + i].box; },
+                     [&](std::size_t i) { return entries_[built_ + i].id; });
+        delta_built_ = n;
     }
     /// Every live entry into the base, in place; an empty delta.
     void rebuild_base() {
@@ -341,11 +346,10 @@ private:
     LargeVector<Entry> entries_;       // [0, built_): the base's; past it: the delta's
     LargeVector<std::uint32_t> slot_;  // per id: its entry, or none
     std::size_t built_ = 0, dead_ = 0, live_ = 0;
-    bool delta_dirty_ = false;
+    std::size_t delta_built_ = 0;  // the entries past built_ that delta_ holds
+    bool delta_dirty_ = false;     // statics joined the delta since it was built
     std::uint64_t generation_ = 0;
-    BasicBoxes<T, D> boxes_;  // the delta's build scratch (BasicIndex copies what it is built over)
-    StaticGrid<T, D> base_;
-    BasicIndex<T, D> delta_;
+    StaticGrid<T, D> base_, delta_;
 };
 
 }  // namespace detail
