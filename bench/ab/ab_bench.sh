@@ -51,13 +51,4 @@ for round in $(seq "$ROUNDS"); do
 done
 rm -rf "$work"
 bp_log "wrote $csv"
-"$bp_python" - "$csv" <<'PY'
-import collections, csv, statistics, sys
-d = collections.defaultdict(list)
-for r in csv.DictReader(open(sys.argv[1])):
-    d[(r["kind"], r["what"], r["side"])].append(float(r["ms"]))
-print("| what | old ms | new ms | new/old |\n| --- | ---: | ---: | ---: |")
-for k, w in sorted(set((k, w) for k, w, _ in d)):
-    o, n = statistics.median(d[(k, w, "old")]), statistics.median(d[(k, w, "new")])
-    print("| %s: %s | %.3f | %.3f | %.3f |" % (k, w, o, n, n / o))
-PY
+"$bp_python" bench/ab/ab_table.py "$csv"

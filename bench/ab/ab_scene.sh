@@ -48,13 +48,4 @@ for round in $(seq "$ROUNDS"); do
 done
 rm -rf "$work"
 bp_log "wrote $csv"
-"$bp_python" - "$csv" <<'PY'
-import collections, csv, statistics, sys
-d = collections.defaultdict(list)
-for r in csv.DictReader(open(sys.argv[1])):
-    d[(r["what"], r["side"])].append(float(r["ms"]))
-print("| what | old ms | new ms | new/old |\n| --- | ---: | ---: | ---: |")
-for w in dict.fromkeys(w for w, _ in d):
-    o, n = statistics.median(d[(w, "old")]), statistics.median(d[(w, "new")])
-    print("| %s | %.4g | %.4g | %.3f |" % (w, o, n, n / o))
-PY
+"$bp_python" bench/ab/ab_table.py "$csv"
